@@ -1,0 +1,111 @@
+"""`proactive-tui envs list|show|validate`: browse and check environment files from a script."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from proactive_tui.envs import FAMILIES
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    envs = subparsers.add_parser("envs", help="list, show and validate environments")
+    sub = envs.add_subparsers(title="envs commands", metavar="ACTION", required=True)
+
+    listing = sub.add_parser("list", help="a table of the environments found")
+    listing.add_argument("--family", choices=FAMILIES)
+    listing.add_argument("--domain", help="only this domain (e.g. recommendation, coding, car_purchase)")
+    listing.add_argument("--envs", action="append", default=[], metavar="PATH", help="extra folder or file (repeatable)")
+    listing.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
+    listing.set_defaults(func=run_list)
+
+    show = sub.add_parser("show", help="one environment in full")
+    show.add_argument("env_id", metavar="ID")
+    show.add_argument("--envs", action="append", default=[], metavar="PATH")
+    show.add_argument("--json", action="store_true", help="print the environment as JSON")
+    show.set_defaults(func=run_show)
+
+    validate = sub.add_parser("validate", help="check files; exit 1 listing every problem")
+    validate.add_argument("paths", nargs="+", metavar="PATH")
+    validate.set_defaults(func=run_validate)
+
+
+def _load(args: argparse.Namespace):
+    from proactive_tui.envs import load_default
+
+    extra = list(getattr(args, "envs", []) or [])
+    return load_default(extra)
+
+
+def _report_problems(problems, stream=sys.stderr) -> None:
+    for problem in problems:
+        print(problem.render(), file=stream)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    envset = _load(args)
+    envs = envset.filtered(args.family, args.domain)
+    if args.json:
+        for env in envs:
+            print(json.dumps({"id": env.id, "family": env.family, "domain": env.domain, "tier": env.tier, "title": env.title}))
+    else:
+        from rich.console import Console
+        from rich.table import Table
+        from rich.text import Text
+
+        console = Console()
+        # Ids are what a person copies into `envs show` / `run`: never cut them. On a narrow
+        # terminal family, domain and tier go (the id holds them) and the title gives way.
+        wide = console.width >= 110
+        table = Table(title=f"{len(envs)} environments", title_justify="left")
+        table.add_column("id", no_wrap=True, min_width=max((len(e.id) for e in envs), default=2))
+        if wide:
+            table.add_column("family", no_wrap=True, min_width=14)
+            table.add_column("domain", overflow="ellipsis", no_wrap=True, max_width=21)
+            table.add_column("tier", no_wrap=True, min_width=7)
+        table.add_column("title", overflow="ellipsis", no_wrap=True)
+        for env in envs:
+            cells = [env.id] + ([env.family, env.domain, env.tier or "-"] if wide else []) + [env.title]
+            table.add_row(*(Text(str(v)) for v in cells))
+        console.print(table)
+    if envset.problems:
+        print(f"{len(envset.problems)} problem(s) while loading; run `proactive-tui envs validate PATH` for details:", file=sys.stderr)
+        _report_problems(envset.problems)
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    envset = _load(args)
+    env = envset.get(args.env_id)
+    if env is None:
+        close = [e.id for e in envset.environments if args.env_id in e.id][:5]
+        hint = f" (did you mean: {', '.join(close)}?)" if close else " (see `proactive-tui envs list`)"
+        print(f"no environment with id {args.env_id!r}{hint}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(env.model_dump_json(indent=2))
+        return 0
+    from rich.console import Console
+
+    from proactive_tui.envs.describe import describe
+
+    console = Console()
+    for heading, body in describe(env):
+        if heading:
+            console.rule(heading, align="left", style="bold")
+        console.print(body, highlight=False, markup=False)
+    return 0
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from proactive_tui.envs import load_paths
+
+    envset = load_paths(args.paths)
+    _report_problems(envset.problems, stream=sys.stdout)
+    status = "OK" if not envset.problems else "FAILED"
+    print(
+        f"{status}: {len(envset.environments)} environment(s) loaded from {envset.files_read} file(s), "
+        f"{len(envset.problems)} problem(s)"
+    )
+    return 1 if envset.problems else 0

@@ -1,0 +1,34 @@
+"""What every environment has, whatever its family: a stable id, a title and a summary for pickers."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class EnvironmentBase(BaseModel):
+    """Fields shared by the three families.
+
+    `id` is readable and stable across runs (`proactiveeval/recommendation/fair/3`,
+    `proactivebench/code_11`, `chronos/car-purchase-positive`) so run records, exports and the
+    command line can name an environment without a database.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    title: str
+    summary: str
+    domain: str
+    tier: str | None = None
+    source: str = ""
+    """The file (and record) this environment was read from, for error messages and `envs show`."""
+
+    def search_text(self) -> str:
+        """Text a picker filter matches against."""
+        return " ".join([self.id, self.title, self.summary, self.domain, self.tier or ""]).lower()
+
+
+def one_line(text: str, limit: int = 100) -> str:
+    """Collapse whitespace and cut to `limit` characters with an ellipsis."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

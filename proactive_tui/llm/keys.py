@@ -1,0 +1,121 @@
+"""API keys: the OS keyring or the provider's environment variable, never a plain file.
+
+The UI and `keys list` only ever show where a key comes from (`env`, `keyring` or `none`), never
+the key. An environment variable wins over the keyring because it is the more explicit, per-shell
+choice. On machines with no working keyring backend (headless Linux) `keys set` says so and points
+at the environment variable instead of silently writing a file.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+SERVICE = "proactive-tui"
+
+# Provider prefix of a litellm model string -> the environment variable litellm reads.
+PROVIDER_ENV_VARS: dict[str, str] = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+    "cohere": "COHERE_API_KEY",
+    "xai": "XAI_API_KEY",
+    "fireworks_ai": "FIREWORKS_AI_API_KEY",
+    "perplexity": "PERPLEXITYAI_API_KEY",
+}
+# Providers that run without any key.
+KEYLESS_PROVIDERS = {"local", "ollama", "ollama_chat", "lm_studio", "llamafile", "hosted_vllm", "vllm"}
+
+KeySource = Literal["env", "keyring", "none", "not needed"]
+
+
+class KeyringUnavailable(RuntimeError):
+    """No usable OS keyring backend on this machine."""
+
+
+def provider_of(model: str) -> str:
+    """`anthropic/claude-x` -> `anthropic`; bare names like `gpt-4.1` are OpenAI's."""
+    if "/" in model:
+        return model.split("/", 1)[0]
+    if model.startswith(("claude",)):
+        return "anthropic"
+    if model.startswith(("gemini",)):
+        return "gemini"
+    return "openai"
+
+
+def env_var_for(provider: str) -> str:
+    return PROVIDER_ENV_VARS.get(provider, f"{provider.upper()}_API_KEY")
+
+
+def _keyring():
+    """The keyring backend, or raise KeyringUnavailable when only the fail backend exists."""
+    try:
+        import keyring
+        from keyring.backends import fail
+    except Exception as exc:  # pragma: no cover - keyring is a hard dependency
+        raise KeyringUnavailable(f"keyring cannot be imported: {exc}") from None
+    backend = keyring.get_keyring()
+    if isinstance(backend, fail.Keyring) or type(backend).__name__ == "Keyring" and "fail" in type(backend).__module__:
+        raise KeyringUnavailable(
+            "no OS keyring backend is available on this machine (keyring found only its 'fail' backend)"
+        )
+    return keyring
+
+
+def keyring_available() -> bool:
+    try:
+        _keyring()
+        return True
+    except KeyringUnavailable:
+        return False
+
+
+def _from_keyring(provider: str) -> str | None:
+    try:
+        return _keyring().get_password(SERVICE, provider)
+    except Exception:
+        return None
+
+
+def key_source(provider: str, api_base: str | None = None) -> KeySource:
+    if provider in KEYLESS_PROVIDERS:
+        return "not needed"
+    if os.environ.get(env_var_for(provider)):
+        return "env"
+    if _from_keyring(provider):
+        return "keyring"
+    return "not needed" if api_base else "none"
+
+
+def get_key(provider: str) -> str | None:
+    """The key to hand to litellm for this provider, or None."""
+    if provider in KEYLESS_PROVIDERS:
+        return None
+    return os.environ.get(env_var_for(provider)) or _from_keyring(provider)
+
+
+def set_key(provider: str, value: str) -> None:
+    _keyring().set_password(SERVICE, provider, value)
+
+
+def delete_key(provider: str) -> bool:
+    """Remove a stored key; False when there was none."""
+    kr = _keyring()
+    try:
+        kr.delete_password(SERVICE, provider)
+        return True
+    except Exception:
+        return False
+
+
+def missing_key_message(provider: str) -> str:
+    return (
+        f"no API key for provider {provider}: set {env_var_for(provider)} or run "
+        f"`proactive-tui keys set {provider}`"
+    )

@@ -1,0 +1,370 @@
+"""A fake OpenAI-compatible chat server on 127.0.0.1, so tests and benchmarks drive the real litellm path.
+
+Mocking `litellm.acompletion` would skip exactly the code that breaks in practice: request
+building, SSE parsing, error mapping, retries and timeouts. This server speaks enough of the
+OpenAI wire format (chat completions, streaming, usage, error bodies) for litellm's `openai/`
+provider to treat it as the real thing, while staying stdlib-only and deterministic:
+
+    with FakeOpenAIServer() as srv:
+        srv.script(Reply.text("hello"), Reply.error(429, "slow down", retry_after=1))
+        await litellm.acompletion(model="openai/fake", api_base=srv.base_url, api_key="sk-test", ...)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Literal
+
+Fault = Literal["none", "malformed", "hang", "drop_stream"]
+
+HANG_SECONDS = 30.0
+"""How long a `hang` reply stalls when it names no delay: far beyond any sane test timeout."""
+
+_ERROR_KINDS: dict[int, tuple[str, str]] = {
+    400: ("invalid_request_error", "invalid_request"),
+    401: ("authentication_error", "invalid_api_key"),
+    403: ("permission_error", "permission_denied"),
+    404: ("not_found_error", "model_not_found"),
+    429: ("rate_limit_error", "rate_limit_exceeded"),
+}
+
+
+@dataclass
+class Reply:
+    """One scripted answer. Scripts make tests say exactly what the "model" does, in order."""
+
+    content: str = ""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    """Extra seconds before answering; for `hang`, how long to stall (0 means HANG_SECONDS)."""
+    fault: Fault = "none"
+
+    @classmethod
+    def text(cls, content: str, **kwargs: Any) -> Reply:
+        return cls(content=content, **kwargs)
+
+    @classmethod
+    def error(cls, status: int, message: str = "", retry_after: float | None = None) -> Reply:
+        """An OpenAI-style error; `retry_after` sets the header clients use for back-off."""
+        headers = {} if retry_after is None else {"Retry-After": f"{retry_after:g}"}
+        return cls(content=message or f"fake error {status}", status=status, headers=headers)
+
+
+@dataclass
+class RecordedRequest:
+    """What a client sent. Indexing reads the JSON body, so `req["messages"]` works directly."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Header names lower-cased, since HTTP header names are case-insensitive."""
+    body: dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.body[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.body.get(key, default)
+
+
+def _text_of(content: Any) -> str:
+    """Message content is a string or a list of parts; only text parts count."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def count_tokens(text: str) -> int:
+    """Whitespace words: crude, but deterministic, which is what usage assertions need."""
+    return len(text.split())
+
+
+def example_for_schema(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
+    """The smallest value valid for a JSON schema: only required properties, first enum value."""
+    defs = defs if defs is not None else {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    if "$ref" in schema:
+        return example_for_schema(defs.get(schema["$ref"].rsplit("/", 1)[-1], {}), defs)
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if schema.get(key):
+            options = [s for s in schema[key] if s.get("type") != "null"] or schema[key]
+            return example_for_schema(options[0], defs)
+    kind = schema.get("type", "object" if "properties" in schema else "string")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {name: example_for_schema(props.get(name, {}), defs) for name in schema.get("required", [])}
+    return {"string": "x", "integer": 1, "number": 1.0, "boolean": True, "array": [], "null": None}.get(kind, "x")
+
+
+def default_responder(request: dict[str, Any]) -> str:
+    """Echo the last user message, or emit schema-valid JSON when the request asks for JSON."""
+    fmt = request.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        return json.dumps(example_for_schema((fmt.get("json_schema") or {}).get("schema") or {}))
+    if fmt.get("type") == "json_object":
+        return "{}"
+    users = [m for m in request.get("messages", []) if isinstance(m, dict) and m.get("role") == "user"]
+    return "ok: " + (_text_of(users[-1].get("content")) if users else "")[:200]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One request per connection (HTTP/1.0 + Connection: close): no keep-alive races in clients."""
+
+    server: _Server
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Silence per-request stderr lines; they drown test output."""
+
+    def do_GET(self) -> None:
+        self._guard(self._get)
+
+    def do_POST(self) -> None:
+        self._guard(self._post)
+
+    def _guard(self, handler: Callable[[], None]) -> None:
+        """A client that gave up (timeout, cancel) is normal here, not an error to report."""
+        try:
+            handler()
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError):
+            self.close_connection = True
+
+    def _get(self) -> None:
+        fake = self.server.fake
+        fake._record(RecordedRequest("GET", self.path, self._headers(), {}))
+        if self.path.rstrip("/").endswith("/models"):
+            data = [{"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake"}]
+            self._send_json(200, {"object": "list", "data": data})
+        else:
+            self._send_json(404, fake._error_body(404, f"no route {self.path}"))
+
+    def _post(self) -> None:
+        fake = self.server.fake
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = None
+        fake._record(RecordedRequest("POST", self.path, self._headers(), body if isinstance(body, dict) else {}))
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            return self._send_json(404, fake._error_body(404, f"no route {self.path}"))
+        if not isinstance(body, dict):
+            return self._send_json(400, fake._error_body(400, "request body is not a JSON object"))
+        reply = fake._next_reply(body)
+        wait = fake.latency + reply.delay
+        if reply.fault == "hang":
+            wait = fake.latency + (reply.delay or HANG_SECONDS)
+        if fake._sleep(wait):
+            self.close_connection = True  # stopped while waiting: drop the connection, say nothing
+            return
+        if reply.status >= 400:
+            return self._send_json(reply.status, fake._error_body(reply.status, reply.content), reply.headers)
+        if reply.fault == "malformed":
+            return self._send_raw(200, b'{"id": "chatcmpl-broken", "choices": [{', "application/json", reply.headers)
+        if body.get("stream"):
+            return self._stream(body, reply)
+        payload = json.dumps(fake._completion(body, reply.content)).encode()
+        if reply.fault == "drop_stream":  # promise the whole body, deliver half
+            self._send_head(200, "application/json", reply.headers, len(payload))
+            self.wfile.write(payload[: len(payload) // 2])
+            self.close_connection = True
+            return
+        self._send_raw(200, payload, "application/json", reply.headers)
+
+    def _stream(self, body: dict[str, Any], reply: Reply) -> None:
+        """SSE the way OpenAI does it: role chunk, word chunks, stop chunk, optional usage, [DONE]."""
+        fake = self.server.fake
+        base = {"id": "chatcmpl-" + uuid.uuid4().hex[:24], "object": "chat.completion.chunk",
+                "created": int(time.time()), "model": body.get("model", "fake-model")}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+        pieces = re.findall(r"\S+\s*|\s+", reply.content)
+        events = [chunk({"role": "assistant", "content": ""})]
+        events += [chunk({"content": p}) for p in pieces]
+        events.append(chunk({}, "stop"))
+        if reply.fault == "drop_stream":
+            events = events[: max(1, len(events) // 2)]
+        elif (body.get("stream_options") or {}).get("include_usage"):
+            events.append({**base, "choices": [], "usage": fake._usage(body, reply.content)})
+        self._send_head(200, "text/event-stream", {"Cache-Control": "no-cache", **reply.headers})
+        for i, event in enumerate(events):
+            if i and fake._sleep(fake.chunk_delay):
+                break
+            self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+            self.wfile.flush()
+        else:
+            if reply.fault != "drop_stream":
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+        self.close_connection = True
+
+    def _headers(self) -> dict[str, str]:
+        return {k.lower(): v for k, v in self.headers.items()}
+
+    def _send_head(self, status: int, ctype: str, extra: dict[str, str], length: int | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        if length is not None:
+            self.send_header("Content-Length", str(length))
+        self.send_header("Connection", "close")
+        for name, value in extra.items():
+            self.send_header(name, value)
+        self.end_headers()
+
+    def _send_raw(self, status: int, payload: bytes, ctype: str, extra: dict[str, str] | None = None) -> None:
+        self._send_head(status, ctype, extra or {}, len(payload))
+        self.wfile.write(payload)
+        self.wfile.flush()
+
+    def _send_json(self, status: int, obj: Any, extra: dict[str, str] | None = None) -> None:
+        self._send_raw(status, json.dumps(obj).encode(), "application/json", extra)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # concurrent benchmark bursts; the default 5 refuses connections
+    fake: FakeOpenAIServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Swallow handler crashes' tracebacks on stderr; the client already sees a dropped connection."""
+
+
+class FakeOpenAIServer:
+    """OpenAI-compatible server in a background thread; script replies, then inspect `requests`.
+
+    `latency` is slept once before the first byte (time to first token); `chunk_delay` between
+    SSE chunks so a test can cancel mid-stream. Without a script, `responder(request_json)`
+    (default: `default_responder`) supplies the text.
+    """
+
+    def __init__(
+        self,
+        latency: float = 0.0,
+        responder: Callable[[dict[str, Any]], str] | None = None,
+        chunk_delay: float = 0.0,
+    ) -> None:
+        self.latency = latency
+        self.chunk_delay = chunk_delay
+        self.responder = responder or default_responder
+        self.reply_queue: deque[Reply] = deque()
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle -------------------------------------------------------------------------------
+    def start(self) -> FakeOpenAIServer:
+        if self._httpd is not None:
+            return self
+        self._stopping.clear()
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.fake = self
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; hanging or delayed handlers wake up and drop their connections."""
+        if self._httpd is None:
+            return
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = self._thread = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("FakeOpenAIServer is not running; call start() first")
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # scripting and inspection ----------------------------------------------------------------
+    def script(self, *replies: Reply | str) -> FakeOpenAIServer:
+        """Queue replies, answered first-in first-out; bare strings become `Reply.text`."""
+        with self._lock:
+            self.reply_queue.extend(Reply.text(r) if isinstance(r, str) else r for r in replies)
+        return self
+
+    @property
+    def request_count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    @property
+    def last_request(self) -> RecordedRequest | None:
+        with self._lock:
+            return self.requests[-1] if self.requests else None
+
+    # internals used by the handler -----------------------------------------------------------
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            if self.reply_queue:
+                return self.reply_queue.popleft()
+        return Reply.text(self.responder(body))
+
+    def _sleep(self, seconds: float) -> bool:
+        """Wait, unless stop() is called first; returns True when the server is stopping."""
+        if seconds <= 0:
+            return self._stopping.is_set()
+        return self._stopping.wait(seconds)
+
+    def _usage(self, body: dict[str, Any], content: str) -> dict[str, int]:
+        prompt = sum(count_tokens(_text_of(m.get("content"))) for m in body.get("messages", []) if isinstance(m, dict))
+        completion = count_tokens(content)
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+    def _completion(self, body: dict[str, Any], content: str) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-" + uuid.uuid4().hex[:24],
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fake-model"),
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "logprobs": None,
+                "finish_reason": "stop",
+            }],
+            "usage": self._usage(body, content),
+        }
+
+    @staticmethod
+    def _error_body(status: int, message: str) -> dict[str, Any]:
+        kind, code = _ERROR_KINDS.get(status, ("server_error", "server_error"))
+        return {"error": {"message": message or f"fake error {status}", "type": kind, "param": None, "code": code}}

@@ -1,0 +1,95 @@
+"""The `envs` command end to end, as a script would call it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT, SAMPLE_ENVS
+from test_envs_loaders import PE_ITEM, write
+
+
+def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "proactive_tui", *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+        env={**__import__("os").environ, "COLUMNS": "200"},
+    )
+
+
+def test_validate_samples_exits_zero() -> None:
+    proc = cli("envs", "validate", str(SAMPLE_ENVS))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("OK: ")
+
+
+def test_list_counts_every_family() -> None:
+    proc = cli("envs", "list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    families = [r["family"] for r in rows]
+    assert families.count("proactiveeval") >= 18
+    assert families.count("proactivebench") >= 4
+    assert families.count("chronos") >= 8
+
+
+def test_list_table_and_filters() -> None:
+    proc = cli("envs", "list", "--family", "chronos")
+    assert proc.returncode == 0
+    assert "chronos/car-purchase-positive" in proc.stdout
+    assert "proactiveeval/" not in proc.stdout
+    proc = cli("envs", "list", "--domain", "persuasion", "--json")
+    assert {json.loads(x)["domain"] for x in proc.stdout.splitlines()} == {"persuasion"}
+
+
+def test_list_with_extra_envs_path(tmp_path: Path) -> None:
+    write(tmp_path / "glasses_assistant" / "fair.json", [PE_ITEM])
+    proc = cli("envs", "list", "--json", "--envs", str(tmp_path), "--family", "proactiveeval", "--domain", "glasses_assistant")
+    ids = [json.loads(x)["id"] for x in proc.stdout.splitlines()]
+    # the user's item collides with the sample of the same id: the sample wins and the clash is reported
+    assert "proactiveeval/glasses_assistant/fair/0" in ids
+    assert "duplicate id proactiveeval/glasses_assistant/fair/0" in proc.stderr
+
+
+def test_show_is_readable_and_literal(tmp_path: Path) -> None:
+    write(tmp_path / "persuasion" / "fair.json", [{**PE_ITEM, "target": "[bold]Walk[/bold] \x1b[31mdaily"}])
+    proc = cli("envs", "show", "proactiveeval/persuasion/fair/0", "--envs", str(tmp_path))
+    assert proc.returncode == 0
+    assert "User information" in proc.stdout and "Reference sub-targets" in proc.stdout
+    proc = cli("--envs", str(tmp_path), "envs", "show", "proactiveeval/persuasion/fair/0", "--json")
+    assert json.loads(proc.stdout)["id"] == "proactiveeval/persuasion/fair/0"
+
+
+def test_show_unknown_id() -> None:
+    proc = cli("envs", "show", "chronos/car-purchase")
+    assert proc.returncode == 1
+    assert "no environment with id 'chronos/car-purchase'" in proc.stderr
+    assert "chronos/car-purchase-positive" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_validate_bad_folder_lists_each_problem(tmp_path: Path) -> None:
+    write(tmp_path / "recommendation" / "fair.json", [PE_ITEM, {**PE_ITEM, "sub_target": None}])
+    write(tmp_path / "recommendation" / "hard.json", "{not json")
+    write(tmp_path / "proactivebench" / "empty.json", "")
+    proc = cli("envs", "validate", str(tmp_path))
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert any(l.endswith("recommendation/fair.json: record 1: field sub_target: Input should be a valid list (got NoneType)") for l in lines), lines
+    assert any("recommendation/hard.json: invalid JSON at line 1 column 2" in l for l in lines)
+    assert any(l.endswith("proactivebench/empty.json: empty file: expected JSON") for l in lines)
+    assert lines[-1] == "FAILED: 1 environment(s) loaded from 3 file(s), 3 problem(s)"
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_validate_never_tracebacks_on_odd_paths(tmp_path: Path) -> None:
+    (tmp_path / "recommendation").mkdir()
+    (tmp_path / "recommendation" / "fair.json").mkdir()  # a directory where a file should be
+    deep = "[" * 100000 + "]" * 100000
+    write(tmp_path / "proactivebench" / "deep.json", deep)
+    proc = cli("envs", "validate", str(tmp_path), str(tmp_path / "missing"))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "missing: no such file or folder" in proc.stdout
+    assert "deep.json" in proc.stdout
