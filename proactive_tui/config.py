@@ -1,0 +1,93 @@
+"""The user's config file: TOML in the platformdirs config dir (`PROACTIVE_TUI_CONFIG` overrides).
+
+Validated by pydantic; every problem is reported as one readable line naming the file and the
+setting, never a traceback. The app writes it back only for choices a person makes in the UI
+(theme, recent models), with a tiny writer so no TOML-writing dependency is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from proactive_tui.envs.problems import field_path
+from proactive_tui.llm.settings import RoleSettings
+
+
+class ConfigError(Exception):
+    """The config file could not be used; the message says where and why."""
+
+
+class AppConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    theme: str = "proactive-dark"
+    roles: RoleSettings = Field(default_factory=RoleSettings)
+    recent_models: list[str] = Field(default_factory=list)
+    envs: list[str] = Field(default_factory=list)
+    """Extra environment folders loaded on every start."""
+
+
+def load_config(path: Path | None = None) -> AppConfig:
+    """Read the config file; a missing file means defaults. Raises ConfigError with a readable message."""
+    from proactive_tui.paths import config_file
+
+    path = path or config_file()
+    if not path.exists():
+        return AppConfig()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte offset {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return AppConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors(include_url=False):
+            where = field_path(tuple(err.get("loc", ()))) or "(top level)"
+            msg = "unknown setting" if err.get("type") == "extra_forbidden" else err.get("msg", "invalid")
+            lines.append(f"{path}: {where}: {msg}")
+        raise ConfigError("\n".join(lines)) from None
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    # JSON string escaping is valid TOML basic-string escaping for everything we write.
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def dump_config(config: AppConfig) -> str:
+    data = config.model_dump(exclude_defaults=True, exclude_none=True)
+    lines: list[str] = []
+    roles = data.pop("roles", {})
+    for key, value in data.items():
+        lines.append(f"{key} = {_toml_value(value)}")
+    for role, values in roles.items():
+        if values:
+            lines.append(f"\n[roles.{role}]")
+            lines.extend(f"{k} = {_toml_value(v)}" for k, v in values.items())
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def save_config(config: AppConfig, path: Path | None = None) -> Path:
+    """Write atomically (temp file + rename) so a crash never leaves half a config."""
+    from proactive_tui.paths import config_file
+
+    path = path or config_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text(dump_config(config), encoding="utf-8")
+    tmp.replace(path)
+    return path
