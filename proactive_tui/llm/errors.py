@@ -48,7 +48,7 @@ def classify(exc: BaseException, model: str, api_base: str | None) -> ModelError
     if name == "APIConnectionError" or "Connection error" in raw or "ConnectError" in raw:
         # litellm reports a refused connection as a 500; it is not the server failing.
         target = api_base or "the provider"
-        return ModelError(f"{model}: cannot reach {target}: {raw[:200]}", "unreachable", model)
+        return ModelError(f"{model}: cannot reach {target} (the connection failed; is the server running?)", "unreachable", model)
     if name == "MidStreamFallbackError":
         return ModelError(f"{model}: the stream broke off before the reply finished", "stream_broken", model)
     if name == "NotFoundError" or status == 404:

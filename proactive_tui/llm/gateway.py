@@ -26,7 +26,7 @@ from proactive_tui.llm.settings import ModelSettings
 
 T = TypeVar("T", bound=BaseModel)
 Message = dict[str, Any]
-LOCAL_DEFAULT_MAX_TOKENS = 120
+LOCAL_DEFAULT_MAX_TOKENS = 80
 STRUCTURED_REASKS = 2
 
 log = logging.getLogger("proactive_tui.llm")
@@ -174,7 +174,10 @@ class Gateway:
             "num_retries": 0,
             "max_retries": 0,
         }
-        max_tokens = settings.max_tokens or (LOCAL_DEFAULT_MAX_TOKENS if settings.is_local else None)
+        # The embedded model rambles: short replies unless asked otherwise. Structured calls keep
+        # the handler's own, larger default so the JSON can close.
+        structured = "response_format" in extra
+        max_tokens = settings.max_tokens or (LOCAL_DEFAULT_MAX_TOKENS if settings.is_local and not structured else None)
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
         if settings.api_base:
@@ -220,10 +223,15 @@ class Gateway:
     # -- public API ---------------------------------------------------------------------------
 
     def stream(
-        self, settings: ModelSettings, messages: list[Message], *, on_retry: RetryCallback | None = None, **extra: Any
+        self, settings: ModelSettings, messages: list[Message], *, on_retry: RetryCallback | None = None,
+        streaming: bool = True, **extra: Any,
     ) -> "ModelStream":
-        """An async iterator of text deltas; `.text` keeps what arrived even after a cancel."""
-        return ModelStream(self, settings, messages, on_retry, extra)
+        """An async iterator of text deltas; `.text` keeps what arrived even after a cancel.
+
+        With `streaming=False` the provider is asked for the whole reply at once (cheaper per call:
+        judges do not need token-by-token text) and the iterator yields it as one piece.
+        """
+        return ModelStream(self, settings, messages, on_retry, extra, streaming=streaming)
 
     async def complete(
         self,
@@ -234,8 +242,8 @@ class Gateway:
         on_delta: Callable[[str], Any] | None = None,
         **extra: Any,
     ) -> Completion:
-        """One reply; streamed under the hood when `on_delta` is given."""
-        stream = self.stream(settings, messages, on_retry=on_retry, **extra)
+        """One reply; streamed when `on_delta` is given, a single non-streaming call otherwise."""
+        stream = self.stream(settings, messages, on_retry=on_retry, streaming=on_delta is not None, **extra)
         async for delta in stream:
             if on_delta is not None:
                 result = on_delta(delta)
@@ -308,8 +316,10 @@ class ModelStream:
     closes the HTTP stream; `.text` still holds every delta received.
     """
 
-    def __init__(self, gateway: Gateway, settings: ModelSettings, messages: list[Message], on_retry, extra) -> None:
+    def __init__(self, gateway: Gateway, settings: ModelSettings, messages: list[Message], on_retry, extra,
+                 streaming: bool = True) -> None:
         self.gateway = gateway
+        self.streaming = streaming
         self.settings = settings
         self.messages = messages
         self.on_retry = on_retry
@@ -337,14 +347,19 @@ class ModelStream:
         max_attempts = settings.max_retries + 1
         self.started = time.monotonic()
         try:
-            request = gateway._request(
-                settings, self.messages, stream=True, stream_options={"include_usage": True}, **self.extra
-            )
+            stream_args = {"stream": True, "stream_options": {"include_usage": True}} if self.streaming else {}
+            request = gateway._request(settings, self.messages, **stream_args, **self.extra)
             litellm = litellm_module()
             while True:
                 self.attempts += 1
                 try:
                     response = await litellm.acompletion(**request)
+                    if not self.streaming:
+                        text = self._absorb_whole(response)
+                        if text:
+                            self.text = text
+                            yield text
+                        break
                     try:
                         async for chunk in response:
                             delta = self._absorb(chunk)
@@ -374,6 +389,12 @@ class ModelStream:
             self.done = True
         finally:
             self.elapsed_s = time.monotonic() - self.started
+
+    def _absorb_whole(self, response: Any) -> str:
+        self._absorb(response)  # usage and finish reason live in the same places
+        choices = getattr(response, "choices", None) or []
+        message = getattr(choices[0], "message", None) if choices else None
+        return (getattr(message, "content", None) or "") if message is not None else ""
 
     def _absorb(self, chunk: Any) -> str:
         usage = getattr(chunk, "usage", None)
