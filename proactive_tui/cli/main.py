@@ -7,10 +7,10 @@ import sys
 from typing import Callable
 
 from proactive_tui import __version__
-from proactive_tui.cli import envs_cmd, keys_cmd, locate_cmd
+from proactive_tui.cli import envs_cmd, keys_cmd, locate_cmd, run_cmd
 
 # Each command module exposes `add_parser(subparsers)` which sets `func` on its parsers.
-COMMAND_MODULES = [envs_cmd, keys_cmd, locate_cmd]
+COMMAND_MODULES = [envs_cmd, keys_cmd, locate_cmd, run_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:

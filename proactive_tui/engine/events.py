@@ -1,0 +1,216 @@
+"""Session events: typed, JSON-serialisable, folded by every consumer.
+
+Each event carries `seq` (its position in the session) and `ts` (wall time, ISO 8601), set by
+the session when it emits the event, so a store can append them and a replay reproduces the view.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+Seat = Literal["agent", "user", "judge"]
+Termination = Literal["target_reached", "max_turns", "user_stopped", "cancelled", "error"]
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class UsageInfo(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cost: float | None = None
+
+
+class SeatInfo(BaseModel):
+    kind: Literal["llm", "human", "scripted"]
+    label: str
+    """The model string for a model, "person" for a human, the script name for a scripted seat."""
+
+
+class ChatMessage(BaseModel):
+    role: str
+    content: str
+
+
+class MessageRecord(BaseModel):
+    id: str
+    role: Literal["agent", "user"]
+    content: str
+    turn: int
+    started_at: str
+    finished_at: str
+    model: str
+    usage: UsageInfo = Field(default_factory=UsageInfo)
+    visible_context: list[ChatMessage] = Field(default_factory=list)
+    """The dialogue messages this seat's model saw (its static system prompt excluded)."""
+    context_turns: list[int] = Field(default_factory=list)
+    partial: bool = False
+
+
+class TurnCheck(BaseModel):
+    turn: int
+    target_reached: bool | None
+    reason: str
+    covered_sub_targets: list[int] = Field(default_factory=list)
+    """1-based indices of the reference sub-targets the agent's message of this turn covers."""
+    target_density: int = 0
+    cumulative_sub_targets: list[int] = Field(default_factory=list)
+    probes: list[str] = Field(default_factory=list)
+    judge_model: str = ""
+
+
+class GuidanceScore(BaseModel):
+    reasoning: str
+    effectiveness: int
+    personalization: int
+    tone: int
+    engagement: int
+    naturalness: int
+    overall: int
+    judge_model: str
+    live: bool = False
+    turn: int = 0
+
+
+class Plan(BaseModel):
+    target: str
+    sub_targets: list[str]
+    model: str
+    score: int | None = None
+    reasoning: str | None = None
+    judge_model: str | None = None
+
+
+class _Event(BaseModel):
+    seq: int = 0
+    ts: str = ""
+
+
+class SessionStarted(_Event):
+    type: Literal["session_started"] = "session_started"
+    session_id: str
+    family: str
+    env_id: str
+    environment: dict[str, Any]
+    mode: Literal["watch", "play"]
+    seats: dict[str, SeatInfo]
+    settings: dict[str, Any]
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    prompt_version: str
+    app_version: str
+
+
+class PhaseChanged(_Event):
+    type: Literal["phase_changed"] = "phase_changed"
+    phase: Literal["planning", "dialogue", "scoring"]
+
+
+class MessageStarted(_Event):
+    type: Literal["message_started"] = "message_started"
+    message_id: str
+    role: Literal["agent", "user"]
+    turn: int
+    model: str
+
+
+class MessageDelta(_Event):
+    type: Literal["message_delta"] = "message_delta"
+    message_id: str
+    text: str
+
+
+class MessageDone(_Event):
+    type: Literal["message_done"] = "message_done"
+    message: MessageRecord
+
+
+class MessageDiscarded(_Event):
+    """A message generated ahead (overlapping a judge call) that the dialogue no longer needs."""
+
+    type: Literal["message_discarded"] = "message_discarded"
+    message_id: str
+    reason: str
+
+
+class AwaitingHuman(_Event):
+    type: Literal["awaiting_human"] = "awaiting_human"
+    seat: Seat
+    turn: int
+    hint: str = ""
+
+
+class PlanProposed(_Event):
+    type: Literal["plan_proposed"] = "plan_proposed"
+    plan: Plan
+
+
+class PlanScored(_Event):
+    type: Literal["plan_scored"] = "plan_scored"
+    score: int
+    reasoning: str
+    judge_model: str
+
+
+class TurnChecked(_Event):
+    type: Literal["turn_checked"] = "turn_checked"
+    check: TurnCheck
+
+
+class GuidanceScored(_Event):
+    type: Literal["guidance_scored"] = "guidance_scored"
+    score: GuidanceScore
+
+
+class Retrying(_Event):
+    type: Literal["retrying"] = "retrying"
+    seat: Seat
+    model: str
+    attempt: int
+    max_attempts: int
+    wait_s: float
+    reason: str
+
+
+class UsageRecorded(_Event):
+    """Tokens and cost of a call that is not a dialogue message (planning, judging)."""
+
+    type: Literal["usage_recorded"] = "usage_recorded"
+    seat: Seat
+    model: str
+    purpose: str
+    usage: UsageInfo
+
+
+class ErrorRaised(_Event):
+    type: Literal["error"] = "error"
+    seat: Seat | None = None
+    message: str
+    fatal: bool = False
+
+
+class SessionEnded(_Event):
+    type: Literal["session_ended"] = "session_ended"
+    reason: Termination
+    detail: str = ""
+
+
+Event = Annotated[
+    Union[
+        SessionStarted, PhaseChanged, MessageStarted, MessageDelta, MessageDone, MessageDiscarded,
+        AwaitingHuman, PlanProposed, PlanScored, TurnChecked, GuidanceScored, Retrying, UsageRecorded, ErrorRaised,
+        SessionEnded,
+    ],
+    Field(discriminator="type"),
+]
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def parse_event(data: str | bytes | dict[str, Any]) -> Event:
+    if isinstance(data, (str, bytes)):
+        return EVENT_ADAPTER.validate_json(data)
+    return EVENT_ADAPTER.validate_python(data)

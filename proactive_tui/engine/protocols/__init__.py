@@ -1,0 +1,1 @@
+"""One module per family protocol, each a SessionBase subclass that emits events."""
