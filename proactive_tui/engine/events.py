@@ -6,30 +6,12 @@ the session when it emits the event, so a store can append them and a replay rep
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-Seat = Literal["agent", "user", "judge"]
+from proactive_tui.engine.event_base import EventBase, Seat, SeatInfo, UsageInfo, now_iso  # noqa: F401
 Termination = Literal["target_reached", "max_turns", "user_stopped", "cancelled", "error"]
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-class UsageInfo(BaseModel):
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_tokens: int = 0
-    cost: float | None = None
-
-
-class SeatInfo(BaseModel):
-    kind: Literal["llm", "human", "scripted"]
-    label: str
-    """The model string for a model, "person" for a human, the script name for a scripted seat."""
 
 
 class ChatMessage(BaseModel):
@@ -86,12 +68,7 @@ class Plan(BaseModel):
     judge_model: str | None = None
 
 
-class _Event(BaseModel):
-    seq: int = 0
-    ts: str = ""
-
-
-class SessionStarted(_Event):
+class SessionStarted(EventBase):
     type: Literal["session_started"] = "session_started"
     session_id: str
     family: str
@@ -105,12 +82,13 @@ class SessionStarted(_Event):
     app_version: str
 
 
-class PhaseChanged(_Event):
+class PhaseChanged(EventBase):
     type: Literal["phase_changed"] = "phase_changed"
-    phase: Literal["planning", "dialogue", "scoring"]
+    phase: str
+    """planning | dialogue | scoring for ProactiveEval; each family names its own phases."""
 
 
-class MessageStarted(_Event):
+class MessageStarted(EventBase):
     type: Literal["message_started"] = "message_started"
     message_id: str
     role: Literal["agent", "user"]
@@ -118,18 +96,18 @@ class MessageStarted(_Event):
     model: str
 
 
-class MessageDelta(_Event):
+class MessageDelta(EventBase):
     type: Literal["message_delta"] = "message_delta"
     message_id: str
     text: str
 
 
-class MessageDone(_Event):
+class MessageDone(EventBase):
     type: Literal["message_done"] = "message_done"
     message: MessageRecord
 
 
-class MessageDiscarded(_Event):
+class MessageDiscarded(EventBase):
     """A message generated ahead (overlapping a judge call) that the dialogue no longer needs."""
 
     type: Literal["message_discarded"] = "message_discarded"
@@ -137,36 +115,36 @@ class MessageDiscarded(_Event):
     reason: str
 
 
-class AwaitingHuman(_Event):
+class AwaitingHuman(EventBase):
     type: Literal["awaiting_human"] = "awaiting_human"
     seat: Seat
     turn: int
     hint: str = ""
 
 
-class PlanProposed(_Event):
+class PlanProposed(EventBase):
     type: Literal["plan_proposed"] = "plan_proposed"
     plan: Plan
 
 
-class PlanScored(_Event):
+class PlanScored(EventBase):
     type: Literal["plan_scored"] = "plan_scored"
     score: int
     reasoning: str
     judge_model: str
 
 
-class TurnChecked(_Event):
+class TurnChecked(EventBase):
     type: Literal["turn_checked"] = "turn_checked"
     check: TurnCheck
 
 
-class GuidanceScored(_Event):
+class GuidanceScored(EventBase):
     type: Literal["guidance_scored"] = "guidance_scored"
     score: GuidanceScore
 
 
-class Retrying(_Event):
+class Retrying(EventBase):
     type: Literal["retrying"] = "retrying"
     seat: Seat
     model: str
@@ -176,7 +154,7 @@ class Retrying(_Event):
     reason: str
 
 
-class UsageRecorded(_Event):
+class UsageRecorded(EventBase):
     """Tokens and cost of a call that is not a dialogue message (planning, judging)."""
 
     type: Literal["usage_recorded"] = "usage_recorded"
@@ -186,27 +164,28 @@ class UsageRecorded(_Event):
     usage: UsageInfo
 
 
-class ErrorRaised(_Event):
+class ErrorRaised(EventBase):
     type: Literal["error"] = "error"
     seat: Seat | None = None
     message: str
     fatal: bool = False
 
 
-class SessionEnded(_Event):
+class SessionEnded(EventBase):
     type: Literal["session_ended"] = "session_ended"
     reason: Termination
     detail: str = ""
 
 
-Event = Annotated[
-    Union[
-        SessionStarted, PhaseChanged, MessageStarted, MessageDelta, MessageDone, MessageDiscarded,
-        AwaitingHuman, PlanProposed, PlanScored, TurnChecked, GuidanceScored, Retrying, UsageRecorded, ErrorRaised,
-        SessionEnded,
-    ],
-    Field(discriminator="type"),
-]
+# Events every family uses, then each family's own. A family adds its tuple here (one line).
+COMMON_EVENTS = (
+    SessionStarted, PhaseChanged, MessageStarted, MessageDelta, MessageDone, MessageDiscarded, AwaitingHuman,
+    Retrying, UsageRecorded, ErrorRaised, SessionEnded,
+)
+GUIDANCE_EVENTS = (PlanProposed, PlanScored, TurnChecked, GuidanceScored)
+ALL_EVENTS = COMMON_EVENTS + GUIDANCE_EVENTS
+
+Event = Annotated[Union[ALL_EVENTS], Field(discriminator="type")]  # type: ignore[valid-type]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 

@@ -7,7 +7,7 @@ same engine object back.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
@@ -52,13 +52,21 @@ def build_seats(spec: SessionSpec, gateway: Any) -> dict[str, Participant]:
     return seats
 
 
+def _guidance(spec: SessionSpec, env: Any, seats: dict[str, Participant], session_id: str | None):
+    from proactive_tui.engine.protocols.guidance import GuidanceSession, GuidanceSettings, Seats
+
+    return GuidanceSession(env, Seats(**seats), GuidanceSettings(**spec.settings), session_id=session_id,
+                           models=spec.models_summary())
+
+
+# family -> builder(spec, env, seats, session_id); each family's protocol registers one here.
+SESSION_BUILDERS: dict[str, Callable[..., Any]] = {"proactiveeval": _guidance}
+
+
 def build_session(spec: SessionSpec, env: Any, gateway: Any, seats: dict[str, Participant] | None = None,
                   session_id: str | None = None):
     """The engine session for `env`'s family, seated per the spec."""
-    seats = seats or build_seats(spec, gateway)
-    if env.family == "proactiveeval":
-        from proactive_tui.engine.protocols.guidance import GuidanceSession, GuidanceSettings, Seats
-
-        return GuidanceSession(env, Seats(**seats), GuidanceSettings(**spec.settings), session_id=session_id,
-                               models=spec.models_summary())
-    raise UnsupportedFamily(f"{env.family} sessions are not available yet (environment {env.id})")
+    builder = SESSION_BUILDERS.get(env.family)
+    if builder is None:
+        raise UnsupportedFamily(f"{env.family} sessions are not available yet (environment {env.id})")
+    return builder(spec, env, seats or build_seats(spec, gateway), session_id)

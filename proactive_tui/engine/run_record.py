@@ -7,7 +7,7 @@ headless command all share, so every view of a session agrees with its event log
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel, Field
 
@@ -61,6 +61,11 @@ class RunRecord(BaseModel):
     versions: dict[str, str] = Field(default_factory=dict)
     started_at: str = ""
     ended_at: str | None = None
+
+
+# Family-specific reducers: family -> apply(record, event), called for events the common fold
+# does not handle. Each family's protocol registers one here (one line).
+FAMILY_REDUCERS: dict[str, Callable[["RunRecord", Any], None]] = {}
 
 
 class RunRecordBuilder:
@@ -124,6 +129,8 @@ class RunRecordBuilder:
                 )
             except ValueError:
                 pass
+        elif rec.family in FAMILY_REDUCERS:
+            FAMILY_REDUCERS[rec.family](rec, event)
         return rec
 
 
