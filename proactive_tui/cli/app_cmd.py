@@ -1,4 +1,7 @@
-"""Running `proactive-tui` with no command opens the playground."""
+"""Running `proactive-tui` with no command opens the playground.
+
+Textual is imported only here, inside `run_app`, so `--help` and the headless commands stay light.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +9,8 @@ import argparse
 
 
 def run_app(args: argparse.Namespace) -> int:
-    from proactive_tui.cli.main import build_parser
+    from proactive_tui.ui.app import ProactiveApp
 
-    # The Textual playground lands with the UI issue; until then the command line is the app.
-    build_parser().print_help()
-    return 0
+    app = ProactiveApp(extra_envs=list(getattr(args, "envs", []) or []))
+    app.run()
+    return app.return_code or 0

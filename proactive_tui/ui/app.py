@@ -1,0 +1,201 @@
+"""`ProactiveApp`: loads config, themes and environments, then opens the picker.
+
+Start-up is kept to what the first screen needs. The model layer (litellm, ~4 s to import) is
+never imported here; once the picker has painted, a daemon thread preloads it so the first
+model call later is quick. Problems with the config, theme files or environment files each
+become one toast and a fallback, never a crash: a person should always reach the picker.
+
+Two environment variables serve tests and benchmarks:
+`PROACTIVE_TUI_NO_PRELOAD=1` skips the preload thread, and `PROACTIVE_TUI_READY_FILE=path`
+writes `time.time()` to that file once the picker has mounted and refreshed.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from textual.app import App
+from textual.binding import Binding
+from textual.color import Color
+from textual.screen import Screen
+
+from proactive_tui.config import AppConfig, ConfigError, load_config, save_config
+from proactive_tui.textsafe import plain
+from proactive_tui.ui.messages import EnvironmentChosen
+from proactive_tui.ui.themes import load_themes
+
+if TYPE_CHECKING:  # the screens import their widgets; keep them off the import path
+    from proactive_tui.ui.screens.picker import PickerScreen
+
+DEFAULT_THEME = "proactive-dark"
+NOTIFY_TIMEOUT = 12.0
+
+
+def env_problems_message(problems: list[Any]) -> str:
+    """One line for the toast; the full list is one command away."""
+    first = problems[0].render() if hasattr(problems[0], "render") else str(problems[0])
+    first = plain(first)  # file names and contents are data: no escape sequences in toasts
+    return (
+        f"{len(problems)} problem(s) loading environments: first problem {first}; "
+        "run `proactive-tui envs validate`"
+    )
+
+
+class ProactiveApp(App[None]):
+    """The playground. `extra_envs` are `--envs` paths; `theme_dirs` replaces the theme folders
+    (tests use it to add a broken theme)."""
+
+    TITLE = "proactive-tui"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses anywhere find it
+    BINDINGS = [
+        Binding("f1", "help", "Help", tooltip="This list of keys"),
+        Binding("question_mark", "help", "Help", show=False, tooltip="This list of keys"),
+        # Not in the footer (80 columns hold only so much): F1 and the command palette list it.
+        Binding("ctrl+t", "cycle_theme", "Theme", show=False, tooltip="Next theme (saved to your config)"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="Quit proactive-tui"),
+    ]
+
+    start_session_hook: Callable[[Any], None] | None = None
+    """Set by the session layer: called with the environment on Enter instead of the detail modal."""
+
+    def __init__(
+        self,
+        extra_envs: Iterable[str | Path] | None = None,
+        *,
+        theme_dirs: Iterable[str | Path] | None = None,
+    ) -> None:
+        super().__init__()
+        self._notes: list[tuple[str, str]] = []  # (severity, message) shown once mounted
+        self.config, self.config_ok = self._load_config()
+        self.extra_envs = [str(p) for p in (extra_envs or [])] + list(self.config.envs)
+        self.environments: Any = None
+        themes, problems = load_themes(theme_dirs)
+        for theme in themes:
+            self.register_theme(theme)
+        self.file_themes = [theme.name for theme in themes]
+        if problems:
+            self._notes.append(("warning", f"{len(problems)} theme file(s) skipped: " + "\n".join(map(plain, problems))))
+        self.theme = self._initial_theme(self.config.theme)
+        self._persisted_theme = self.theme
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """Our own design variables, derived from the active theme unless the theme sets them."""
+        colors = self.current_theme.to_color_system().generate()
+        foreground = Color.parse(colors["foreground"])
+        background = Color.parse(colors["background"])
+        return {"pane-border": background.blend(foreground.with_alpha(1.0), 0.35).hex}
+
+    # -- start-up ---------------------------------------------------------------------------
+
+    def _load_config(self) -> tuple[AppConfig, bool]:
+        try:
+            return load_config(), True
+        except ConfigError as exc:
+            self._notes.append(("error", plain(f"Config file not used (defaults apply): {exc}")))
+            return AppConfig(), False
+
+    def _initial_theme(self, wanted: str) -> str:
+        if wanted in self.available_themes:
+            return wanted
+        fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+        self._notes.append(("warning", f"Theme {wanted!r} not found; using {fallback!r}"))
+        return fallback
+
+    def get_default_screen(self) -> Screen:
+        """The picker is the bottom of the screen stack (Textual asks for it before mounting).
+
+        Building it here rather than pushing it from `on_mount` saves painting an empty default
+        screen first: one full frame, about 15% of start-up. Later screens push on top of it.
+        """
+        from proactive_tui.envs import load_default
+        from proactive_tui.ui.screens.picker import PickerScreen
+
+        self.environments = load_default(self.extra_envs)
+        count = len(self.environments.environments)
+        self.sub_title = f"{count} environment{'s' if count != 1 else ''}"
+        if self.environments.problems:
+            self._notes.append(("warning", env_problems_message(self.environments.problems)))
+        return PickerScreen(self.environments.environments)
+
+    def on_mount(self) -> None:
+        for severity, message in self._notes:
+            self.notify(message, severity=severity, timeout=NOTIFY_TIMEOUT, markup=False)
+        self._notes.clear()
+
+    def on_picker_screen_ready(self, message: PickerScreen.Ready) -> None:
+        self._picker_ready()
+
+    def _picker_ready(self) -> None:
+        """The picker has mounted and painted: mark start-up done, then warm the model layer."""
+        ready_file = os.environ.get("PROACTIVE_TUI_READY_FILE")
+        if ready_file:
+            Path(ready_file).write_text(repr(time.time()), encoding="utf-8")
+        if os.environ.get("PROACTIVE_TUI_NO_PRELOAD") != "1":
+            threading.Thread(target=self._preload_models, name="proactive-tui-preload", daemon=True).start()
+
+    def _preload_models(self) -> None:
+        """Runs in the preload thread: import litellm now so the first model call is quick."""
+        try:
+            from proactive_tui.llm.gateway import preload
+
+            preload()
+        except Exception as exc:  # a broken model layer must not take the picker down
+            try:
+                self.call_from_thread(
+                    self.notify, f"Model layer failed to load: {exc}", severity="error", timeout=NOTIFY_TIMEOUT, markup=False
+                )
+            except Exception:
+                pass
+
+    # -- choosing an environment ------------------------------------------------------------
+
+    def on_environment_chosen(self, message: EnvironmentChosen) -> None:
+        if self.start_session_hook is not None:
+            self.start_session_hook(message.env)
+            return
+        from proactive_tui.ui.screens.detail import EnvironmentDetailScreen
+
+        self.push_screen(EnvironmentDetailScreen(message.env, reveal_reference=message.reveal_reference))
+
+    # -- themes -----------------------------------------------------------------------------
+
+    def action_cycle_theme(self) -> None:
+        """Step through the themes loaded from files (built-in and the user's)."""
+        names = self.file_themes or list(self.available_themes)
+        index = names.index(self.theme) + 1 if self.theme in names else 0
+        self.theme = names[index % len(names)]
+        self.notify(f"Theme: {self.theme}", timeout=2, markup=False)
+
+    def watch_theme(self, theme: str) -> None:
+        """Persist a theme a person picked (ctrl+t or the command palette's theme picker)."""
+        if theme == getattr(self, "_persisted_theme", theme):
+            return
+        self._persisted_theme = theme
+        self._save_theme(theme)
+
+    def _save_theme(self, theme: str) -> None:
+        if not self.config_ok:
+            self.notify("Theme not saved: the config file has problems (see the earlier message)", severity="warning", markup=False)
+            return
+        try:
+            config = load_config()  # re-read so settings changed elsewhere since start-up survive
+            config.theme = theme
+            save_config(config)
+        except (ConfigError, OSError) as exc:
+            self.notify(f"Theme not saved: {exc}", severity="warning", timeout=NOTIFY_TIMEOUT, markup=False)
+            return
+        self.config.theme = theme
+
+    # -- help -------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from proactive_tui.ui.screens.help import HelpScreen, collect_groups
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()
+            return
+        self.push_screen(HelpScreen(collect_groups(self, self.screen)))

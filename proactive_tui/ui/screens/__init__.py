@@ -1,0 +1,1 @@
+"""One screen per module: the picker, the environment detail modal and the help modal."""

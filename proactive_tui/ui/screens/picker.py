@@ -1,0 +1,163 @@
+"""The first screen: find an environment by family, domain, tier or any word, and preview it.
+
+Left, a filter above the tree; right, the description of the highlighted environment. The
+reference solution (targets, which timeline states satisfy the needs, help-welcome marks) is
+shown by default for people studying the benchmarks; `r` hides it so a person about to play the
+user seat is not spoiled. Enter (or a second click) posts `EnvironmentChosen`; the app decides
+what that opens.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Input, Tree
+
+from proactive_tui.envs.describe import describe
+from proactive_tui.ui.env_index import EnvironmentIndex, Group, first_environment, group
+from proactive_tui.ui.messages import EnvironmentChosen
+from proactive_tui.ui.widgets.description_view import DescriptionView, Section
+from proactive_tui.ui.widgets.env_tree import EnvironmentTree
+from proactive_tui.ui.widgets.key_bar import KeyBar
+from proactive_tui.ui.widgets.title_bar import TitleBar
+
+
+def group_sections(grp: Group) -> list[Section]:
+    """What the preview shows while a branch is highlighted: its path and what is under it."""
+    lines = [f"{env.id}  {env.title}" for env in grp.environments]
+    return [("", f"{' / '.join(grp.path)}\n{grp.count} environment(s)"), ("Environments", "\n".join(lines))]
+
+
+class PickerScreen(Screen[None]):
+    """Filter + tree + preview. Owns the spoiler setting and the filter text."""
+
+    HELP_TITLE = "Picker"
+
+    BINDINGS = [
+        Binding("slash", "focus_filter", "Filter", tooltip="Type to filter by id, title or any word of the description"),
+        Binding("r", "toggle_reference", "Reference", tooltip="Show or hide the reference solution (spoilers for players)"),
+        Binding("escape", "clear_filter", "Clear filter", tooltip="Clear the filter and list everything"),
+        Binding("down", "focus_tree", "To the list", show=False, tooltip="From the filter down to the list"),
+    ]
+
+    reveal_reference: reactive[bool] = reactive(True, init=False)
+    query_text: reactive[str] = reactive("", init=False)
+
+    def __init__(self, environments: list[Any], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.index = EnvironmentIndex(environments)
+        self.shown: list[Any] = list(environments)
+        self.current: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="picker-body"):
+            with Vertical(id="picker-left"):
+                yield Input(placeholder="/ filter: any word", id="filter")
+                yield EnvironmentTree(id="env-tree")
+            # Composed with the first environment's description already in place, so the first
+            # paint is the finished screen rather than an empty pane that fills a frame later.
+            first = first_environment(group(self.shown))
+            yield DescriptionView(describe(first, reveal_reference=self.reveal_reference) if first else (), id="preview")
+        yield KeyBar()
+
+    @property
+    def tree(self) -> EnvironmentTree:
+        return self.query_one(EnvironmentTree)
+
+    @property
+    def preview(self) -> DescriptionView:
+        return self.query_one("#preview", DescriptionView)
+
+    class Ready(Message):
+        """Posted once, after the picker's first paint (start-up benchmark, model preload)."""
+
+    def on_mount(self) -> None:
+        self._rebuild()
+        self._update_preview_title()
+        self.tree.focus()
+        self.call_after_refresh(self.post_message, self.Ready())
+
+    # -- filter -----------------------------------------------------------------------------
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "filter":
+            self.query_text = event.value
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "filter":
+            self.tree.focus()
+
+    def watch_query_text(self) -> None:
+        self._rebuild()
+        self.refresh_bindings()
+
+    def _rebuild(self) -> None:
+        self.shown = self.index.matches(self.query_text)
+        keep = self.current.id if self.current is not None else None
+        node = self.tree.show_environments(self.shown, keep=keep)
+        if node is not None:
+            self._show_node(node.data)
+        total = len(self.index)
+        self.tree.border_title = f"Environments {len(self.shown)}/{total}" if self.query_text.strip() else f"Environments ({total})"
+        if not self.shown:
+            self.current = None
+            self.preview.show([("", f"No environment matches {self.query_text.strip()!r}.\nEscape clears the filter.")])
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_focus_tree(self) -> None:
+        self.tree.focus()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#filter", Input).value = ""
+        self.tree.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide keys that do nothing right now: Escape with no filter, and `/` and `r` while
+        typing in the filter (the input takes those characters)."""
+        if action == "clear_filter":
+            return bool(self.query_text)
+        if action in ("focus_filter", "toggle_reference"):
+            return not isinstance(self.focused, Input)
+        return True
+
+    # -- preview ----------------------------------------------------------------------------
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
+        self._show_node(event.node.data)
+
+    def _show_node(self, data: Any) -> None:
+        if isinstance(data, Group):
+            self.preview.show(group_sections(data))
+        elif data is not None:
+            self.current = data
+            self.preview.show(describe(data, reveal_reference=self.reveal_reference))
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+        data = event.node.data
+        if data is not None and not isinstance(data, Group):
+            self.post_message(EnvironmentChosen(data, reveal_reference=self.reveal_reference))
+
+    def action_toggle_reference(self) -> None:
+        self.reveal_reference = not self.reveal_reference
+
+    def watch_reveal_reference(self, reveal: bool) -> None:
+        if not self.is_mounted:  # compose reads the flag before the widgets exist
+            return
+        self._update_preview_title()
+        node = self.tree.cursor_node
+        if node is not None and node.data is not None and not isinstance(node.data, Group):
+            self.preview.sections = tuple(describe(node.data, reveal_reference=reveal))
+
+    def _update_preview_title(self) -> None:
+        state = "reference shown" if self.reveal_reference else "reference hidden"
+        self.preview.border_title = f"Preview · {state}"
+        self.preview.border_subtitle = "r hides it" if self.reveal_reference else "r shows it"

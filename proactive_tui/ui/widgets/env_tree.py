@@ -1,0 +1,126 @@
+"""The picker's tree: families -> domains (-> tiers for proactiveeval) -> environments.
+
+Labels are `Text` built from plain strings (escape sequences stripped), never markup.
+Branch labels carry counts ("recommendation (4)") so a filter shows at a glance where its
+matches are. Leaves hold the environment as node data; branches hold their `Group`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from proactive_tui.textsafe import plain
+from proactive_tui.ui.env_index import Group, group
+
+
+def group_label(grp: Group) -> Text:
+    return Text.assemble((plain(grp.label), "bold"), f" ({grp.count})")
+
+
+class EnvironmentTree(Tree[Any]):
+    """A `Tree` that rebuilds from a list of environments and keeps the cursor on the same
+    environment when it is still listed.
+
+    A single click only moves the cursor (so the preview follows the mouse); clicking the
+    highlighted environment again opens it, like Enter. Opening on the first click would throw
+    a modal over the preview a person was about to read.
+    """
+
+    HELP_TITLE = "Environment list"
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Open", tooltip="Open the highlighted environment (Enter on a group folds it)"),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("environments", **kwargs)
+        self.show_root = False
+        self.guide_depth = 3
+
+    def show_environments(self, environments: Sequence[Any], keep: str | None = None) -> TreeNode[Any] | None:
+        """Rebuild showing only `environments`, all expanded; put the cursor on the environment
+        with id `keep` if listed, else on the first environment. Returns the node under the cursor."""
+        self.clear()
+        target: TreeNode[Any] | None = None
+        first: TreeNode[Any] | None = None
+        for family in group(environments):
+            for leaf in self._add_group(self.root, family):
+                first = first or leaf
+                if keep is not None and leaf.data.id == keep:
+                    target = leaf
+        self.root.expand_all()
+        # Reading `last_line` lays the lines out now, so the nodes know their line numbers and
+        # the cursor can be placed before the next refresh.
+        _ = self.last_line
+        node = target or first
+        if node is None:
+            return None
+        # Set the line rather than `move_cursor`: scrolling to a node before the first layout
+        # (size 0) would scroll the family headings out of view.
+        self.cursor_line = node.line
+        if target is None:
+            self.scroll_home(animate=False)
+        else:
+            self.call_after_refresh(self.scroll_to_node, node, False)
+        return node
+
+    def _add_group(self, parent: TreeNode[Any], grp: Group) -> list[TreeNode[Any]]:
+        node = parent.add(group_label(grp), data=grp, expand=True)
+        if grp.children:
+            leaves = []
+            for child in grp.children:
+                leaves += self._add_group(node, child)
+            return leaves
+        return [node.add_leaf(Text(plain(env.title)), data=env) for env in grp.environments]
+
+    def render_label(self, node: TreeNode[Any], base_style: Style, style: Style) -> Text:
+        """Cut labels that do not fit with an ellipsis: a clean end beats a horizontal scrollbar
+        in a narrow column, and the preview shows the whole title anyway."""
+        label = super().render_label(node, base_style, style)
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        if room <= 4 or label.cell_len <= room:
+            return label
+        if isinstance(node.data, Group):
+            # Shorten the name, keep the count: "long-term_follo… (4)".
+            suffix = len(f" ({node.data.count})")
+            name_end = len(label.plain) - suffix
+            keep = name_end - (label.cell_len - room) - 1
+            if keep > 2:
+                mark = label[keep : keep + 1]
+                mark.plain = "…"  # same length, so the cell keeps its styles (cursor highlight)
+                return Text.assemble(label[:keep], mark, label[name_end:])
+        label.truncate(room, overflow="ellipsis")
+        return label
+
+    def leaves(self) -> list[TreeNode[Any]]:
+        """Every environment node, in tree order."""
+        out: list[TreeNode[Any]] = []
+
+        def walk(node: TreeNode[Any]) -> None:
+            for child in node.children:
+                if isinstance(child.data, Group):
+                    walk(child)
+                else:
+                    out.append(child)
+
+        walk(self.root)
+        return out
+
+    async def _on_click(self, event: events.Click) -> None:
+        meta = event.style.meta
+        line = meta.get("line")
+        if line is not None and not meta.get("toggle", False) and line != self.cursor_line:
+            # Stop Tree's own click handler (which would also select) and only move the cursor.
+            event.prevent_default()
+            self.cursor_line = line

@@ -1,0 +1,65 @@
+"""One line of key hints at the bottom of a screen, like Textual's `Footer` in a single widget.
+
+Why not `Footer`: it composes one widget per key and recomposes on every focus change; on the
+picker that cost ~25-40 ms of start-up, enough on its own to miss the start-up budget
+(benchmarks/startup.py). This renders the same information (the active screen's bindings with
+`show=True`, dimmed when disabled, the command-palette key last) as one `Content`, and a click on
+a hint presses its key, as with `Footer`.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.content import Content
+from textual.screen import Screen
+from textual.style import Style
+from textual.widgets import Static
+
+KEY_STYLE = "bold $footer-key-foreground"
+DESCRIPTION_STYLE = "$footer-description-foreground"
+DISABLED_STYLE = "$text-disabled"
+
+
+class KeyBar(Static):
+    """Key hints for the screen it sits on; refreshed whenever that screen's bindings change."""
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._bindings_changed(self.screen)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen) -> None:
+        if self.is_attached and screen is self.screen:
+            self.update(self.hints())
+
+    def hints(self) -> Content:
+        app = self.app
+        active = self.screen.active_bindings
+        parts: list[Content] = []
+        seen: set[str] = set()
+        for key, (_, binding, enabled, _) in active.items():
+            if not binding.show or binding.action in seen or key == app.COMMAND_PALETTE_BINDING:
+                continue
+            seen.add(binding.action)
+            parts.append(self._hint(key, app.get_key_display(binding), binding.description, enabled))
+        if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
+            binding = active[app.COMMAND_PALETTE_BINDING].binding
+            parts.append(self._hint(binding.key, app.get_key_display(binding), "palette", True))
+        return Content("  ").join(parts)
+
+    @staticmethod
+    def _hint(key: str, display: str, description: str, enabled: bool) -> Content:
+        hint = Content.assemble(
+            (display, KEY_STYLE if enabled else DISABLED_STYLE),
+            " ",
+            (description, DESCRIPTION_STYLE if enabled else DISABLED_STYLE),
+        )
+        return hint.stylize(Style.from_meta({"key": key}))
+
+    async def on_click(self, event: events.Click) -> None:
+        key = event.style.meta.get("key") if event.style else None
+        if key:
+            event.stop()
+            await self.app.run_action(f"simulate_key({key!r})")

@@ -1,0 +1,25 @@
+"""The top line: app title and subtitle (how many environments loaded).
+
+A one-line Static instead of Textual's `Header`, which costs more at start-up (icon, clock and
+title widgets) for nothing this app uses; see `key_bar.py` for the start-up budget.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+
+class TitleBar(Static):
+    """Follows `App.title` and `App.sub_title`."""
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "title", self._refresh_title)
+        self.watch(self.app, "sub_title", self._refresh_title)
+
+    def _refresh_title(self, _value: str = "") -> None:
+        title, sub_title = self.app.title, self.app.sub_title
+        parts: list[tuple[str, str] | str] = [(title, "bold")]
+        if sub_title:
+            parts += ["  —  ", (sub_title, "$text-muted")]
+        self.update(Content.assemble(*parts))

@@ -1,0 +1,365 @@
+"""The playground's first screen: picker, preview, spoiler toggle, detail modal, help, snapshots.
+
+Pilot tests assert on widget state; snapshot tests (pytest-textual-snapshot) pin the look of the
+picker at two sizes, the help modal and every built-in theme. Regenerate snapshots after an
+intended change with `pytest tests/test_ui_picker.py --snapshot-update` and look at the diffs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from conftest import ROOT, SAMPLE_ENVS
+from proactive_tui.envs import load_default
+from proactive_tui.paths import builtin_themes_dir
+from proactive_tui.ui.app import ProactiveApp
+from proactive_tui.ui.screens.detail import EnvironmentDetailScreen
+from proactive_tui.ui.screens.help import HelpScreen
+from proactive_tui.ui.screens.picker import PickerScreen
+
+BUILTIN_THEMES = sorted(p.stem for p in builtin_themes_dir().glob("*.toml"))
+MARKUP_TITLE = "Sneaky [bold]x[/] title"
+MARKUP_PERSONA = "Clicks [@click=app.quit]here[/] and [red]paints[/red]"
+ESCAPES = "\x1b[2J\x1b]0;pwned\x07\x1b[31m"  # clear screen, set window title, colour
+
+
+@pytest.fixture(autouse=True)
+def no_preload(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROACTIVE_TUI_NO_PRELOAD", "1")
+    monkeypatch.delenv("PROACTIVE_TUI_READY_FILE", raising=False)
+
+
+def shown_text(widget) -> str:
+    """What the Static widgets inside `widget` display, as plain text."""
+    return "\n".join(static.visual.plain for static in widget.query(Static))
+
+
+async def highlight(pilot, env_id: str) -> None:
+    tree = pilot.app.screen.tree
+    node = next(n for n in tree.leaves() if n.data.id == env_id)
+    tree.move_cursor(node)
+    await pilot.pause()
+
+
+def leaf_ids(app) -> list[str]:
+    return [node.data.id for node in app.screen.tree.leaves()]
+
+
+# -- picker -------------------------------------------------------------------------------------
+
+
+async def test_picker_lists_every_sample_environment() -> None:
+    expected = load_default().environments
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)
+        assert sorted(leaf_ids(app)) == sorted(env.id for env in expected)
+        assert app.title == "proactive-tui"
+        assert app.sub_title == f"{len(expected)} environments"
+        labels = [str(node.label) for node in app.screen.tree.root.children]
+        assert any(label.startswith("proactiveeval (") for label in labels)
+        domain_labels = [str(n.label) for fam in app.screen.tree.root.children for n in fam.children]
+        recommendation = len([e for e in expected if e.domain == "recommendation"])
+        assert f"recommendation ({recommendation})" in domain_labels
+
+
+async def test_proactiveeval_nests_by_tier() -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        family = next(n for n in app.screen.tree.root.children if str(n.label).startswith("proactiveeval"))
+        domain = family.children[0]
+        assert [str(t.label).split(" ")[0] for t in domain.children] == ["fair", "hard"]
+
+
+async def test_filter_narrows_and_escape_restores() -> None:
+    total = len(load_default().environments)
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", *"chronos")
+        await pilot.pause()
+        ids = leaf_ids(app)
+        assert len(ids) == 9 and all(i.startswith("chronos/") for i in ids)
+        assert app.screen.tree.border_title.endswith(f"9/{total}")
+        family = app.screen.tree.root.children
+        assert [str(n.label) for n in family] == ["chronos (9)"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(leaf_ids(app)) == total
+
+
+async def test_filter_matches_words_from_the_description() -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", *"christchurch", "enter")
+        await pilot.pause()
+        assert leaf_ids(app) == ["chronos/car-purchase-negative"]
+        # the only match is highlighted and previewed
+        assert "chronos/car-purchase-negative" in shown_text(app.screen.preview)
+        await pilot.press("slash", "ctrl+a", *"zzzz-nothing")
+        await pilot.pause()
+        assert leaf_ids(app) == []
+        assert "No environment matches" in shown_text(app.screen.preview)
+
+
+async def test_selecting_an_environment_shows_its_preview() -> None:
+    env = load_default().get("chronos/house-hunting-positive")
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await highlight(pilot, env.id)
+        text = shown_text(app.screen.preview)
+        assert env.id in text and env.title in text and env.scenario.persona in text
+
+
+async def test_r_hides_the_reference_target() -> None:
+    env = load_default().get("proactiveeval/recommendation/fair/0")
+    target = env.item.target
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await highlight(pilot, env.id)
+        assert target in shown_text(app.screen.preview)
+        assert "reference shown" in app.screen.preview.border_title
+        await pilot.press("r")
+        await pilot.pause()
+        text = shown_text(app.screen.preview)
+        assert "(hidden)" in text and target not in text
+        assert "reference hidden" in app.screen.preview.border_title
+        # the spoiler setting follows the cursor and into the detail modal
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, EnvironmentDetailScreen)
+        assert target not in shown_text(app.screen)
+        await pilot.press("escape", "r")
+        await pilot.pause()
+        assert target in shown_text(app.screen.preview)
+
+
+async def test_enter_opens_detail_modal_and_escape_closes() -> None:
+    env = load_default().get("proactivebench/coding_01")
+    app = ProactiveApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await highlight(pilot, env.id)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, EnvironmentDetailScreen)
+        assert app.screen.env.id == env.id
+        assert env.events[0].observation.event in shown_text(app.screen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)
+        assert app.screen.tree.cursor_node.data.id == env.id
+
+
+async def test_start_session_hook_replaces_the_modal() -> None:
+    chosen = []
+    app = ProactiveApp()
+    app.start_session_hook = chosen.append
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await highlight(pilot, "chronos/ticket-booking-positive")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [env.id for env in chosen] == ["chronos/ticket-booking-positive"]
+        assert isinstance(app.screen, PickerScreen)
+
+
+async def test_first_click_highlights_second_click_opens() -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        tree = app.screen.tree
+        target = tree.leaves()[1]
+        offset = (10, target.line - tree.scroll_offset.y + 1)  # +1: the tree's top border
+        await pilot.click(tree, offset=offset)
+        await pilot.pause()
+        assert tree.cursor_node is target and isinstance(app.screen, PickerScreen)
+        await pilot.click(tree, offset=offset)
+        await pilot.pause()
+        assert isinstance(app.screen, EnvironmentDetailScreen)
+
+
+async def test_title_bar_and_key_bar() -> None:
+    from proactive_tui.ui.widgets.key_bar import KeyBar
+    from proactive_tui.ui.widgets.title_bar import TitleBar
+
+    app = ProactiveApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        title = app.screen.query_one(TitleBar).visual.plain
+        assert "proactive-tui" in title and f"{len(load_default().environments)} environments" in title
+        bar = app.screen.query_one(KeyBar)
+        hints = bar.visual.plain
+        assert "r Reference" in hints and "f1 Help" in hints and "Clear filter" not in hints
+        await pilot.click(bar, offset=(hints.index("r Reference") + 1, 0))  # +1: left padding
+        await pilot.pause()
+        assert app.screen.reveal_reference is False
+        await pilot.press("slash", "x")
+        await pilot.pause()
+        hints = bar.visual.plain
+        assert "esc Clear filter" in hints and "r Reference" not in hints  # typing: r goes to the input
+
+
+# -- untrusted text -----------------------------------------------------------------------------
+
+
+def markup_env_folder(root: Path) -> Path:
+    folder = root / "mine" / "chronos"
+    folder.mkdir(parents=True)
+    data = json.loads((SAMPLE_ENVS / "chronos" / "car-purchase-positive.json").read_text(encoding="utf-8"))
+    data["title"] = MARKUP_TITLE + ESCAPES
+    data["persona"] = MARKUP_PERSONA + ESCAPES
+    (folder / "markup-test.json").write_text(json.dumps(data), encoding="utf-8")
+    return root / "mine"
+
+
+async def test_environment_text_is_never_markup_nor_escapes(tmp_path: Path) -> None:
+    app = ProactiveApp(extra_envs=[markup_env_folder(tmp_path)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "chronos/markup-test" in leaf_ids(app)
+        await highlight(pilot, "chronos/markup-test")
+        node = app.screen.tree.cursor_node
+        assert node.label.plain == MARKUP_TITLE
+        text = shown_text(app.screen.preview)
+        assert MARKUP_TITLE in text and MARKUP_PERSONA in text
+        assert "\x1b" not in text and "\x07" not in text and "pwned" not in text
+        screenshot = app.export_screenshot()
+        assert "[bold]x[/]" in screenshot and "[@click=app.quit]" in screenshot
+        await pilot.press("enter")
+        await pilot.pause()
+        assert MARKUP_PERSONA in shown_text(app.screen)
+        # Clicking the persona line must not run the smuggled action.
+        persona = next(s for s in app.screen.query(Static) if MARKUP_PERSONA in s.visual.plain)
+        await pilot.click(persona, offset=(9, 0))
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, EnvironmentDetailScreen)
+
+
+async def test_environment_problems_are_one_notification(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    (bad / "chronos").mkdir(parents=True)
+    (bad / "chronos" / "broken.json").write_text("{not json", encoding="utf-8")
+    (bad / "chronos" / "empty.json").write_text("{}", encoding="utf-8")
+    app = ProactiveApp(extra_envs=[bad])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        notes = [n.message for n in app._notifications if "loading environments" in n.message]
+        assert len(notes) == 1
+        assert notes[0].startswith(f"{len(app.environments.problems)} problem(s) loading environments: first problem ")
+        assert "broken.json" in notes[0] and notes[0].endswith("run `proactive-tui envs validate`")
+        assert len(leaf_ids(app)) == len(load_default().environments)
+
+
+# -- help, start-up hooks -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["f1", "question_mark"])
+async def test_help_lists_the_bindings(key: str) -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press(key)
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = shown_text(app.screen)
+        for description in ("filter", "reference solution", "Clear the filter", "Open the highlighted", "list of keys", "Next theme", "Quit", "Command palette"):
+            assert description in text
+        assert "^t" in text and "f1, ?" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)
+
+
+async def test_ready_file_and_preload_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from proactive_tui.llm import gateway
+
+    called = threading.Event()
+    monkeypatch.setattr(gateway, "preload", called.set)
+    monkeypatch.delenv("PROACTIVE_TUI_NO_PRELOAD")
+    ready = tmp_path / "ready"
+    monkeypatch.setenv("PROACTIVE_TUI_READY_FILE", str(ready))
+    app = ProactiveApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert called.wait(5)
+        assert float(ready.read_text()) > 0
+
+
+async def test_no_preload_when_disabled(monkeypatch: pytest.MonkeyPatch) -> None:
+    from proactive_tui.llm import gateway
+
+    called = threading.Event()
+    monkeypatch.setattr(gateway, "preload", called.set)
+    app = ProactiveApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+    assert not called.is_set()
+
+
+def test_ui_app_import_leaves_model_layer_out() -> None:
+    code = (
+        "import sys, json, proactive_tui.ui.app; "
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'litellm', 'llama_cpp', 'openai'})))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+
+
+def test_run_app_builds_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from proactive_tui.cli import app_cmd
+
+    seen = {}
+
+    def fake_run(self, *args, **kwargs):
+        seen["extra"] = self.extra_envs
+
+    monkeypatch.setattr(ProactiveApp, "run", fake_run)
+    assert app_cmd.run_app(argparse.Namespace(envs=["somewhere"])) == 0
+    assert seen["extra"][0] == "somewhere"
+
+
+# -- snapshots ----------------------------------------------------------------------------------
+
+
+def test_snapshot_picker_120x40(snap_compare) -> None:
+    assert snap_compare(ProactiveApp(), terminal_size=(120, 40))
+
+
+def test_snapshot_picker_80x24(snap_compare) -> None:
+    assert snap_compare(ProactiveApp(), terminal_size=(80, 24))
+
+
+def test_snapshot_picker_filtered_hidden_reference_80x24(snap_compare) -> None:
+    assert snap_compare(ProactiveApp(), terminal_size=(80, 24), press=["slash", *"ticket", "enter", "r"])
+
+
+def test_snapshot_help(snap_compare) -> None:
+    assert snap_compare(ProactiveApp(), terminal_size=(80, 24), press=["f1"])
+
+
+def test_snapshot_detail(snap_compare) -> None:
+    assert snap_compare(ProactiveApp(), terminal_size=(80, 24), press=["enter"])
+
+
+@pytest.mark.parametrize("theme", BUILTIN_THEMES)
+def test_snapshot_theme(snap_compare, theme: str) -> None:
+    def apply(pilot) -> None:
+        pilot.app.theme = theme
+
+    assert snap_compare(ProactiveApp(), terminal_size=(100, 30), run_before=apply)
