@@ -62,19 +62,10 @@ class HeadlessRun:
         for role, model in (("agent", args.agent), ("user", None if human_user else args.user), ("judge", args.judge)):
             cli[role] = {"model": model, "api_base": args.api_base}
         roles = resolve_roles(config.roles, cli=cli)  # type: ignore[arg-type]
-        settings = {k: v for k, v in {
-            "max_turns": args.max_turns, "memory_turns": args.memory_turns, "agreeableness": args.agreeableness,
-            "seed": args.seed,
-        }.items() if v is not None}
-        settings["planning"] = not args.no_planning
-        settings["guide_with"] = "own_plan" if args.own_plan else "reference"
-        settings["live_judging"] = bool(args.live)
         seats = {"agent": "model", "user": "human" if human_user else "model", "judge": "model"}
         try:
+            settings = PRINTERS[env.family].settings_from_args(args)
             spec = SessionSpec(env_id=env.id, roles=roles, seats=seats, settings=settings)
-            from proactive_tui.engine.protocols.guidance import GuidanceSettings
-
-            GuidanceSettings(**settings)
         except Exception as exc:
             raise SetupError(f"invalid settings: {exc}") from None
         return cls(spec, env, args.out, args.quiet)

@@ -79,6 +79,11 @@ class EventPrinter:
         else:
             self.show_family(event)
 
+    @classmethod
+    def settings_from_args(cls, args: Any) -> dict[str, Any]:
+        """The family's protocol settings from `run`'s flags, validated (raise on bad values)."""
+        raise NotImplementedError
+
     def show_family(self, event: Any) -> None:
         """Family-specific events (plans, checks, proposals, timeline...)."""
 

@@ -14,6 +14,19 @@ DIMENSIONS = ("effectiveness", "personalization", "tone", "engagement", "natural
 
 
 class GuidancePrinter(EventPrinter):
+    @classmethod
+    def settings_from_args(cls, args: Any) -> dict[str, Any]:
+        from proactive_tui.engine.protocols.guidance import GuidanceSettings
+
+        settings = {k: v for k, v in {
+            "max_turns": args.max_turns, "memory_turns": args.memory_turns, "agreeableness": args.agreeableness,
+            "seed": args.seed,
+        }.items() if v is not None}
+        settings["planning"] = not args.no_planning
+        settings["guide_with"] = "own_plan" if args.own_plan else "reference"
+        settings["live_judging"] = bool(args.live)
+        return GuidanceSettings(**settings).model_dump()
+
     def show_family(self, event: Any) -> None:
         t = event.type
         if t == "plan_proposed":
