@@ -223,3 +223,30 @@ def test_engine_imports_no_ui() -> None:
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert proc.stdout.strip() == "[]", proc.stderr
+
+
+async def test_pause_and_step_gate_turns() -> None:
+    session = make_session(max_turns=3, planning=False)
+    session.pause()
+    seen = []
+    agent_turns_started = []
+
+    async def consume() -> None:
+        async for event in session.events():
+            seen.append(event)
+            if event.type == "message_started" and event.role == "agent":
+                agent_turns_started.append(event.turn)
+
+    task = asyncio.create_task(consume())
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert agent_turns_started == []  # paused before turn 1
+    session.step()
+    while not any(e.type == "turn_checked" for e in seen):
+        await asyncio.sleep(0.01)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert agent_turns_started == [1]  # one turn, then it holds again
+    session.play()
+    await task
+    assert agent_turns_started == [1, 2, 3] and fold(seen).termination.reason == "max_turns"

@@ -23,6 +23,10 @@ class SessionBase:
         self._task: asyncio.Task[None] | None = None
         self.score_on_stop = False
         self.ended = False
+        # Turn gate: auto-play runs freely; pause holds before the next turn; step lets one through.
+        self.auto = True
+        self._credits = 0
+        self._gate_changed = asyncio.Event()
 
     def emit(self, event: Any) -> Any:
         """Stamp and queue one event. Protocols call this; consumers read `events()`."""
@@ -67,6 +71,32 @@ class SessionBase:
                     await self._task
                 except BaseException:
                     pass
+
+    async def checkpoint(self) -> None:
+        """Protocols await this before starting a turn; it returns at once while auto-playing."""
+        while not self.auto and self._credits == 0:
+            self._gate_changed.clear()
+            await self._gate_changed.wait()
+        if not self.auto:
+            self._credits -= 1
+
+    def pause(self) -> None:
+        """Hold before the next turn (the turn under way finishes)."""
+        self.auto = False
+
+    def play(self) -> None:
+        self.auto = True
+        self._gate_changed.set()
+
+    def step(self) -> None:
+        """Let exactly one more turn start, then hold again."""
+        self.auto = False
+        self._credits += 1
+        self._gate_changed.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self.auto and self._credits == 0
 
     def stop(self, score: bool = False) -> None:
         """End the session as `cancelled`; with `score=True` the judge still scores the transcript."""

@@ -253,6 +253,7 @@ class GuidanceSession(SessionBase):
         max_turns = self.settings.max_turns
         speculate = self.seats.agent.info.kind != "human"
         turn = 1
+        await self.checkpoint()
         agent_task: asyncio.Task[MessageRecord] = asyncio.create_task(self._generate("agent", 1))
         self._background.append(agent_task)
         if self._plan_to_score is not None:
@@ -261,8 +262,10 @@ class GuidanceSession(SessionBase):
             self.agent_msgs[turn] = await agent_task
             self.user_msgs[turn] = await self._generate("user", turn)
             last = turn >= max_turns
-            if speculate and not last:
+            ahead = speculate and not last and not self.paused
+            if ahead:
                 # Created first so its request goes out before the judges': it is on the critical path.
+                await self.checkpoint()
                 agent_task = asyncio.create_task(self._generate("agent", turn + 1))
                 self._background.append(agent_task)
             check = asyncio.create_task(self._check_turn(turn))
@@ -276,10 +279,11 @@ class GuidanceSession(SessionBase):
             if self.settings.live_judging:
                 self._background.append(asyncio.create_task(self._score_guidance(live=True, turn=turn)))
             if await check:
-                if speculate:
+                if ahead:
                     await self._discard(agent_task, turn + 1)
                 return "target_reached"
-            if not speculate:
+            if not ahead:
+                await self.checkpoint()  # paused or stepping: the judges ran, now wait for the person
                 agent_task = asyncio.create_task(self._generate("agent", turn + 1))
                 self._background.append(agent_task)
             turn += 1
