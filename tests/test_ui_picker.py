@@ -137,7 +137,7 @@ async def test_r_hides_the_reference_target() -> None:
         assert "(hidden)" in text and target not in text
         assert "reference hidden" in app.screen.preview.border_title
         # the spoiler setting follows the cursor and into the detail modal
-        await pilot.press("enter")
+        await pilot.press("d")
         await pilot.pause()
         assert isinstance(app.screen, EnvironmentDetailScreen)
         assert target not in shown_text(app.screen)
@@ -146,13 +146,13 @@ async def test_r_hides_the_reference_target() -> None:
         assert target in shown_text(app.screen.preview)
 
 
-async def test_enter_opens_detail_modal_and_escape_closes() -> None:
+async def test_d_opens_detail_modal_and_escape_closes() -> None:
     env = load_default().get("proactivebench/coding_01")
     app = ProactiveApp()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await highlight(pilot, env.id)
-        await pilot.press("enter")
+        await pilot.press("d")
         await pilot.pause()
         assert isinstance(app.screen, EnvironmentDetailScreen)
         assert app.screen.env.id == env.id
@@ -188,7 +188,10 @@ async def test_first_click_highlights_second_click_opens() -> None:
         assert tree.cursor_node is target and isinstance(app.screen, PickerScreen)
         await pilot.click(tree, offset=offset)
         await pilot.pause()
-        assert isinstance(app.screen, EnvironmentDetailScreen)
+        from proactive_tui.ui.screens.setup import SetupScreen
+
+        # a ProactiveEval environment: opening it means setting up a session
+        assert target.data.family == "proactiveeval" and isinstance(app.screen, SetupScreen)
 
 
 async def test_title_bar_and_key_bar() -> None:
@@ -238,7 +241,7 @@ async def test_environment_text_is_never_markup_nor_escapes(tmp_path: Path) -> N
         assert "\x1b" not in text and "\x07" not in text and "pwned" not in text
         screenshot = app.export_screenshot()
         assert "[bold]x[/]" in screenshot and "[@click=app.quit]" in screenshot
-        await pilot.press("enter")
+        await pilot.press("d")
         await pilot.pause()
         assert MARKUP_PERSONA in shown_text(app.screen)
         # Clicking the persona line must not run the smuggled action.
@@ -354,7 +357,7 @@ def test_snapshot_help(snap_compare) -> None:
 
 
 def test_snapshot_detail(snap_compare) -> None:
-    assert snap_compare(ProactiveApp(), terminal_size=(80, 24), press=["enter"])
+    assert snap_compare(ProactiveApp(), terminal_size=(80, 24), press=["d"])
 
 
 @pytest.mark.parametrize("theme", BUILTIN_THEMES)

@@ -157,9 +157,81 @@ class ProactiveApp(App[None]):
         if self.start_session_hook is not None:
             self.start_session_hook(message.env)
             return
+        from proactive_tui.engine.factory import SESSION_BUILDERS
+
+        if message.env.family in SESSION_BUILDERS:
+            self.open_setup(message.env)
+            return
         from proactive_tui.ui.screens.detail import EnvironmentDetailScreen
 
+        self.notify(f"{message.env.family} sessions are not playable yet; showing the environment", timeout=4, markup=False)
         self.push_screen(EnvironmentDetailScreen(message.env, reveal_reference=message.reveal_reference))
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def open_setup(self, env: Any, spec: Any = None) -> None:
+        """Setup modal for `env`; on Start, the session screen."""
+        from proactive_tui.llm.settings import resolve_roles
+        from proactive_tui.ui.screens.setup import SetupScreen
+
+        roles = resolve_roles(self.config.roles)
+
+        def started(chosen: Any) -> None:
+            if chosen is not None:
+                self.start_session(env, chosen)
+
+        self.push_screen(SetupScreen(env, roles=roles, recent=self.config.recent_models, spec=spec), started)
+
+    def start_session(self, env: Any, spec: Any) -> None:
+        from proactive_tui.ui.screens.session import SessionScreen
+
+        self._remember_models(spec)
+        self.push_screen(SessionScreen(env, spec))
+
+    def _remember_models(self, spec: Any) -> None:
+        """Keep the models a person typed at the top of the setup suggestions (in the config)."""
+        used = [spec.roles.for_role(s).model for s, kind in spec.seats.items() if kind == "model"]
+        recent = list(dict.fromkeys(used + self.config.recent_models))[:12]
+        if recent == self.config.recent_models or not self.config_ok:
+            return
+        self.config.recent_models = recent
+        try:
+            config = load_config()
+            config.recent_models = recent
+            save_config(config)
+        except (ConfigError, OSError):
+            pass
+
+    def get_system_commands(self, screen: Screen):
+        """The palette: Textual's own commands plus what the current screen can do now."""
+        from textual.app import SystemCommand
+
+        yield from super().get_system_commands(screen)
+        from proactive_tui.ui.screens.session import SessionScreen
+
+        if isinstance(screen, SessionScreen):
+            for action, title, help_text in (
+                ("autoplay", "Session: auto-play", "Run turns without stopping"),
+                ("step", "Session: step one turn", "Run one more turn, then hold"),
+                ("pause", "Session: pause", "Hold before the next turn"),
+                ("stop", "Session: stop", "Stop now; partial text is kept"),
+                ("stop_and_score", "Session: stop and score", "Stop now and let the judge score what exists"),
+                ("restart", "Session: restart", "Start again with the same settings"),
+                ("copy_transcript", "Copy transcript", "Copy the whole transcript to the clipboard (OSC 52)"),
+                ("toggle_panel", "Toggle judge panels", "Show or hide the judge panels"),
+                ("show_errors", "Show errors", "Details of the errors so far"),
+            ):
+                if screen.check_action(action, ()):
+                    yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
+        yield SystemCommand("Screenshot to SVG", "Save the screen as an SVG file in the data folder", self.action_svg_screenshot)
+
+    def action_svg_screenshot(self) -> None:
+        from proactive_tui.paths import data_dir
+
+        folder = data_dir() / "screenshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = self.save_screenshot(path=str(folder))
+        self.notify(f"Saved {path}", timeout=6, markup=False)
 
     # -- themes -----------------------------------------------------------------------------
 

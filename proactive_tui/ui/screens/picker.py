@@ -42,6 +42,7 @@ class PickerScreen(Screen[None]):
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", tooltip="Type to filter by id, title or any word of the description"),
         Binding("r", "toggle_reference", "Reference", tooltip="Show or hide the reference solution (spoilers for players)"),
+        Binding("d", "details", "Details", tooltip="The highlighted environment in full, in a scrollable window"),
         Binding("escape", "clear_filter", "Clear filter", tooltip="Clear the filter and list everything"),
         Binding("down", "focus_tree", "To the list", show=False, tooltip="From the filter down to the list"),
     ]
@@ -125,9 +126,17 @@ class PickerScreen(Screen[None]):
         typing in the filter (the input takes those characters)."""
         if action == "clear_filter":
             return bool(self.query_text)
+        if action == "details":
+            return self.current is not None and not isinstance(self.focused, Input)
         if action in ("focus_filter", "toggle_reference"):
             return not isinstance(self.focused, Input)
         return True
+
+    def action_details(self) -> None:
+        from proactive_tui.ui.screens.detail import EnvironmentDetailScreen
+
+        if self.current is not None:
+            self.app.push_screen(EnvironmentDetailScreen(self.current, reveal_reference=self.reveal_reference))
 
     # -- preview ----------------------------------------------------------------------------
 

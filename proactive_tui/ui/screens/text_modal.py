@@ -1,0 +1,27 @@
+"""A scrollable modal of plain-text sections (error details, messages); Escape closes."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import ModalScreen
+
+from proactive_tui.ui.widgets.description_view import DescriptionView
+
+
+class TextModal(ModalScreen[None]):
+    BINDINGS = [Binding("escape", "dismiss", "Close")]
+
+    def __init__(self, title: str, sections: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.sections = sections
+
+    def compose(self) -> ComposeResult:
+        view = DescriptionView(self.sections, id="text-modal")
+        view.border_title = self.title_text
+        view.border_subtitle = "esc closes"
+        yield view
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)

@@ -1,0 +1,21 @@
+"""Builds the session behind the session screen, off the UI thread where it is slow.
+
+The model layer (litellm) is imported in a thread if the start-up preload has not finished, so
+the screen never freezes for the ~4 s import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from proactive_tui.engine.factory import SessionSpec, build_seats, build_session
+
+
+async def start_session(spec: SessionSpec, env: Any) -> tuple[Any, dict[str, Any]]:
+    from proactive_tui.llm import gateway as gateway_module
+
+    await asyncio.to_thread(gateway_module.litellm_module)
+    gateway = gateway_module.Gateway()
+    seats = build_seats(spec, gateway)
+    return build_session(spec, env, gateway, seats=seats), seats

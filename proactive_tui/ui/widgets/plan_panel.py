@@ -1,0 +1,50 @@
+"""Target planning: the agent's plan, its 1-10 score, which judge gave it, reasoning on demand."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Collapsible, Static
+
+from proactive_tui.textsafe import plain
+
+
+class PlanPanel(Vertical):
+    def compose(self) -> ComposeResult:
+        yield Static(Text("planning: waiting for the agent's plan", style="dim"), id="plan-body")
+        with Collapsible(title="judge reasoning", collapsed=True, id="plan-reasoning-box"):
+            yield Static(Text("-"), id="plan-reasoning")
+
+    def on_mount(self) -> None:
+        self.border_title = "Planning"
+        self.score: int | None = None
+        self.judge = ""
+        self.plan_text = Text("")
+
+    def show_plan(self, target: str, steps: list[str], model: str) -> None:
+        text = Text()
+        text.append("target ", style="bold")
+        text.append(plain(target) + "\n")
+        for i, step in enumerate(steps, 1):
+            text.append(f"{i}. {plain(step)}\n")
+        text.append(f"by {model}", style="dim")
+        self.plan_text = text
+        self._redraw()
+
+    def show_score(self, score: int, reasoning: str, judge: str) -> None:
+        self.score, self.judge = score, judge
+        self.query_one("#plan-reasoning", Static).update(Text(plain(reasoning)))
+        self._redraw()
+
+    def show_skipped(self, why: str) -> None:
+        self.plan_text = Text(plain(why), style="dim")
+        self._redraw()
+
+    def _redraw(self) -> None:
+        head = Text()
+        head.append("score ", style="bold")
+        head.append("-" if self.score is None else f"{self.score}/10", style="bold")
+        if self.judge:
+            head.append(f"  judge: {self.judge}", style="dim")
+        self.query_one("#plan-body", Static).update(Text.assemble(head, "\n", self.plan_text))

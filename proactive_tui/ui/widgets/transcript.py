@@ -1,0 +1,69 @@
+"""The scrolling transcript: messages, observations and system notes, following the bottom only
+while the person is at the bottom (scrolling up to read is never yanked back)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from proactive_tui.textsafe import plain
+from proactive_tui.ui.widgets.message_view import MessageView
+
+
+class Transcript(VerticalScroll):
+    can_focus = True
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.views: dict[str, MessageView] = {}
+
+    @property
+    def at_bottom(self) -> bool:
+        return self.scroll_y >= self.max_scroll_y - 1
+
+    def _follow(self, was_at_bottom: bool) -> None:
+        if was_at_bottom:
+            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+
+    def start_message(self, message_id: str, role: str, turn: int, speaker: str) -> MessageView:
+        follow = self.at_bottom
+        view = MessageView(message_id, role, turn, speaker)
+        self.views[message_id] = view
+        self.mount(view)
+        self._follow(follow)
+        return view
+
+    def append(self, message_id: str, text: str) -> None:
+        view = self.views.get(message_id)
+        if view is not None:
+            follow = self.at_bottom
+            view.append(text)
+            self._follow(follow)
+
+    def finish(self, message_id: str, role: str, turn: int, speaker: str, content: str, partial: bool) -> None:
+        view = self.views.get(message_id) or self.start_message(message_id, role, turn, speaker)
+        follow = self.at_bottom
+        view.finish(content, partial)
+        self._follow(follow)
+
+    def discard(self, message_id: str) -> None:
+        """A message prepared ahead that the dialogue no longer needs: struck through if any of
+        it was shown, removed if nothing was."""
+        view = self.views.get(message_id)
+        if view is None:
+            return
+        if view.body.strip():
+            view.discard()
+        else:
+            del self.views[message_id]
+            view.remove()
+
+    def note(self, text: str, kind: str = "system") -> None:
+        """A system note or observation, styled apart from dialogue."""
+        follow = self.at_bottom
+        self.mount(Static(Text(plain(text)), classes=f"note note-{kind}"))
+        self._follow(follow)
+
+    def plain_text(self) -> str:
+        return "\n\n".join(v.plain_text() for v in self.views.values() if v.state != "discarded")

@@ -1,0 +1,59 @@
+"""Shared pieces for the playground's pilot and snapshot tests."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from engine_helpers import scripted_agent, scripted_judge, scripted_user
+from proactive_tui.engine.factory import SessionSpec, build_session
+from proactive_tui.engine.participants import HumanParticipant, ScriptedParticipant
+from proactive_tui.llm.settings import ModelSettings, RoleSettings
+
+PE_ENV = "proactiveeval/persuasion/fair/0"
+
+
+def fake_spec(env_id: str, base_url: str, **settings: Any) -> SessionSpec:
+    ms = ModelSettings(model="openai/fake", api_base=base_url)
+    return SessionSpec(env_id=env_id, roles=RoleSettings(agent=ms, user=ms, judge=ms), settings=settings)
+
+
+def scripted_factory(reach_at: int | None = None, human: str | None = None, hold_agent_at: int | None = None,
+                     delay: float = 0.0):
+    """A session_factory seating scripted participants (deterministic screens)."""
+
+    async def factory(spec: SessionSpec, env: Any):
+        agent = scripted_agent(delay=delay)
+        if hold_agent_at is not None:
+            agent = HoldingParticipant(hold_agent_at)
+        seats = {"agent": agent, "user": scripted_user(delay=delay), "judge": scripted_judge(reach_at)}
+        if human:
+            seats[human] = HumanParticipant()
+        return build_session(spec, env, gateway=None, seats=seats), seats
+
+    return factory
+
+
+class HoldingParticipant(ScriptedParticipant):
+    """Streams a few words at turn `hold_at`, then waits forever: a frozen mid-stream screen."""
+
+    def __init__(self, hold_at: int) -> None:
+        super().__init__(lambda r: f"agent says turn {r.turn}", label="scripted-agent")
+        self.hold_at = hold_at
+        self.structured = lambda req, schema: __import__("engine_helpers").scripted_agent().structured(req, schema)
+
+    async def reply(self, request):
+        if request.turn != self.hold_at:
+            return await super().reply(request)
+        for k, word in enumerate("Have you thought about walking to the".split()):
+            request.on_delta(word if k == 0 else " " + word)
+        await asyncio.Event().wait()
+
+
+async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
+    waited = 0.0
+    while not predicate():
+        await pilot.pause(0.05)
+        waited += 0.05
+        if waited > timeout:
+            raise AssertionError("condition not reached in time")
