@@ -169,7 +169,7 @@ async def test_setup_warns_before_a_missing_key(monkeypatch: pytest.MonkeyPatch)
         app.push_screen(SetupScreen(env), chosen.append)
         await pilot.pause()
         setup = app.screen
-        assert "offline demo model" in str(setup.query_one("#key-agent").render())
+        assert "offline 135M demo model" in str(setup.query_one("#key-agent").render())
         setup.query_one("#model-judge", Input).value = "anthropic/claude-sonnet-4-5"
         await pilot.pause()
         assert "no key: set ANTHROPIC_API_KEY" in str(setup.query_one("#key-judge").render())

@@ -121,6 +121,10 @@ class SessionScreen(Screen[None]):
             f"{seat}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
             for seat, kind in self.spec.seats.items()
         )
+        if any(kind == "model" and self.spec.roles.for_role(seat).is_local for seat, kind in self.spec.seats.items()):
+            from proactive_tui.llm.local_model import LOCAL_MODEL_BLURB
+
+            self.transcript.note(f"local/smollm2 is {LOCAL_MODEL_BLURB}", kind="system")
         self.run_session()
 
     # -- the worker -------------------------------------------------------------------------

@@ -27,8 +27,8 @@ PRESET_MODELS = [
     DEFAULT_MODEL, "openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-4o", "anthropic/claude-sonnet-4-5",
     "anthropic/claude-haiku-4-5", "gemini/gemini-2.5-flash", "ollama/qwen2.5", "ollama/llama3.1",
 ]
-MODES = {"watch": "Watch: model vs model", "play_user": "Play the user", "play_agent": "Play the agent"}
-LOCAL_NOTE = "offline demo model (135M): replies and scores are not meaningful"
+MODES = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
+LOCAL_NOTE = "offline 135M demo model: scores not meaningful"
 
 
 def key_note(model: str, api_base: str | None) -> Text:
