@@ -240,3 +240,29 @@ def test_snapshot_session_mid_stream(snap_compare, no_clock) -> None:
 def test_snapshot_play_awaiting_input(snap_compare, no_clock) -> None:
     app, run_before = session_app({"planning": False}, human="user")
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+async def test_play_as_agent_plan_and_messages_go_through_the_engine() -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(PE_ENV)
+        spec = fake_spec(PE_ENV, "http://unused", max_turns=1)
+        spec.seats["agent"] = "human"
+        app.push_screen(SessionScreen(env, spec, scripted_factory(human="agent")))
+        await pilot.pause()
+        screen = app.screen
+        card = str(screen.query_one("#context-card").render())
+        assert "Your target" in card and env.item.target[:30] in card
+        box = screen.query_one(ComposeBox)
+        await wait_for(pilot, lambda: not box.disabled)  # the plan first
+        box.focus()
+        await pilot.press(*"Get Kenji walking", "ctrl+j", *"ask about steps", "ctrl+j", *"suggest the station walk", "enter")
+        await wait_for(pilot, lambda: screen.query_one(PlanPanel).score is not None)
+        assert "Get Kenji walking" in str(screen.query_one("#plan-body").render())
+        await wait_for(pilot, lambda: not box.disabled)  # then the opening message
+        await pilot.press(*"Kenji, fancy a walk to the station?", "enter")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        record = screen.builder.record
+        assert record.planning.target == "Get Kenji walking" and record.planning.sub_targets == ["ask about steps", "suggest the station walk"]
+        assert record.messages[0].content == "Kenji, fancy a walk to the station?" and record.human_seats == ["agent"]
+        assert record.turn_checks and record.guidance is not None
