@@ -266,3 +266,14 @@ async def test_play_as_agent_plan_and_messages_go_through_the_engine() -> None:
         assert record.planning.target == "Get Kenji walking" and record.planning.sub_targets == ["ask about steps", "suggest the station walk"]
         assert record.messages[0].content == "Kenji, fancy a walk to the station?" and record.human_seats == ["agent"]
         assert record.turn_checks and record.guidance is not None
+
+
+async def test_palette_starts_a_session_from_the_picker() -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"start a session")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))

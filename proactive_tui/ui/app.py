@@ -207,7 +207,13 @@ class ProactiveApp(App[None]):
         from textual.app import SystemCommand
 
         yield from super().get_system_commands(screen)
+        from proactive_tui.ui.screens.picker import PickerScreen
         from proactive_tui.ui.screens.session import SessionScreen
+
+        if isinstance(screen, PickerScreen) and screen.current is not None:
+            env = screen.current
+            yield SystemCommand(f"Start a session: {env.id}", "Set up a session on the highlighted environment",
+                                lambda: self.post_message(EnvironmentChosen(env, screen.reveal_reference)))
 
         if isinstance(screen, SessionScreen):
             for action, title, help_text in (

@@ -10,9 +10,9 @@ from textual.message import Message
 class EnvironmentChosen(Message):
     """A person pressed Enter on an environment in the picker.
 
-    Posted by the picker and handled by the app: today it opens the full description; once the
-    session screens exist they set `ProactiveApp.start_session_hook` and a session starts instead.
-    `reveal_reference` carries the picker's spoiler setting so what opens next honours it.
+    Posted by the picker (Enter, a second click, the palette) and handled by the app: session
+    setup for a playable family, the full description otherwise (`ProactiveApp.start_session_hook`
+    overrides both). `reveal_reference` carries the picker's spoiler setting.
     """
 
     def __init__(self, env: Any, reveal_reference: bool = True) -> None:
