@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 import sys
@@ -26,8 +27,13 @@ class SetupError(Exception):
 
 
 class HeadlessRun:
-    def __init__(self, spec: Any, env: Any, out: str | None, quiet: bool) -> None:
+    def __init__(self, spec: Any, env: Any, out: str | None, quiet: bool, store: bool = True,
+                 resume_from: Any = None) -> None:
         self.spec = spec
+        self.store = store
+        """Record the session in the session history (proactive_tui.store); `--no-store` turns it off."""
+        self.resume_from = resume_from
+        """A RunRecord whose complete turns the session continues from (`sessions resume`)."""
         self.env = env
         self.out = Path(out) if out else None
         self.quiet = quiet
@@ -68,12 +74,12 @@ class HeadlessRun:
             spec = SessionSpec(env_id=env.id, roles=roles, seats=seats, settings=settings)
         except Exception as exc:
             raise SetupError(f"invalid settings: {exc}") from None
-        return cls(spec, env, args.out, args.quiet)
+        return cls(spec, env, args.out, args.quiet, store=not getattr(args, "no_store", False))
 
     def _announce_models(self) -> None:
         from proactive_tui.llm.local_model import LOCAL_MODEL_BLURB
 
-        roles = self.spec.models_summary()
+        roles = {seat: info for seat, info in self.spec.models_summary().items() if seat in self.printer.SEATS}
         line = ", ".join(f"{seat}: {info['model']}" for seat, info in roles.items())
         self.err.print(Text(f"{self.env.id}  [{line}]", style="dim"))
         if any(info["model"].startswith("local/") for info in roles.values()):
@@ -85,7 +91,7 @@ class HeadlessRun:
         from proactive_tui.llm.gateway import Gateway
 
         self._announce_models()
-        session = build_session(self.spec, self.env, Gateway())
+        session = build_session(self.spec, self.env, Gateway(), resume_from=self.resume_from)
         builder = RunRecordBuilder()
         loop = asyncio.get_running_loop()
 
@@ -98,13 +104,17 @@ class HeadlessRun:
         except (NotImplementedError, RuntimeError):
             pass
         stdin_task: asyncio.Task[Any] | None = None
+        stream, store = self._event_stream(session)
         try:
-            async for event in session.events():
-                builder.apply(event)
-                if event.type == "awaiting_human":
-                    stdin_task = asyncio.create_task(self._read_human(session, event))
-                self.printer.show(event)
+            async with contextlib.aclosing(stream) as events:
+                async for event in events:
+                    builder.apply(event)
+                    if event.type == "awaiting_human":
+                        stdin_task = asyncio.create_task(self._read_human(session, event))
+                    self.printer.show(event)
         finally:
+            if store is not None:
+                store.close()
             if stdin_task and not stdin_task.done():
                 stdin_task.cancel()
             try:
@@ -114,6 +124,8 @@ class HeadlessRun:
         record = builder.record
         if record is not None:
             self.printer.summary(record)
+            if store is not None:
+                self.err.print(Text(f"saved as session {record.id} (proactive-tui sessions show {record.id})", style="dim"))
             if self.out:
                 self.out.parent.mkdir(parents=True, exist_ok=True)
                 self.out.write_text(record.model_dump_json(indent=2), encoding="utf-8")
@@ -122,6 +134,23 @@ class HeadlessRun:
             return 130
         reason = record.termination.reason if record and record.termination else "error"
         return 1 if reason == "error" else 0
+
+    def _event_stream(self, session: Any) -> tuple[Any, Any]:
+        """The session's events, recorded in the session store unless `--no-store` (a store that
+        cannot be opened costs a warning, never the run)."""
+        if not self.store:
+            return session.events(), None
+        from proactive_tui.store import StoreError, open_store, record_events
+
+        def warn(message: str) -> None:
+            self.err.print(Text(f"warning: {message}", style="yellow"))
+
+        try:
+            store = open_store()
+        except StoreError as exc:
+            warn(f"{exc}; this session will not be saved")
+            return session.events(), None
+        return record_events(store, self.spec, session, on_error=warn), store
 
     async def _read_human(self, session: Any, event: Any) -> None:
         human = session.seats.get(event.seat)

@@ -8,9 +8,13 @@ from typing import Callable
 
 from proactive_tui import __version__
 from proactive_tui.cli import envs_cmd, keys_cmd, locate_cmd, run_cmd
+from proactive_tui.cli import eval_cmd
 
 # Each command module exposes `add_parser(subparsers)` which sets `func` on its parsers.
 COMMAND_MODULES = [envs_cmd, keys_cmd, locate_cmd, run_cmd]
+COMMAND_MODULES.append(eval_cmd)
+from proactive_tui.cli import export_cmd, sessions_cmd  # noqa: E402
+COMMAND_MODULES += [sessions_cmd, export_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:

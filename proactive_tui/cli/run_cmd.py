@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-FAMILY_RUNNERS = ("proactiveeval",)
+FAMILY_RUNNERS = ("proactiveeval", "proactivebench", "chronos")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -27,7 +27,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--own-plan", action="store_true", help="guide with the agent's own plan instead of the reference")
     p.add_argument("--live", action="store_true", help="score the guidance after every turn too")
     p.add_argument("--seed", type=int)
+    bench = p.add_argument_group("proactivebench sessions (--user MODEL is the reward judge; --user human: accept/reject/skip on stdin)")
+    bench.add_argument("--retries", type=int, metavar="N", help="after a rejection the agent may answer the event again, up to N times (default 0)")
+    bench.add_argument("--candidates", type=int, choices=(1, 3), help="tasks proposed per event; with 3 an event counts as accepted if any one is")
+    bench.add_argument("--no-feedback", action="store_true", help="do not show the agent the user's earlier verdicts")
+    bench.add_argument("--max-events", type=int, metavar="N", help="stop after the first N events of the trace")
     p.add_argument("--out", metavar="FILE.json", help="write the run record here")
+    p.add_argument("--no-store", action="store_true", help="do not save this session in the session history")
     p.add_argument("--envs", action="append", default=[], metavar="PATH")
     p.add_argument("--quiet", action="store_true", help="print only the final scores")
     p.set_defaults(func=run)

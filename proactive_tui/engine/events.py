@@ -11,7 +11,10 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, Field, TypeAdapter
 
 from proactive_tui.engine.event_base import EventBase, Seat, SeatInfo, UsageInfo, now_iso  # noqa: F401
-Termination = Literal["target_reached", "max_turns", "user_stopped", "cancelled", "error"]
+from proactive_tui.engine.events_proposals import PROPOSAL_EVENTS
+from proactive_tui.engine.events_timeline import TIMELINE_EVENTS
+Termination = Literal["target_reached", "max_turns", "user_stopped", "cancelled", "error", "completed",
+                      "task_completed", "task_failed", "derailed", "timeline_exhausted"]
 
 
 class ChatMessage(BaseModel):
@@ -80,6 +83,8 @@ class SessionStarted(EventBase):
     models: dict[str, dict[str, Any]] = Field(default_factory=dict)
     prompt_version: str
     app_version: str
+    resumed_from: dict[str, Any] | None = None
+    """For a resumed session: {"session_id": the interrupted session, "turns": complete turns kept}."""
 
 
 class PhaseChanged(EventBase):
@@ -183,7 +188,7 @@ COMMON_EVENTS = (
     Retrying, UsageRecorded, ErrorRaised, SessionEnded,
 )
 GUIDANCE_EVENTS = (PlanProposed, PlanScored, TurnChecked, GuidanceScored)
-ALL_EVENTS = COMMON_EVENTS + GUIDANCE_EVENTS
+ALL_EVENTS = COMMON_EVENTS + GUIDANCE_EVENTS + PROPOSAL_EVENTS + TIMELINE_EVENTS
 
 Event = Annotated[Union[ALL_EVENTS], Field(discriminator="type")]  # type: ignore[valid-type]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

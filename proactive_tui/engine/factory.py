@@ -52,21 +52,49 @@ def build_seats(spec: SessionSpec, gateway: Any) -> dict[str, Participant]:
     return seats
 
 
-def _guidance(spec: SessionSpec, env: Any, seats: dict[str, Participant], session_id: str | None):
+def _guidance(spec: SessionSpec, env: Any, seats: dict[str, Participant], session_id: str | None,
+              resume_from: Any = None):
     from proactive_tui.engine.protocols.guidance import GuidanceSession, GuidanceSettings, Seats
 
     return GuidanceSession(env, Seats(**seats), GuidanceSettings(**spec.settings), session_id=session_id,
-                           models=spec.models_summary())
+                           models=spec.models_summary(), resume_from=resume_from)
+
+
+def _proposals(spec: SessionSpec, env: Any, seats: dict[str, Participant], session_id: str | None):
+    from proactive_tui.engine.protocols.proposals import ProposalSeats, ProposalSession, ProposalSettings
+
+    return ProposalSession(env, ProposalSeats(agent=seats["agent"], user=seats["user"]), ProposalSettings(**spec.settings),
+                           session_id=session_id, models=spec.models_summary())
 
 
 # family -> builder(spec, env, seats, session_id); each family's protocol registers one here.
 SESSION_BUILDERS: dict[str, Callable[..., Any]] = {"proactiveeval": _guidance}
+SESSION_BUILDERS["proactivebench"] = _proposals
+
+
+def _timeline(spec: SessionSpec, env: Any, seats: dict[str, Participant], session_id: str | None):
+    from proactive_tui.engine.protocols.timeline import build_timeline_session
+
+    return build_timeline_session(spec, env, seats, session_id)
+
+
+SESSION_BUILDERS["chronos"] = _timeline
 
 
 def build_session(spec: SessionSpec, env: Any, gateway: Any, seats: dict[str, Participant] | None = None,
-                  session_id: str | None = None):
-    """The engine session for `env`'s family, seated per the spec."""
+                  session_id: str | None = None, resume_from: Any = None):
+    """The engine session for `env`'s family, seated per the spec.
+
+    `resume_from` (a RunRecord) continues an interrupted session; only builders that take a
+    `resume_from` argument support it.
+    """
     builder = SESSION_BUILDERS.get(env.family)
     if builder is None:
         raise UnsupportedFamily(f"{env.family} sessions are not available yet (environment {env.id})")
-    return builder(spec, env, seats or build_seats(spec, gateway), session_id)
+    if resume_from is None:
+        return builder(spec, env, seats or build_seats(spec, gateway), session_id)
+    import inspect
+
+    if "resume_from" not in inspect.signature(builder).parameters:
+        raise UnsupportedFamily(f"{env.family} sessions cannot be resumed yet")
+    return builder(spec, env, seats or build_seats(spec, gateway), session_id, resume_from=resume_from)

@@ -44,6 +44,8 @@ class Reply:
     text: str
     model: str
     usage: UsageInfo = field(default_factory=UsageInfo)
+    asks: int = 1
+    """Replies a structured answer took (1 = valid at once; the gateway re-asks up to twice)."""
 
 
 async def _emit(callback: Callable[[str], Any] | None, text: str) -> None:
@@ -83,7 +85,7 @@ class LLMParticipant(Participant):
             self.settings, request.full_messages(), schema, on_retry=request.on_retry
         )
         c = result.completion
-        return result.value, Reply(text=c.text, model=c.model, usage=UsageInfo(**c.usage.model_dump()))
+        return result.value, Reply(text=c.text, model=c.model, usage=UsageInfo(**c.usage.model_dump()), asks=result.asks)
 
 
 class HumanParticipant(Participant):

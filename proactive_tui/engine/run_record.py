@@ -11,6 +11,8 @@ from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel, Field
 
+from proactive_tui.engine.proposals_record import ProposalsRecord, apply_proposal_event
+from proactive_tui.engine.timeline_record import TimelineRecord, apply_timeline_event
 from proactive_tui.engine.events import (
     ErrorRaised, GuidanceScore, GuidanceScored, MessageDiscarded, MessageDone, MessageRecord, PlanProposed,
     PlanScored, Retrying, SeatInfo, SessionEnded, SessionStarted, TurnCheck, TurnChecked, UsageInfo, UsageRecorded,
@@ -55,17 +57,24 @@ class RunRecord(BaseModel):
     turn_checks: list[TurnCheck] = Field(default_factory=list)
     guidance: GuidanceScore | None = None
     live_scores: list[GuidanceScore] = Field(default_factory=list)
+    proposals: ProposalsRecord | None = None
+    """ProactiveBench: every event's attempts and verdicts, confusion counts and the six metrics."""
+    timeline: TimelineRecord | None = None
+    """Chronos: observations, reminders, the oracle's verdict per turn, the session's verdict and accuracies."""
     errors: list[str] = Field(default_factory=list)
     termination: Termination | None = None
     totals: Totals = Field(default_factory=Totals)
     versions: dict[str, str] = Field(default_factory=dict)
     started_at: str = ""
     ended_at: str | None = None
+    resumed_from: dict[str, Any] | None = None
 
 
 # Family-specific reducers: family -> apply(record, event), called for events the common fold
 # does not handle. Each family's protocol registers one here (one line).
 FAMILY_REDUCERS: dict[str, Callable[["RunRecord", Any], None]] = {}
+FAMILY_REDUCERS["proactivebench"] = apply_proposal_event
+FAMILY_REDUCERS["chronos"] = apply_timeline_event
 
 
 class RunRecordBuilder:
@@ -89,6 +98,7 @@ class RunRecordBuilder:
                 mode=event.mode, human_seats=[s for s, info in event.seats.items() if info.kind == "human"],
                 seats=event.seats, models=event.models, settings=event.settings,
                 versions={"app": event.app_version, "prompts": event.prompt_version}, started_at=event.ts,
+                resumed_from=event.resumed_from,
             )
             return self.record
         rec = self.record

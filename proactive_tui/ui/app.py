@@ -157,14 +157,15 @@ class ProactiveApp(App[None]):
         if self.start_session_hook is not None:
             self.start_session_hook(message.env)
             return
-        from proactive_tui.engine.factory import SESSION_BUILDERS
-
-        if message.env.family in SESSION_BUILDERS:
+        if message.env.family == "proactiveeval":  # the family with session screens so far
             self.open_setup(message.env)
             return
         from proactive_tui.ui.screens.detail import EnvironmentDetailScreen
 
-        self.notify(f"{message.env.family} sessions are not playable yet; showing the environment", timeout=4, markup=False)
+        self.notify(
+            f"{message.env.family} sessions run headless for now: proactive-tui run {message.env.id}",
+            timeout=6, markup=False,
+        )
         self.push_screen(EnvironmentDetailScreen(message.env, reveal_reference=message.reveal_reference))
 
     # -- sessions ---------------------------------------------------------------------------

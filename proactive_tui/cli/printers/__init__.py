@@ -9,8 +9,12 @@ from typing import Any
 
 from proactive_tui.cli.printers.base import EventPrinter
 from proactive_tui.cli.printers.guidance import GuidancePrinter
+from proactive_tui.cli.printers.proposals import ProposalPrinter
+from proactive_tui.cli.printers.timeline import TimelinePrinter
 
 PRINTERS: dict[str, type[EventPrinter]] = {"proactiveeval": GuidancePrinter}
+PRINTERS["proactivebench"] = ProposalPrinter
+PRINTERS["chronos"] = TimelinePrinter
 
 
 def printer_for(family: str, **kwargs: Any) -> EventPrinter:

@@ -17,6 +17,9 @@ SPEAKER_STYLE = {"agent": "bold cyan", "user": "bold green", "judge": "bold mage
 
 
 class EventPrinter:
+    SEATS: tuple[str, ...] = ("agent", "user", "judge")
+    """The seats this family's sessions use (announced at the start of a run)."""
+
     def __init__(self, console: Console, err: Console, spec: Any, env: Any, quiet: bool = False) -> None:
         self.console = console
         self.err = err

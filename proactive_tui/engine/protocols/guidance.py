@@ -9,6 +9,11 @@ Overlap: after the user replies, the turn check (and the live score) run while t
 message is already being generated. If the check says the target was reached, that speculative
 message is cancelled and announced as MessageDiscarded, so judging costs no wall time on the
 critical path (agent + user calls).
+
+Resume: given the run record of an interrupted session (`resume_from`), the session keeps its
+plan and its complete turns, replays them as events (so every consumer and the new event log
+show them, and the new log folds to the whole dialogue), runs any turn check the interruption
+cut off, and continues the dialogue at the next turn.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from proactive_tui.engine.judging import (
     GuidanceJudgement, PlanDraft, PlanJudgement, TurnVerdict, parse_plan_text, probe_message,
 )
 from proactive_tui.engine.participants import Participant, ReplyRequest, UserStopped
+from proactive_tui.engine.run_record import RunRecord
 from proactive_tui.engine.session import SessionBase
 from proactive_tui.envs.proactiveeval import ProactiveEvalEnv
 from proactive_tui.llm.errors import ModelError
@@ -56,12 +62,23 @@ class Seats(BaseModel):
         return getattr(self, seat)
 
 
+def complete_turns(record: RunRecord) -> int:
+    """Turns 1..k of a run record where both the agent's and the user's message finished."""
+    done = {(m.role, m.turn) for m in record.messages if not m.partial}
+    k = 0
+    while ("agent", k + 1) in done and ("user", k + 1) in done:
+        k += 1
+    return k
+
+
 class GuidanceSession(SessionBase):
     family = "proactiveeval"
 
     def __init__(self, env: ProactiveEvalEnv, seats: Seats, settings: GuidanceSettings | None = None,
-                 session_id: str | None = None, models: dict[str, dict[str, Any]] | None = None) -> None:
+                 session_id: str | None = None, models: dict[str, dict[str, Any]] | None = None,
+                 resume_from: RunRecord | None = None) -> None:
         super().__init__(session_id)
+        self.resume_from = resume_from
         self.env = env
         self.seats = seats
         self.settings = settings or GuidanceSettings()
@@ -248,13 +265,68 @@ class GuidanceSession(SessionBase):
             return
         self.emit(GuidanceScored(score=GuidanceScore(**verdict.model_dump(), judge_model=judge_model, live=live, turn=turn)))
 
+    # -- resume -------------------------------------------------------------------------------
+
+    def _restore_plan(self, record: RunRecord) -> None:
+        """Keep the interrupted session's plan (and its score, or score it again later)."""
+        p = record.planning
+        if p.target is None:
+            return
+        self.emit(PhaseChanged(phase="planning"))
+        self.plan = PlanDraft(target=p.target, sub_targets=p.sub_targets)
+        self.emit(PlanProposed(plan=Plan(target=p.target, sub_targets=p.sub_targets, model=p.model or "")))
+        if p.score is not None:
+            self.emit(PlanScored(score=p.score, reasoning=p.reasoning or "", judge_model=p.judge_model or ""))
+        else:
+            self._plan_to_score = self.plan
+
+    def _replay_message(self, message: MessageRecord) -> None:
+        self.emit(MessageStarted(message_id=message.id, role=message.role, turn=message.turn, model=message.model))
+        self.emit(MessageDelta(message_id=message.id, text=message.content))
+        self.emit(MessageDone(message=message))
+
+    async def _restore_turns(self, record: RunRecord) -> tuple[int, bool]:
+        """Replay the complete turns; returns (turns kept, whether the target was already reached)."""
+        kept = complete_turns(record)
+        done = {(m.role, m.turn): m for m in record.messages if not m.partial}
+        checks = {c.turn: c for c in record.turn_checks if c.turn <= kept}
+        reached = False
+        for turn in range(1, kept + 1):
+            for role, msgs in (("agent", self.agent_msgs), ("user", self.user_msgs)):
+                msgs[turn] = done[(role, turn)]
+                self._replay_message(msgs[turn])
+            if turn in checks:
+                self.covered |= set(checks[turn].covered_sub_targets)
+                self.emit(TurnChecked(check=checks[turn]))
+                reached = reached or bool(checks[turn].target_reached)
+        for score in record.live_scores:
+            if score.turn <= kept:
+                self.emit(GuidanceScored(score=score))
+        for turn in range(1, kept + 1):  # checks the interruption cut off
+            if turn not in checks and not reached:
+                reached = await self._check_turn(turn)
+        return kept, reached
+
     async def _dialogue(self) -> str:
         self.emit(PhaseChanged(phase="dialogue"))
         max_turns = self.settings.max_turns
         speculate = self.seats.agent.info.kind != "human"
         turn = 1
+        if self.resume_from is not None:
+            if self._plan_to_score is not None:  # the interrupted session's plan was never scored
+                self._background.append(asyncio.create_task(self._score_plan(self._plan_to_score)))
+                self._plan_to_score = None
+            kept, reached = await self._restore_turns(self.resume_from)
+            if reached:
+                return "target_reached"
+            if kept >= max_turns:
+                self.emit(PhaseChanged(phase="scoring"))
+                self._final_score = asyncio.create_task(self._score_guidance(live=False, turn=kept))
+                self._background.append(self._final_score)
+                return "max_turns"
+            turn = kept + 1
         await self.checkpoint()
-        agent_task: asyncio.Task[MessageRecord] = asyncio.create_task(self._generate("agent", 1))
+        agent_task: asyncio.Task[MessageRecord] = asyncio.create_task(self._generate("agent", turn))
         self._background.append(agent_task)
         if self._plan_to_score is not None:
             self._background.append(asyncio.create_task(self._score_plan(self._plan_to_score)))
@@ -318,10 +390,14 @@ class GuidanceSession(SessionBase):
             seats={s: self.seats.get(s).info for s in ("agent", "user", "judge")},
             settings=self.settings.model_dump(), models=self.models,
             prompt_version=prompts.PROMPT_VERSION, app_version=__version__,
+            resumed_from=None if self.resume_from is None else {
+                "session_id": self.resume_from.id, "turns": complete_turns(self.resume_from)},
         ))
         reason, detail, score = "error", "", True
         try:
-            if self.settings.planning:
+            if self.resume_from is not None:
+                self._restore_plan(self.resume_from)
+            if self.settings.planning and self.plan is None:
                 await self._planning()
             reason = await self._dialogue()
             await self._finish_background(cancel=False)

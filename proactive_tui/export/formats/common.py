@@ -1,0 +1,140 @@
+"""What every export format shares: key scrubbing, the header facts, file naming.
+
+Exports leave the machine (a dataset, a shared demo), so every format starts from `scrub(record)`:
+every string in the record passes through the key redactor, which masks the values of the
+provider key variables set in this process and anything key-shaped. Run records never hold keys
+in the first place (keys are read from the keyring or environment at call time); this is the
+second line.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+from proactive_tui.engine.run_record import RunRecord
+
+SEATS = ("agent", "user", "judge")
+
+
+def _scrub_value(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [_scrub_value(v, redact) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub_value(v, redact) for k, v in value.items()}
+    return value
+
+
+def scrub(record: RunRecord) -> RunRecord:
+    """The record with every string passed through the key redactor."""
+    from proactive_tui.llm.redact import redact
+
+    return RunRecord.model_validate(_scrub_value(record.model_dump(mode="json"), redact))
+
+
+def sort_records(records: list[RunRecord]) -> list[RunRecord]:
+    return sorted(records, key=lambda r: (r.started_at, r.id))
+
+
+def write_documents(records: list[RunRecord], out: Path, ext: str, render: Callable[[RunRecord], str]) -> list[Path]:
+    """One document per record: `out` is the file for a single record named `*.<ext>`,
+    otherwise a folder that receives `<session id>.<ext>` for each record."""
+    out = Path(out)
+    records = sort_records(records)
+    if len(records) == 1 and out.suffix and not out.is_dir():
+        targets = [(records[0], out)]
+    else:
+        targets = [(r, out / f"{r.id}.{ext}") for r in records]
+    written = []
+    for record, path in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(scrub(record)), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def when(ts: str | None) -> str:
+    """An ISO timestamp as `2025-01-02 03:04:05 UTC` (the session's own clock, for headers)."""
+    if not ts:
+        return "-"
+    try:
+        dt = datetime.fromisoformat(ts)
+    except ValueError:
+        return ts
+    zone = dt.strftime("%Z") or ""
+    return dt.strftime("%Y-%m-%d %H:%M:%S") + (f" {zone}" if zone else "")
+
+
+def seat_text(record: RunRecord, seat: str) -> str:
+    """Who sat in a seat: the model (and its temperature), or that a person did."""
+    info = record.seats.get(seat)
+    if info is not None and info.kind == "human":
+        return "a person (human seat)"
+    summary = record.models.get(seat) or {}
+    model = summary.get("model") or (info.label if info else "-")
+    extras = []
+    if summary.get("temperature") is not None:
+        extras.append(f"temperature {summary['temperature']:g}")
+    if info is not None and info.kind == "scripted":
+        extras.append("scripted")
+    return model + (f" ({', '.join(extras)})" if extras else "")
+
+
+def settings_text(settings: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(settings.items()) if v is not None) or "-"
+
+
+def header_facts(record: RunRecord) -> list[tuple[str, str]]:
+    """The header every readable format shows: environment, models, settings, human seats, outcome."""
+    facts = [
+        ("Session", record.id + (f" (resumed from {record.resumed_from.get('session_id')} after "
+                                 f"{record.resumed_from.get('turns')} turns)" if record.resumed_from else "")),
+        ("Environment", record.env_id),
+        ("Title", str(record.environment.get("title", "")) or "-"),
+        ("Date", when(record.started_at)),
+        ("Mode", record.mode),
+        ("Human seats", ", ".join(record.human_seats) or "none"),
+    ]
+    facts += [(seat.capitalize(), seat_text(record, seat)) for seat in SEATS if seat in record.seats]
+    facts.append(("Settings", settings_text(record.settings)))
+    ended = record.termination.reason + (f" ({record.termination.detail})" if record.termination.detail else "") \
+        if record.termination else "did not end (interrupted)"
+    facts.append(("Ended", ended))
+    t = record.totals
+    usage = f"{t.total_tokens} tokens"
+    if t.cost is not None:
+        usage += f", ${t.cost:.4f}"
+    if t.wall_time_s is not None:
+        usage += f", {t.wall_time_s:g} s"
+    facts.append(("Usage", usage))
+    facts.append(("Versions", ", ".join(f"{k} {v}" for k, v in sorted(record.versions.items())) or "-"))
+    return facts
+
+
+def env_item(record: RunRecord) -> dict[str, Any]:
+    """The ProactiveEval item as the session saw it (empty for other families)."""
+    item = record.environment.get("item")
+    return item if isinstance(item, dict) else {}
+
+
+DIMENSIONS = ("effectiveness", "personalization", "tone", "engagement", "naturalness")
+
+
+def score_rows(record: RunRecord) -> list[tuple[str, str]]:
+    """(what, score) rows for the score table."""
+    rows: list[tuple[str, str]] = []
+    if record.planning.score is not None:
+        rows.append(("Plan", f"{record.planning.score}/10"))
+    g = record.guidance
+    if g is not None:
+        rows += [(d.capitalize(), f"{getattr(g, d)}/10") for d in DIMENSIONS]
+        rows.append(("Overall", f"{g.overall}/10"))
+    return rows
+
+
+def ordered_messages(record: RunRecord) -> list[Any]:
+    order = {"agent": 0, "user": 1}
+    return sorted(record.messages, key=lambda m: (m.turn, order.get(m.role, 2)))

@@ -1,0 +1,28 @@
+"""`svg`: the session drawn as a terminal screenshot, for a README, slides or a chat message.
+
+Rendered by Rich's console export (`Console(record=True)` ... `export_svg`) from the same view as
+`sessions show`; model text goes in as Rich `Text`, escaped for XML by Rich.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from proactive_tui.export.formats.common import write_documents
+from proactive_tui.export.registry import Exporter, register
+
+
+def render(record: Any) -> str:
+    from proactive_tui.export.rich_view import recording_console, transcript
+
+    console = recording_console()
+    console.print(transcript(record))
+    return console.export_svg(title=f"proactive-tui · {record.env_id}", unique_id=f"session-{record.id}")
+
+
+def write(records: list[Any], out: Path) -> list[Path]:
+    return write_documents(records, out, "svg", render)
+
+
+EXPORTER = register(Exporter(name="svg", description="a terminal-style picture of the session (.svg)", write=write))

@@ -1,0 +1,350 @@
+"""The session database: one SQLite file, a sessions table and an append-only events table.
+
+Why SQLite in WAL mode: every engine event is committed in its own transaction as it is emitted,
+readers (the history screen, `sessions list`) never block the writer, and several processes (the
+playground and a headless `run`) can share the file.
+
+Durability, measured and chosen (see benchmarks/store.py):
+
+- `synchronous=NORMAL` (the default here): a committed event survives the process being killed at
+  any point (kill -9, a crash, Ctrl-C), because in WAL mode a commit has reached the operating
+  system before `append` returns. On power loss or a kernel crash the last events committed
+  since the WAL was last synced (at most since the previous checkpoint) may be lost; the database
+  itself stays consistent (it rolls back to an earlier complete state, never a torn one).
+- `synchronous=FULL` (`PROACTIVE_TUI_STORE_SYNC=FULL`, or `Store(path, synchronous="FULL")`)
+  also fsyncs the WAL on every commit, so committed events survive power loss too. It costs an
+  fsync per event. Measured on the development machines (benchmarks/store.py): NORMAL appends
+  19-37k events/s and a recorded session at 50 ms model latency runs at 0.97-1.02x the time of an
+  unrecorded one; FULL appends 2-6k events/s and ran at 1.01-1.22x, depending on how busy the
+  disk was. So NORMAL is the default: losing the last moments of a session to a power cut is
+  acceptable for a playground, stalling the session on a slow disk is not.
+
+Schema changes go through numbered migrations (`PRAGMA user_version`). Opening a database that a
+newer version wrote, or a file that is not a session database, raises StoreError with a plain
+message and leaves the file untouched; before a migration a copy of the old file is kept beside
+it. Nothing here ever deletes data except `delete_session`, which a person asks for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from pydantic import BaseModel
+
+DB_FILENAME = "sessions.db"
+APPLICATION_ID = 0x50544931  # "PTI1": marks the file as a proactive-tui session database
+SYNC_MODES = ("NORMAL", "FULL")
+
+# Each entry upgrades the schema from version i to i + 1 (index 0 creates version 1). Add new
+# steps at the end; never edit one that has shipped.
+MIGRATIONS: list[list[str]] = [
+    [  # v1: sessions and their append-only event log
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            env_id TEXT NOT NULL,
+            family TEXT NOT NULL,
+            seats TEXT NOT NULL DEFAULT '{}',
+            models TEXT NOT NULL DEFAULT '{}',
+            settings TEXT NOT NULL DEFAULT '{}',
+            status TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            title TEXT NOT NULL DEFAULT ''
+        )""",
+        """CREATE TABLE events (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            ts TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX sessions_env ON sessions(env_id)",
+    ],
+    [  # v2: what resume needs (the session spec, the recording process) and cached headline scores
+        "ALTER TABLE sessions ADD COLUMN spec TEXT",
+        "ALTER TABLE sessions ADD COLUMN summary TEXT",
+        "ALTER TABLE sessions ADD COLUMN pid INTEGER",
+        "ALTER TABLE sessions ADD COLUMN resumed_from TEXT",
+        "CREATE INDEX sessions_created ON sessions(created_at)",
+    ],
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(Exception):
+    """A problem with the session database, worded for the person reading it (no traceback)."""
+
+
+class SessionRow(BaseModel):
+    """One row of the sessions table, JSON columns decoded."""
+
+    id: str
+    env_id: str
+    family: str
+    seats: dict[str, Any] = {}
+    models: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
+    status: str = "running"
+    created_at: str = ""
+    updated_at: str = ""
+    title: str = ""
+    spec: dict[str, Any] | None = None
+    summary: dict[str, Any] | None = None
+    pid: int | None = None
+    resumed_from: str | None = None
+
+
+_JSON_COLUMNS = ("seats", "models", "settings", "spec", "summary")
+_COLUMNS = tuple(SessionRow.model_fields)
+
+
+def default_path() -> Path:
+    from proactive_tui.paths import data_dir
+
+    return data_dir() / DB_FILENAME
+
+
+def _plain(exc: BaseException) -> str:
+    return str(exc).strip() or type(exc).__name__
+
+
+class Store:
+    """A connection to the session database. Cheap to open; safe to share between threads."""
+
+    def __init__(self, path: Path | str | None = None, synchronous: str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        mode = (synchronous or os.environ.get("PROACTIVE_TUI_STORE_SYNC") or "NORMAL").upper()
+        if mode not in SYNC_MODES:
+            raise StoreError(f"unknown synchronous mode {mode!r}; use NORMAL or FULL")
+        self.synchronous = mode
+        self._lock = threading.RLock()
+        self._conn = self._connect()
+
+    # -- opening --------------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        where = self.path
+        try:
+            where.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the data folder {where.parent}: {_plain(exc)}") from None
+        try:
+            conn = sqlite3.connect(where, isolation_level=None, check_same_thread=False, timeout=5.0)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the session database {where}: {_plain(exc)}") from None
+        try:
+            self._check_file(conn)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self.synchronous}")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._migrate(conn)
+        except StoreError:
+            conn.close()
+            raise
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(
+                f"{where} is not a readable session database ({_plain(exc)}). It was left as it is; "
+                "move it aside (or set PROACTIVE_TUI_DATA) to start a fresh one."
+            ) from None
+        return conn
+
+    def _check_file(self, conn: sqlite3.Connection) -> None:
+        """Refuse files this version must not touch: another program's database or a newer schema."""
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables and version == 0):
+            raise StoreError(
+                f"{self.path} is an SQLite database but not a proactive-tui session database. "
+                "It was left as it is; move it aside (or set PROACTIVE_TUI_DATA) to start a fresh one."
+            )
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the session database {self.path} was written by a newer proactive-tui (schema v{version}; "
+                f"this version reads up to v{SCHEMA_VERSION}). Upgrade proactive-tui to open it; the file "
+                "was left as it is."
+            )
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        if version > 0:
+            self._backup(conn, version)
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                for statement in MIGRATIONS[target - 1]:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version={target}")
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise StoreError(
+                    f"could not upgrade the session database {self.path} to schema v{target}: {_plain(exc)}. "
+                    "Nothing was changed."
+                ) from None
+
+    def _backup(self, conn: sqlite3.Connection, version: int) -> None:
+        """Keep a copy of the database as it was before a migration (never overwrite an older copy)."""
+        target = self.path.with_name(f"{self.path.stem}.v{version}.backup{self.path.suffix}")
+        if target.exists():
+            return
+        try:
+            with sqlite3.connect(target) as copy:
+                conn.backup(copy)
+            copy.close()
+        except sqlite3.Error as exc:
+            raise StoreError(f"could not back up {self.path} before upgrading it: {_plain(exc)}") from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @contextmanager
+    def _guard(self, action: str) -> Iterator[sqlite3.Connection]:
+        """Run one database action; turn SQLite's errors into plain StoreErrors."""
+        with self._lock:
+            try:
+                yield self._conn
+            except sqlite3.Error as exc:
+                try:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                raise StoreError(f"session database {self.path}: could not {action}: {_plain(exc)}") from None
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def create_session(self, row: SessionRow) -> None:
+        values = _encode(row)
+        with self._guard("record a new session") as conn:
+            conn.execute(
+                f"INSERT INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})",
+                [values[c] for c in _COLUMNS],
+            )
+
+    def append(self, session_id: str, seq: int, type_: str, payload: str, ts: str) -> None:
+        """Append one event; it is committed (its own transaction) when this returns."""
+        with self._guard("save an event") as conn:
+            conn.execute("INSERT INTO events (session_id, seq, type, payload, ts) VALUES (?, ?, ?, ?, ?)",
+                         (session_id, seq, type_, payload, ts))
+
+    def append_event(self, session_id: str, event: Any) -> None:
+        self.append(session_id, event.seq, event.type, event.model_dump_json(), event.ts)
+
+    def update_session(self, session_id: str, updated_at: str, **fields: Any) -> None:
+        """Set columns of one session (status, summary, title...) and its `updated_at`."""
+        unknown = set(fields) - set(_COLUMNS)
+        if unknown:
+            raise ValueError(f"unknown session columns: {sorted(unknown)}")
+        values = {k: (json.dumps(v) if k in _JSON_COLUMNS and v is not None else v) for k, v in fields.items()}
+        values["updated_at"] = updated_at
+        with self._guard("update a session") as conn:
+            conn.execute(f"UPDATE sessions SET {', '.join(f'{k} = ?' for k in values)} WHERE id = ?",
+                         [*values.values(), session_id])
+
+    def delete_session(self, session_id: str) -> bool:
+        with self._guard("delete a session") as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+            gone = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
+            conn.execute("COMMIT")
+        return bool(gone)
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def session(self, session_id: str) -> SessionRow | None:
+        with self._guard("read a session") as conn:
+            row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return _decode(row) if row else None
+
+    def sessions(self, env_id: str | None = None, family: str | None = None, limit: int | None = None) -> list[SessionRow]:
+        """Newest first. `env_id` matches an id or an id prefix (`proactiveeval/persuasion`)."""
+        where, params = [], []
+        if env_id:
+            where.append("(env_id = ? OR env_id LIKE ? ESCAPE '\\')")
+            params += [env_id, _like_prefix(env_id.rstrip("/") + "/")]
+        if family:
+            where.append("family = ?")
+            params.append(family)
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM sessions"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY created_at DESC, id DESC"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        with self._guard("list sessions") as conn:
+            rows = conn.execute(sql, params).fetchall()
+        return [_decode(r) for r in rows]
+
+    def ids_with_prefix(self, prefix: str) -> list[str]:
+        with self._guard("look up a session") as conn:
+            rows = conn.execute("SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id",
+                                (_like_prefix(prefix),)).fetchall()
+        return [r[0] for r in rows]
+
+    def event_rows(self, session_id: str) -> list[tuple[int, str, str, str]]:
+        """(seq, type, payload JSON, ts) in order."""
+        with self._guard("read a session's events") as conn:
+            return conn.execute("SELECT seq, type, payload, ts FROM events WHERE session_id = ? ORDER BY seq",
+                                (session_id,)).fetchall()
+
+    def last_event_ts(self, session_id: str) -> str | None:
+        with self._guard("read a session's events") as conn:
+            row = conn.execute("SELECT ts FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
+                               (session_id,)).fetchone()
+        return row[0] if row else None
+
+    def integrity_check(self) -> str:
+        with self._guard("check the database") as conn:
+            return conn.execute("PRAGMA integrity_check").fetchone()[0]
+
+    def schema_version(self) -> int:
+        with self._guard("read the schema version") as conn:
+            return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _like_prefix(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _encode(row: SessionRow) -> dict[str, Any]:
+    data = row.model_dump()
+    for col in _JSON_COLUMNS:
+        if data[col] is not None:
+            data[col] = json.dumps(data[col])
+    return data
+
+
+def _decode(row: tuple[Any, ...]) -> SessionRow:
+    data = dict(zip(_COLUMNS, row))
+    for col in _JSON_COLUMNS:
+        raw = data[col]
+        try:
+            data[col] = json.loads(raw) if raw else ({} if col in ("seats", "models", "settings") else None)
+        except ValueError:
+            data[col] = {} if col in ("seats", "models", "settings") else None
+    return SessionRow.model_validate(data)
+
+
+def open_store(path: Path | str | None = None) -> Store:
+    """The user's session database (`PROACTIVE_TUI_DATA` moves it), created on first use."""
+    return Store(path)

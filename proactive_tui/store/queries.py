@@ -1,0 +1,257 @@
+"""Reading the session database: history listings, event logs, run records, resume and delete.
+
+Everything a view of past sessions needs (the TUI history screen, `proactive-tui sessions`,
+export) goes through these functions, so they agree: a run record is always folded from the
+event log by the engine's own reducer (`run_record.fold`), never stored separately.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from proactive_tui.engine.events import parse_event
+from proactive_tui.engine.run_record import RunRecord, fold
+from proactive_tui.store.db import SessionRow, Store, StoreError
+
+STATUSES = ("running", "finished", "cancelled", "error", "interrupted")
+
+
+def status_for(reason: str) -> str:
+    """The sessions-table status for a SessionEnded reason."""
+    return {"cancelled": "cancelled", "error": "error"}.get(reason, "finished")
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def effective_status(row: SessionRow) -> str:
+    """`running` only while the recording process lives; a session whose process died is `interrupted`."""
+    if row.status == "running" and not _alive(row.pid):
+        return "interrupted"
+    return row.status
+
+
+# -- headline scores ------------------------------------------------------------------------------
+
+
+def complete_turns(record: RunRecord) -> int:
+    """Turns 1..k where both the agent's and the user's message finished (the ones a resume keeps)."""
+    from proactive_tui.engine.protocols.guidance import complete_turns as guidance_turns
+
+    return guidance_turns(record)
+
+
+def _guidance_headline(record: RunRecord) -> dict[str, Any]:
+    return {"turns": complete_turns(record), "overall": record.guidance.overall if record.guidance else None,
+            "plan": record.planning.score}
+
+
+def _generic_headline(record: RunRecord) -> dict[str, Any]:
+    return {"messages": len([m for m in record.messages if not m.partial])}
+
+
+def _proposals_headline(record: RunRecord) -> dict[str, Any]:
+    section = record.proposals
+    if section is None:
+        return _generic_headline(record)
+    f1 = section.metrics.f1
+    c = section.confusion
+    return {"events": c.tp + c.fp + c.tn + c.fn, "f1": None if f1 is None else f"{100 * f1:.1f}%"}
+
+
+def _timeline_headline(record: RunRecord) -> dict[str, Any]:
+    from proactive_tui.engine.timeline_record import timeline_headline
+
+    return timeline_headline(record)
+
+
+# family -> the few numbers a history row shows. Families add theirs (one line).
+HEADLINES: dict[str, Callable[[RunRecord], dict[str, Any]]] = {
+    "proactiveeval": _guidance_headline,
+    "proactivebench": _proposals_headline,
+    "chronos": _timeline_headline,
+}
+
+
+def headline(record: RunRecord) -> dict[str, Any]:
+    values = HEADLINES.get(record.family, _generic_headline)(record)
+    values["ended"] = record.termination.reason if record.termination else None
+    return values
+
+
+# -- listing ------------------------------------------------------------------------------------
+
+
+class SessionSummary(BaseModel):
+    """One history row: enough to list, filter and pick a session without reading its events."""
+
+    id: str
+    env_id: str
+    family: str
+    title: str
+    status: str
+    created_at: str
+    updated_at: str
+    models: dict[str, str]
+    """seat -> model (or "person")."""
+    human_seats: list[str]
+    headline: dict[str, Any]
+    resumed_from: str | None = None
+
+
+def summarise(store: Store, row: SessionRow) -> SessionSummary:
+    summary = row.summary
+    updated = row.updated_at
+    if summary is None:  # still running, or the process died: fold what was committed
+        try:
+            summary = headline(load_record(store, row.id))
+        except StoreError:
+            summary = {}
+        updated = store.last_event_ts(row.id) or updated
+    return SessionSummary(
+        id=row.id, env_id=row.env_id, family=row.family, title=row.title, status=effective_status(row),
+        created_at=row.created_at, updated_at=updated,
+        models={seat: str(info.get("model", "")) for seat, info in row.models.items() if isinstance(info, dict)},
+        human_seats=[seat for seat, info in row.seats.items() if isinstance(info, dict) and info.get("kind") == "human"],
+        headline=summary, resumed_from=row.resumed_from,
+    )
+
+
+def list_sessions(store: Store, env_id: str | None = None, family: str | None = None,
+                  limit: int | None = None) -> list[SessionSummary]:
+    """Newest first, with headline scores."""
+    return [summarise(store, row) for row in store.sessions(env_id=env_id, family=family, limit=limit)]
+
+
+def resolve_id(store: Store, text: str) -> str:
+    """A full session id, from the id or a unique prefix of it (as `git` does with hashes)."""
+    text = text.strip()
+    if not text:
+        raise StoreError("no session id given")
+    if store.session(text) is not None:
+        return text
+    matches = store.ids_with_prefix(text)
+    if not matches:
+        raise StoreError(f"no session with id {text!r} (see `proactive-tui sessions list`)")
+    if len(matches) > 1:
+        raise StoreError(f"{text!r} matches {len(matches)} sessions ({', '.join(matches[:5])}...); give more of the id")
+    return matches[0]
+
+
+def session_row(store: Store, session_id: str) -> SessionRow:
+    row = store.session(session_id)
+    if row is None:
+        raise StoreError(f"no session with id {session_id!r} (see `proactive-tui sessions list`)")
+    return row
+
+
+# -- events and records -------------------------------------------------------------------------
+
+
+def load_events(store: Store, session_id: str) -> list[Any]:
+    """The session's events in order. An event this version cannot read (a family added later) is skipped."""
+    events = []
+    for _seq, _type, payload, _ts in store.event_rows(session_id):
+        try:
+            events.append(parse_event(payload))
+        except (ValidationError, ValueError):
+            continue
+    return events
+
+
+def load_record(store: Store, session_id: str) -> RunRecord:
+    """The run record folded from the committed events (partial for a session that did not end)."""
+    try:
+        return fold(load_events(store, session_id))
+    except ValueError:
+        raise StoreError(f"session {session_id} has no recorded start: nothing to show") from None
+
+
+def delete_session(store: Store, session_id: str) -> None:
+    row = session_row(store, session_id)
+    if effective_status(row) == "running" and row.pid != os.getpid():
+        raise StoreError(f"session {session_id} is still running (process {row.pid}); stop it first")
+    store.delete_session(session_id)
+
+
+# -- resume -------------------------------------------------------------------------------------
+
+
+class ResumePlan(BaseModel):
+    """What resuming a session needs: its settings, its environment and what was recorded."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    session_id: str
+    spec: Any
+    """proactive_tui.engine.factory.SessionSpec: the original seats, models and protocol settings."""
+    env: Any
+    record: RunRecord
+    turns: int
+    """Complete turns that the resumed session keeps."""
+
+
+def spec_from_record(record: RunRecord) -> Any:
+    """A SessionSpec rebuilt from a run record, for sessions recorded without one."""
+    from proactive_tui.engine.factory import SessionSpec
+    from proactive_tui.llm.settings import ROLES, ModelSettings, RoleSettings
+
+    roles = {}
+    for role in ROLES:
+        info = record.models.get(role) or {}
+        values = {k: info[k] for k in ("model", "api_base", "temperature", "max_tokens") if info.get(k) is not None}
+        if values.get("model") == "person":
+            values.pop("model")
+        roles[role] = ModelSettings(**values)
+    seats = {seat: ("human" if info.kind == "human" else "model") for seat, info in record.seats.items()}
+    return SessionSpec(env_id=record.env_id, roles=RoleSettings(**roles), seats=seats, settings=record.settings)
+
+
+def _environment(record: RunRecord) -> Any:
+    """The environment as the session saw it (stored in its start event), else the one on disk today."""
+    from pydantic import TypeAdapter
+
+    from proactive_tui.envs.registry import Environment
+
+    try:
+        return TypeAdapter(Environment).validate_python(record.environment)
+    except ValidationError:
+        from proactive_tui.envs import load_default
+
+        env = load_default().get(record.env_id)
+        if env is None:
+            raise StoreError(f"the environment {record.env_id} of this session can no longer be read") from None
+        return env
+
+
+def resume_spec(store: Store, session_id: str) -> ResumePlan:
+    """How to continue a session that did not finish: same seats, models and settings."""
+    from proactive_tui.engine.factory import SessionSpec
+
+    row = session_row(store, session_id)
+    status = effective_status(row)
+    if status == "finished":
+        raise StoreError(f"session {session_id} finished ({(row.summary or {}).get('ended') or 'complete'}): nothing to resume")
+    if status == "running":
+        raise StoreError(f"session {session_id} is still running (process {row.pid})")
+    record = load_record(store, session_id)
+    try:
+        spec = SessionSpec.model_validate(row.spec) if row.spec else spec_from_record(record)
+    except ValidationError as exc:
+        raise StoreError(f"session {session_id}: its stored settings cannot be read by this version ({exc.error_count()} problems)") from None
+    return ResumePlan(session_id=session_id, spec=spec, env=_environment(record), record=record,
+                      turns=complete_turns(record))

@@ -1,0 +1,169 @@
+"""Record a session into the store while it runs: every event committed as the engine emits it.
+
+    async with contextlib.aclosing(record_events(store, spec, session)) as events:
+        async for event in events:
+            ...  # show it; it is already committed (stream deltas: see below)
+
+Each event is appended in its own transaction *before* it is passed on, so whatever a consumer
+has seen (apart from the last few stream deltas) survives a kill at any point. Stream deltas are
+coalesced: a message's deltas are buffered and written as one MessageDelta at most every 250 ms,
+and always before any other event (in particular before that message's MessageDone), so the log
+stays in emission order and a completed message is never coalesced away. A kill loses at most
+the last 250 ms of streamed text of an unfinished message.
+
+The sessions-table row is created from SessionStarted (with the SessionSpec, so the session can be
+resumed with the same settings) and its status moves running -> finished | cancelled | error,
+or -> interrupted when the consumer stops reading before the session ended. A process that dies
+leaves `running` behind; readers show such a row as interrupted (queries.effective_status).
+
+A store failure (disk full, database locked too long) never stops the session: the recorder
+reports it once through `on_error` and stops recording.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any, AsyncIterator, Callable
+
+from proactive_tui.engine.event_base import now_iso
+from proactive_tui.engine.run_record import RunRecordBuilder
+from proactive_tui.store.db import SessionRow, Store, StoreError
+from proactive_tui.store.queries import headline, status_for
+
+FLUSH_INTERVAL = 0.25
+
+
+class SessionRecorder:
+    """Appends one session's events to the store; call `handle(event)` for each, then `close()`."""
+
+    def __init__(self, store: Store, spec: Any = None, on_error: Callable[[str], Any] | None = None,
+                 flush_interval: float = FLUSH_INTERVAL) -> None:
+        self.store = store
+        self.spec = spec
+        self.on_error = on_error
+        self.flush_interval = flush_interval
+        self.session_id: str | None = None
+        self.failed = False
+        self.ended = False
+        self.builder = RunRecordBuilder()
+        self._buffer: list[Any] = []  # deltas of one message, not yet written
+        self._buffer_since = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def handle(self, event: Any) -> None:
+        """Record one event (committed when this returns, unless it is a buffered delta)."""
+        if self.failed:
+            return
+        try:
+            self.builder.apply(event)
+            if event.type == "message_delta":
+                self._buffer_delta(event)
+                return
+            self.flush()
+            if event.type == "session_started":
+                self._start(event)
+            if self.session_id is None:
+                return
+            self.store.append_event(self.session_id, event)
+            if event.type == "session_ended":
+                self.ended = True
+                self._finish(status_for(event.reason))
+        except StoreError as exc:
+            self._fail(str(exc))
+
+    def _buffer_delta(self, event: Any) -> None:
+        if self._buffer and self._buffer[0].message_id != event.message_id:
+            self.flush()
+        if not self._buffer:
+            self._buffer_since = time.monotonic()
+            self._schedule_flush()
+        self._buffer.append(event)
+        if time.monotonic() - self._buffer_since >= self.flush_interval:
+            self.flush()
+
+    def _schedule_flush(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (a synchronous caller): flushed by the next event or close()
+        self._timer = loop.call_later(self.flush_interval, self._timed_flush)
+
+    def _timed_flush(self) -> None:
+        self._timer = None
+        try:
+            self.flush()
+        except StoreError as exc:
+            self._fail(str(exc))
+
+    def flush(self) -> None:
+        """Write the buffered deltas as one MessageDelta (the seq and time of the first)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._buffer or self.session_id is None or self.failed:
+            self._buffer.clear()
+            return
+        first = self._buffer[0]
+        merged = first.model_copy(update={"text": "".join(e.text for e in self._buffer)})
+        self._buffer.clear()
+        self.store.append_event(self.session_id, merged)
+
+    # -- the sessions row -----------------------------------------------------------------------
+
+    def _start(self, event: Any) -> None:
+        resumed = getattr(event, "resumed_from", None) or {}
+        self.session_id = event.session_id
+        self.store.create_session(SessionRow(
+            id=event.session_id, env_id=event.env_id, family=event.family,
+            seats={seat: info.model_dump() for seat, info in event.seats.items()},
+            models=event.models, settings=event.settings, status="running", created_at=event.ts,
+            updated_at=event.ts, title=str(event.environment.get("title", "")),
+            spec=self.spec.model_dump(mode="json") if self.spec is not None else None,
+            pid=os.getpid(), resumed_from=resumed.get("session_id"),
+        ))
+
+    def _finish(self, status: str) -> None:
+        summary = headline(self.builder.record) if self.builder.record is not None else None
+        self.store.update_session(self.session_id, now_iso(), status=status, summary=summary)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        """Flush what is buffered; a session that did not end is marked interrupted."""
+        if self.failed or self.session_id is None:
+            return
+        try:
+            self.flush()
+            if not self.ended:
+                self._finish("interrupted")
+        except StoreError as exc:
+            self._fail(str(exc))
+
+    def _fail(self, message: str) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._buffer.clear()
+        if not self.failed:
+            self.failed = True
+            if self.on_error is not None:
+                self.on_error(f"{message}; this session is no longer being saved")
+
+
+async def record_events(store: Store, spec: Any, session: Any,
+                        on_error: Callable[[str], Any] | None = None,
+                        recorder: SessionRecorder | None = None) -> AsyncIterator[Any]:
+    """`session.events()`, with each event committed to `store` before it is passed on."""
+    recorder = recorder or SessionRecorder(store, spec, on_error=on_error)
+    events = session.events()
+    try:
+        async for event in events:
+            recorder.handle(event)
+            yield event
+    finally:
+        try:
+            await events.aclose()
+        finally:
+            recorder.close()

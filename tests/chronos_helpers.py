@@ -1,0 +1,85 @@
+"""Chronos sessions with protocol-following seats, for engine, export and CLI tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from conftest import SAMPLE_ENVS
+from proactive_tui.engine.protocols.timeline import (
+    OracleAgent, ScriptedPersona, TimelineSeats, TimelineSession, TimelineSettings,
+)
+from proactive_tui.engine.run_record import RunRecord, fold
+from proactive_tui.envs import load_paths
+
+CHRONOS_DIR = SAMPLE_ENVS / "chronos"
+SCENARIOS = sorted(p.stem for p in CHRONOS_DIR.glob("*.json"))
+
+
+def chronos_env(name: str):
+    env = load_paths([CHRONOS_DIR]).get(f"chronos/{name}")
+    assert env is not None, name
+    return env
+
+
+def make_session(name: str, agent: Any = None, user: Any = None, session_id: str | None = None,
+                 **settings: Any) -> TimelineSession:
+    seats = TimelineSeats(agent=agent or OracleAgent(), user=user or ScriptedPersona())
+    return TimelineSession(chronos_env(name), seats, TimelineSettings(**settings), session_id=session_id)
+
+
+async def play(session: TimelineSession) -> tuple[list, RunRecord]:
+    events = [event async for event in session.events()]
+    return events, fold(events)
+
+
+def actions(record: RunRecord) -> list[str | None]:
+    return [t.action for t in record.timeline.turns]
+
+
+def when(condition: Callable[[TimelineSession], bool], action: str, status: str | None = None,
+         text: str = "scripted deviation") -> OracleAgent:
+    """An oracle agent that answers `action` (and `status`) instead whenever `condition(session)` holds."""
+
+    def override(session: TimelineSession, reply):
+        if not condition(session):
+            return None
+        data = reply.model_dump()
+        data["proactive_action"] = action
+        data["response_text"] = text
+        if status is not None:
+            data["task_description"]["status"] = status
+        if action == "SET_REMINDER":
+            data["trigger_condition"] = {"type": "EVENT", "value": "anything new"}
+        return data
+
+    return OracleAgent(override=override, label="deviating-oracle")
+
+
+def reply_json(action: str, status: str, text: str = "ok", trigger: dict | None = None) -> str:
+    return json.dumps({"response_text": text, "proactive_action": action,
+                       "trigger_condition": trigger or {"type": None, "value": None},
+                       "task_description": {"intention": "buy a car", "constraints": {"budget": "low"}, "status": status}})
+
+
+def scripted_agent_responder(body: dict) -> str:
+    """A fake-server agent that follows the protocol on a simple negative-branch scenario.
+
+    It reads only what a model would: the messages. Trigger -> KEEP_SILENT, tool observation ->
+    NO_ACTION, then by the number of user messages: INFO_RETRIEVAL, NO_ACTION, SET_REMINDER.
+    The user seat (no response_format) answers a fixed line.
+    """
+    if (body.get("response_format") or {}).get("json_schema", {}).get("name") != "AgentReply":
+        return "My budget is about 12,000 and I'd like under 90,000 km."
+    last = body["messages"][-1]["content"]
+    if 'source="internal_trigger"' in last:
+        return reply_json("KEEP_SILENT", "IN_PROGRESS", "not yet")
+    if 'source="tool_call"' in last:
+        return reply_json("NO_ACTION", "PENDING", "Nothing fits yet. What is your budget?")
+    user_msgs = [m for m in body["messages"] if m["role"] == "user" and "<observation" not in m["content"]
+                 and "could not be used" not in m["content"]]
+    if len(user_msgs) == 1:
+        return reply_json("INFO_RETRIEVAL", "PENDING", "Let me check.")
+    if len(user_msgs) == 2:
+        return reply_json("NO_ACTION", "PENDING", "Noted. Anything else?")
+    return reply_json("SET_REMINDER", "IN_PROGRESS", "I'll watch for it.", {"type": "EVENT", "value": "a match"})

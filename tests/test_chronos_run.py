@@ -1,0 +1,80 @@
+"""`proactive-tui run chronos/<scenario>`: through the real litellm path to a fake server, with a
+person on stdin, into the store and out as a dataset, and once on the embedded offline model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from chronos_helpers import scripted_agent_responder
+from conftest import ROOT
+from proactive_tui.engine.run_record import RunRecord
+from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+ENV_ID = "chronos/car-purchase-negative"
+
+
+def cli(args: list[str], **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "160"}
+    return subprocess.run([sys.executable, "-m", "proactive_tui", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=kw.pop("timeout", 120), **kw)
+
+
+def test_run_through_the_fake_server_writes_a_record(tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    with FakeOpenAIServer(responder=scripted_agent_responder) as server:
+        proc = cli(["run", ENV_ID, "--api-base", server.base_url, "--agent", "openai/agent-m", "--user", "openai/user-m",
+                    "--out", str(out)])
+        agent_calls = [r for r in server.requests if r.body.get("response_format")]
+    assert proc.returncode == 0, proc.stderr
+    record = RunRecord.model_validate_json(out.read_text())
+    o = record.timeline.outcome
+    assert (o.success, o.reason, o.action_accuracy, o.status_accuracy) == (True, "kept_silent", 1.0, 1.0)
+    assert record.termination.reason == "timeline_exhausted"
+    assert record.models["agent"] == {**record.models["agent"], "model": "openai/agent-m", "temperature": 0.2}
+    assert "judge" not in record.models and set(record.seats) == {"agent", "user"}
+    assert all(r.body["temperature"] == 0.2 for r in agent_calls)
+    assert record.versions["prompts"].startswith("chronos-")
+    assert "[turn 1] agent (openai/agent-m): Let me check." in proc.stdout
+    assert "INFO_RETRIEVAL / PENDING" in proc.stdout and "<observation: tool call" in proc.stdout
+    assert "verdict: SUCCESS" in proc.stdout and "action accuracy" in proc.stdout and "100.00%" in proc.stdout
+    assert "⏰ reminder 1 active: EVENT: a match" in proc.stdout
+
+
+def test_run_with_a_person_as_the_user_then_export(tmp_path: Path) -> None:
+    out = tmp_path / "human.json"
+    with FakeOpenAIServer(responder=scripted_agent_responder) as server:
+        proc = cli(["run", ENV_ID, "--api-base", server.base_url, "--agent", "openai/agent-m", "--user", "human",
+                    "--max-turns", "6", "--out", str(out)], input="/dormant\nup to 12,000 euros\nunder 90,000 km\n")
+    assert proc.returncode == 0, proc.stderr
+    record = RunRecord.model_validate_json(out.read_text())
+    assert record.human_seats == ["user"]
+    assert [m.content for m in record.messages if m.role == "user"][1:] == ["up to 12,000 euros", "under 90,000 km"]
+    assert record.timeline.outcome.reason == "turn_limit" and record.settings["max_turns"] == 6
+    assert "No reminder is set yet" in proc.stdout and "/dormant" in proc.stdout and "you (user)>" in proc.stdout
+    assert "/shift" not in proc.stdout  # a simple scenario has no change of plans to voice
+    dataset = tmp_path / "data"
+    proc = cli(["export", "--all", "--family", "chronos", "--format", "chronos", "--out", str(dataset)])
+    assert proc.returncode == 0, proc.stderr
+    [line] = (dataset / "chronos.jsonl").read_text(encoding="utf-8").splitlines()
+    sample = json.loads(line)
+    assert sample["id"] == record.id and len(sample["turns"]) == 6
+    assert [m["role"] for m in sample["messages"][:4]] == ["system", "user", "assistant", "observation"]
+
+
+def test_run_on_local_smollm2(tmp_path: Path) -> None:
+    out = tmp_path / "local.json"
+    proc = cli(["run", "chronos/car-purchase-positive", "--max-turns", "2", "--out", str(out)], timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    record = RunRecord.model_validate_json(out.read_text())
+    assert {info["model"] for info in record.models.values()} == {"local/smollm2"}
+    assert record.models["agent"]["temperature"] == 0.2
+    turns = record.timeline.turns
+    assert 1 <= len(turns) <= 2 and record.timeline.outcome is not None
+    for t in turns:  # the grammar keeps the JSON in shape; only the reminder rule can still fail it
+        assert (t.reply is not None and t.model == "local/smollm2") or t.format_failure
+    assert record.termination.reason in ("max_turns", "derailed", "task_completed", "task_failed", "timeline_exhausted")
+    assert "chronos" in proc.stdout and "action accuracy" in proc.stdout

@@ -1,0 +1,196 @@
+"""Export formats: golden files, the ProactiveEval round trip, no keys in any export, the CLI.
+
+Golden files live in tests/golden/export/; regenerate them after an intended change with
+`UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_export.py` and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from proactive_tui.engine.events import parse_event
+from proactive_tui.engine.run_record import RunRecord
+from proactive_tui.envs import load_paths
+from proactive_tui.export import load_builtin_formats
+from proactive_tui.export.registry import ExportError, export
+from proactive_tui.store import SessionRecorder, Store, load_record
+from proactive_tui.store.db import default_path
+from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+FIXTURE = ROOT / "tests" / "fixtures" / "store" / "golden_session.jsonl"
+GOLDEN = ROOT / "tests" / "golden" / "export"
+SESSION_ID = "901de2c0ffee"
+FILES = {"run-record": "session.json", "markdown": "session.md", "html": "session.html", "svg": "session.svg"}
+
+
+@pytest.fixture
+def golden_record(tmp_path: Path) -> RunRecord:
+    """The fixture session, written through the recorder into a store and folded back out."""
+    store = Store(tmp_path / "golden.db")
+    recorder = SessionRecorder(store)
+    for line in FIXTURE.read_text(encoding="utf-8").splitlines():
+        recorder.handle(parse_event(line))
+    recorder.close()
+    return load_record(store, SESSION_ID)
+
+
+def check_golden(produced: Path, name: str) -> None:
+    golden = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_bytes(produced.read_bytes())
+    assert golden.exists(), f"missing golden file {golden}; run with UPDATE_GOLDEN=1"
+    assert produced.read_text(encoding="utf-8") == golden.read_text(encoding="utf-8"), f"{name} differs from its golden file"
+
+
+def test_builtin_formats_are_registered() -> None:
+    assert {"proactiveeval", "run-record", "markdown", "html", "svg"} <= set(load_builtin_formats())
+
+
+@pytest.mark.parametrize("fmt", sorted(FILES))
+def test_document_formats_match_golden_files(fmt: str, golden_record: RunRecord, tmp_path: Path) -> None:
+    load_builtin_formats()
+    (written,) = export([golden_record], fmt, tmp_path / FILES[fmt])
+    check_golden(written, FILES[fmt])
+    again = tmp_path / "again" / FILES[fmt]
+    export([golden_record], fmt, again)
+    assert again.read_bytes() == written.read_bytes()  # deterministic
+
+
+def test_proactiveeval_format_matches_golden_file(golden_record: RunRecord, tmp_path: Path) -> None:
+    load_builtin_formats()
+    (written,) = export([golden_record], "proactiveeval", tmp_path / "dataset")
+    assert written == tmp_path / "dataset" / "recommendation" / "fair.json"
+    check_golden(written, "proactiveeval/recommendation/fair.json")
+
+
+def test_every_format_states_the_human_seats(golden_record: RunRecord, tmp_path: Path) -> None:
+    load_builtin_formats()
+    assert golden_record.human_seats == ["user"]
+    md = export([golden_record], "markdown", tmp_path / "s.md")[0].read_text()
+    assert "| Human seats | user |" in md and "| User | a person (human seat) |" in md
+    for fmt in ("html", "svg"):
+        text = export([golden_record], fmt, tmp_path / f"s.{fmt}")[0].read_text()
+        assert "Human&#160;seats" in text or "Human seats" in text
+        assert "a&#160;person&#160;(human&#160;seat)" in text or "a person (human seat)" in text
+    item = json.loads(export([golden_record], "proactiveeval", tmp_path / "d")[0].read_text())[0]
+    assert item["meta"]["human_seats"] == ["user"] and item["meta"]["seats"]["user"] == "human"
+    assert json.loads(export([golden_record], "run-record", tmp_path / "r.json")[0].read_text())["human_seats"] == ["user"]
+
+
+def test_model_text_is_never_markup(golden_record: RunRecord, tmp_path: Path) -> None:
+    load_builtin_formats()
+    html = export([golden_record], "html", tmp_path / "s.html")[0].read_text()
+    assert "&lt;b&gt;Numb" in html and "<b>Numb" not in html
+    assert "[bold]Congrats[/bold]" in html and "\x1b" not in html
+    svg = export([golden_record], "svg", tmp_path / "s.svg")[0].read_text()
+    assert "&lt;b&gt;Numb" in svg and "<b>Numb" not in svg and "\x1b" not in svg
+    md = export([golden_record], "markdown", tmp_path / "s.md")[0].read_text()
+    assert "\\<b\\>Numb toes\\</b\\>" in md and "<b>" not in md and "\x1b" not in md
+
+
+def test_proactiveeval_export_loads_back_as_environments(golden_record: RunRecord, tmp_path: Path) -> None:
+    load_builtin_formats()
+    second = golden_record.model_copy(update={"id": "second000001", "started_at": "2025-03-02T00:00:00.000+00:00"})
+    export([golden_record, second], "proactiveeval", tmp_path / "dataset")
+    loaded = load_paths([tmp_path / "dataset"])
+    assert loaded.problems == []
+    assert [e.id for e in loaded.environments] == ["proactiveeval/recommendation/fair/0", "proactiveeval/recommendation/fair/1"]
+    original = golden_record.environment["item"]
+    for env, record in zip(loaded.environments, (golden_record, second)):
+        item = env.item.model_dump(mode="json")
+        for key in ("environment", "target", "sub_target", "topic"):
+            assert item[key] == original[key]
+        assert env.domain == "recommendation" and env.tier == "fair"
+        assert item["dialogue"][0] == {"role": "assistant", "content": golden_record.messages[0].content}
+        assert [d["role"] for d in item["dialogue"]] == ["assistant", "user", "assistant", "user"]
+        assert item["planning"]["target"] == "help pick a thing" and item["scores"]["guidance"]["overall"] == 7
+        assert item["meta"]["session_id"] == record.id and item["meta"]["env_id"] == golden_record.env_id
+    # exporting a session run on an exported environment replaces, not nests, the produced keys
+    rerun = golden_record.model_copy(update={"environment": loaded.environments[0].model_dump(mode="json")})
+    (path,) = export([rerun], "proactiveeval", tmp_path / "again")
+    (item,) = json.loads(path.read_text())
+    assert list(item) == ["environment", "target", "sub_target", "topic", "dialogue", "planning", "scores", "meta"]
+
+
+def test_proactiveeval_format_refuses_other_families(golden_record: RunRecord, tmp_path: Path) -> None:
+    load_builtin_formats()
+    other = golden_record.model_copy(update={"family": "proactivebench"})
+    with pytest.raises(ExportError, match="takes proactiveeval sessions"):
+        export([other], "proactiveeval", tmp_path / "d")
+
+
+def test_several_records_make_one_file_each(golden_record: RunRecord, tmp_path: Path) -> None:
+    load_builtin_formats()
+    second = golden_record.model_copy(update={"id": "second000001"})
+    written = export([golden_record, second], "markdown", tmp_path / "out")
+    assert sorted(p.name for p in written) == ["901de2c0ffee.md", "second000001.md"]
+
+
+# -- through the command line, with a canary key ------------------------------------------------
+
+CANARY = "sk-canary-7f3a9c1e5b2d4f6a8c0e"
+
+
+def cli(*argv: str, env: dict | None = None, input: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "proactive_tui", *argv], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env=env, input=input)
+
+
+def test_exports_never_contain_the_api_key(isolated_dirs: Path, tmp_path: Path) -> None:
+    from test_run_command import judge_aware_responder
+
+    env = {**os.environ, "OPENAI_API_KEY": CANARY}
+    with FakeOpenAIServer(responder=judge_aware_responder) as server:
+        run = cli("run", "proactiveeval/persuasion/fair/0", "--api-base", server.base_url, "--agent", "openai/agent-m",
+                  "--user", "human", "--judge", "openai/judge-m", "--max-turns", "2", "--quiet", env=env,
+                  input="I am not sure\nok, I will try\n")
+        sent = [r.headers.get("authorization", "") for r in server.requests]
+    assert run.returncode == 0, run.stderr
+    assert any(CANARY in h for h in sent)  # the key was really in use
+    out = tmp_path / "exports"
+    for fmt in ("proactiveeval", "run-record", "markdown", "html", "svg"):
+        done = cli("export", "--all", "--format", fmt, "--out", str(out / fmt), env=env)
+        assert done.returncode == 0, done.stderr
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert len(files) == 5
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert CANARY not in text, path
+        assert "human" in text.lower(), path  # every export says a person sat in the user seat
+    shown = cli("sessions", "show", "--json", json.loads(cli("sessions", "list", "--json").stdout)["id"], env=env)
+    assert CANARY not in shown.stdout and CANARY not in run.stdout + run.stderr
+    assert CANARY.encode() not in default_path().read_bytes()
+    for wal in default_path().parent.glob("*-wal"):
+        assert CANARY.encode() not in wal.read_bytes()
+
+
+def test_export_command_errors_and_skips(isolated_dirs: Path, tmp_path: Path) -> None:
+    with Store(default_path()) as store:
+        recorder = SessionRecorder(store)
+        for line in FIXTURE.read_text(encoding="utf-8").splitlines():
+            recorder.handle(parse_event(line))
+        other = json.loads(FIXTURE.read_text(encoding="utf-8").splitlines()[0])
+        other.update(session_id="bench0000001", family="proactivebench", env_id="proactivebench/coding_01")
+        other_recorder = SessionRecorder(store)
+        other_recorder.handle(parse_event(other))
+        other_recorder.close()
+    bad = cli("export", SESSION_ID, "--format", "docx", "--out", str(tmp_path / "x"))
+    assert bad.returncode == 1 and "unknown export format 'docx'" in bad.stderr and "markdown" in bad.stderr
+    both = cli("export", SESSION_ID, "--all", "--format", "markdown", "--out", str(tmp_path / "x"))
+    assert both.returncode == 1 and "not both" in both.stderr
+    wrong = cli("export", "bench", "--format", "proactiveeval", "--out", str(tmp_path / "x"))
+    assert wrong.returncode == 1 and "takes proactiveeval sessions" in wrong.stderr and "Traceback" not in wrong.stderr
+    skipped = cli("export", "--all", "--format", "proactiveeval", "--out", str(tmp_path / "ds"))
+    assert skipped.returncode == 0, skipped.stderr
+    assert "skipped 1" in skipped.stderr and "bench0000001 (proactivebench)" in skipped.stderr
+    assert skipped.stdout.strip() == str(tmp_path / "ds" / "recommendation" / "fair.json")
+    one = cli("export", "901d", "--format", "markdown", "--out", str(tmp_path / "one.md"))
+    assert one.returncode == 0 and (tmp_path / "one.md").read_text() == (GOLDEN / "session.md").read_text()

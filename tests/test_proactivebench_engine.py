@@ -1,0 +1,473 @@
+"""The ProactiveBench engine: data, metrics, scripted and human sessions, settings, re-asks, export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import PROACTIVEBENCH_DATA, SAMPLE_ENVS
+from engine_helpers import collect
+from proactive_tui.engine.events import parse_event
+from proactive_tui.engine.judging_proposals import (
+    CandidatesReply, JudgeVerdict, ProposalReply, parse_verdict_text,
+)
+from proactive_tui.engine.metrics_proposals import (
+    Confusion, EventJudgement, confusion_from_judgements, confusion_from_trace, metrics, metrics_by_split,
+)
+from proactive_tui.engine.participants import HumanParticipant, LLMParticipant, ScriptedParticipant
+from proactive_tui.engine.proposals_record import metrics_by_split as record_metrics_by_split
+from proactive_tui.engine.protocols.proposals import ProposalSeats, ProposalSession, ProposalSettings
+from proactive_tui.engine.run_record import RunRecord, fold
+from proactive_tui.envs import load_paths
+from proactive_tui.llm.gateway import Gateway
+from proactive_tui.llm.settings import ModelSettings
+from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply
+
+TEST_DATA = PROACTIVEBENCH_DATA / "test_data"
+
+
+def real_env(stem: str = "code_11"):
+    env = load_paths([TEST_DATA]).get(f"proactivebench/{stem}")
+    assert env is not None
+    return env
+
+
+def sample_env(stem: str = "coding_01"):
+    return load_paths([SAMPLE_ENVS / "proactivebench"]).get(f"proactivebench/{stem}")
+
+
+def event_text(request) -> str:
+    """The newest event sentence in an agent request."""
+    last = request.messages[-1]["content"]
+    return last.split("Event: ")[-1].split("\n")[0]
+
+
+def agent_proposing_on(indices: set[int], label: str = "scripted-agent") -> ScriptedParticipant:
+    """Proposes 'task N' on the given 1-based event indices, null elsewhere."""
+
+    def structured(request, schema):
+        n = request.turn
+        task = f"task {n}" if n in indices else "null"
+        return {"Purpose": f"purpose {n}", "Thoughts": f"thoughts {n}", "Proactive Task": task,
+                "Response": f"offer {n}" if n in indices else None}
+
+    return ScriptedParticipant([], structured=structured, label=label)
+
+
+def judge_accepting(rule) -> ScriptedParticipant:
+    """`rule(index, task)` -> True to accept; the index is counted from the judge's observation list."""
+
+    def structured(request, schema):
+        prompt = request.messages[0]["content"]
+        index = prompt.split("\n\n")[0].count("\n")  # one line per observation after the heading
+        task = None if "offers nothing" in prompt else prompt.split("The assistant offers: ")[1].split("\n")[0]
+        ok = rule(index, task)
+        return JudgeVerdict(thought=f"judged {index}", judgement="accepted" if ok else "rejected")
+
+    return ScriptedParticipant([], structured=structured, label="scripted-judge")
+
+
+def session(env=None, agent=None, user=None, **settings) -> ProposalSession:
+    return ProposalSession(env or real_env(), ProposalSeats(agent=agent or agent_proposing_on(set()),
+                                                            user=user or judge_accepting(lambda i, t: True)),
+                           ProposalSettings(**settings))
+
+
+# -- data ----------------------------------------------------------------------------------------
+
+
+def test_all_233_real_events_load_with_splits() -> None:
+    envset = load_paths([TEST_DATA])
+    assert not envset.problems
+    traces = envset.filtered(family="proactivebench")
+    assert len(traces) == 12
+    assert sum(len(env.events) for env in traces) == 233
+    code = envset.get("proactivebench/code_11")
+    assert set(code.splits) == {"real_average", "real_coding"}
+    assert code.events[0].observation.time == "1717377997.0"
+
+
+# -- metrics ---------------------------------------------------------------------------------------
+
+
+def test_metrics_from_a_hand_built_confusion() -> None:
+    m = metrics(Confusion(tp=6, fp=2, tn=9, fn=3, proposals=8, accepted_proposals=6))
+    assert m.recall == pytest.approx(6 / 9)
+    assert m.precision == pytest.approx(0.75)
+    assert m.accuracy == pytest.approx(15 / 20)
+    assert m.false_alarm == pytest.approx(0.25)
+    assert m.f1 == pytest.approx(2 * 0.75 * (6 / 9) / (0.75 + 6 / 9))
+    assert m.f1 == pytest.approx(12 / 17)
+    assert m.accept_rate == pytest.approx(0.75)
+    assert m.as_upstream()["F1-Score"] == m.f1
+
+
+def test_metrics_zero_division_gives_none_never_zero() -> None:
+    empty = metrics(Confusion())
+    assert empty.model_dump() == {k: None for k in empty.model_dump()}
+    # never proposed: precision, false alarm, accept rate undefined; recall is a real 0
+    silent = metrics(Confusion(tn=4, fn=2))
+    assert silent.precision is None and silent.false_alarm is None and silent.accept_rate is None
+    assert silent.recall == 0.0 and silent.accuracy == pytest.approx(4 / 6) and silent.f1 is None
+    # nothing needed help and nothing was proposed: recall undefined too
+    assert metrics(Confusion(tn=3)).recall is None and metrics(Confusion(tn=3)).accuracy == 1.0
+    # every proposal rejected and every need missed: both defined and zero, so F1 is a real 0
+    wrong = metrics(Confusion(fp=2, fn=1, proposals=2))
+    assert wrong.precision == 0.0 and wrong.recall == 0.0 and wrong.f1 == 0.0 and wrong.false_alarm == 1.0
+    assert wrong.accept_rate == 0.0
+
+
+def test_confusion_from_judgements_counts_cells_and_skips() -> None:
+    c = confusion_from_judgements([
+        {"tasks": ["a"], "verdicts": ["accepted"]},                       # TP
+        {"tasks": ["b"], "verdicts": ["rejected"]},                       # FP
+        {"tasks": [], "verdicts": ["accepted"]},                          # TN
+        {"tasks": [], "verdicts": ["rejected"]},                          # FN
+        {"tasks": [], "verdicts": ["skipped"]},                           # not counted
+        EventJudgement(tasks=["x", "y", "z"], verdicts=["rejected", "accepted", "rejected"]),  # TP (any one)
+        EventJudgement(tasks=["x", "y"], verdicts=["skipped", "rejected"]),                     # FP
+    ])
+    assert (c.tp, c.fp, c.tn, c.fn, c.skipped) == (2, 2, 1, 1, 1)
+    assert (c.proposals, c.accepted_proposals) == (6, 2)
+    m = metrics(c)
+    assert m.precision == 0.5 and m.accept_rate == pytest.approx(2 / 6)
+
+
+def test_confusion_from_upstream_judged_trace() -> None:
+    trace = [
+        {"observation": {"time": "1", "event": "a"}, "agent_response": ["help"], "judgement": [True]},
+        {"observation": {"time": "2", "event": "b"}, "agent_response": [None], "judgement": [True]},
+        {"observation": {"time": "3", "event": "c"}, "agent_response": [None], "judgement": [False]},
+        {"observation": {"time": "4", "event": "d"}, "agent_response": ["x", "y", "z"], "judgement": [False, True, False]},
+        {"observation": {"time": "5", "event": "e"}, "agent_response": [], "judgement": [True]},   # judged null
+        {"observation": {"time": "6", "event": "f"}, "agent_response": [], "judgement": []},       # not counted
+        {"observation": {"time": "7", "event": "g"}, "agent_response": {"candidate_task": []}, "task_status": False},
+    ]
+    per_candidate = confusion_from_trace(trace)  # upstream's calculate_scores
+    assert (per_candidate.tp, per_candidate.fp, per_candidate.tn, per_candidate.fn) == (2, 2, 2, 1)
+    assert (per_candidate.proposals, per_candidate.accepted_proposals) == (4, 2)
+    assert per_candidate.skipped == 1  # run but not judged; the un-run event is left out
+    per_event = confusion_from_trace(trace, per="event")
+    assert (per_event.tp, per_event.fp, per_event.tn, per_event.fn) == (2, 0, 2, 1)
+
+
+def test_metrics_by_split() -> None:
+    per_trace = {"code_11": Confusion(tp=1, fn=1), "writing_11": Confusion(tn=2, fp=1, proposals=1)}
+    splits = json.loads((TEST_DATA / "splits.json").read_text())
+    totals = metrics_by_split(per_trace, splits)
+    assert totals["real_coding"] == Confusion(tp=1, fn=1)
+    assert totals["real_average"] == Confusion(tp=1, fn=1, tn=2, fp=1, proposals=1)
+
+
+# -- tolerant parsing --------------------------------------------------------------------------------
+
+
+def test_agent_reply_parsing_is_tolerant() -> None:
+    r = ProposalReply.model_validate({"purpose": "p", "THOUGHTS": "t", "proactive_task": "null", "Response": "None"})
+    assert r.tasks == [] and r.response is None
+    assert ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": "", "Response": ""}).tasks == []
+    assert ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": ["do x"], "Response": "r"}).tasks == ["do x"]
+    with pytest.raises(ValueError):
+        ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Response": "r"})  # the task key is required
+    c = CandidatesReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Tasks": ["a", "null", "b"], "Response": "r"})
+    assert c.tasks == ["a", "b"]
+    assert CandidatesReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": "one", "Response": None}).tasks == ["one"]
+    with pytest.raises(ValueError):
+        CandidatesReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": ["1", "2", "3", "4"], "Response": None})
+    schema = ProposalReply.model_json_schema()
+    assert schema["required"] == ["Purpose", "Thoughts", "Proactive Task", "Response"]
+    assert ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": "x", "Response": "y"}).upstream_dict() == {
+        "Purpose": "p", "Thoughts": "t", "Proactive Task": "x", "Response": "y"}
+
+
+def test_human_verdict_parsing() -> None:
+    assert parse_verdict_text("a").judgement == "accepted"
+    assert parse_verdict_text(" Accept ").judgement == "accepted"
+    v = parse_verdict_text("r too early")
+    assert v.judgement == "rejected" and v.thought == "too early"
+    assert parse_verdict_text("s").judgement == "skipped" and parse_verdict_text("ignore").judgement == "skipped"
+    with pytest.raises(ValueError):
+        parse_verdict_text("maybe")
+    assert JudgeVerdict.model_validate({"thought": None, "judgement": "Accepted"}).judgement == "accepted"
+
+
+# -- scripted sessions ---------------------------------------------------------------------------------
+
+
+async def test_scripted_session_over_a_real_trace() -> None:
+    env = real_env("code_11")
+    proposing = {1, 3, 5, 8}
+    agent = agent_proposing_on(proposing)
+    # the judge accepts proposals on odd events and nulls on events 2..6
+    judge = judge_accepting(lambda i, task: (i % 2 == 1) if task else 2 <= i <= 6)
+    events = await collect(session(env, agent, judge))
+    record = fold(events)
+    assert record.termination.reason == "completed" and record.family == "proactivebench"
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert all(parse_event(e.model_dump(mode="json")).type == e.type for e in events)  # every event round-trips
+    section = record.proposals
+    assert len(section.events) == 15 and section.trace == "code_11"
+    assert set(section.splits) == {"real_average", "real_coding"}
+    outcomes = [ev.outcome for ev in section.events]
+    assert outcomes[:8] == ["TP", "TN", "TP", "TN", "TP", "TN", "FN", "FP"]
+    c = section.confusion
+    assert (c.tp, c.fp, c.tn, c.fn) == (3, 1, 3, 8)
+    assert section.metrics == metrics(c)
+    assert record.settings == {"retries": 0, "candidates": 1, "feedback": True, "max_events": None}
+    assert set(record.seats) == {"agent", "user"} and record.mode == "watch"
+    assert record.versions["prompts"].startswith("proposals-")
+    # the agent sees every earlier event and its own earlier replies
+    last = agent.calls[-1]
+    assert len(last.messages) == 2 * 15 - 1
+    assert "CheckName.rb" in last.messages[0]["content"]
+    assert json.loads(last.messages[1]["content"]) == {
+        "Purpose": "purpose 1", "Thoughts": "thoughts 1", "Proactive Task": "task 1", "Response": "offer 1"}
+    # the judge sees the observations up to and including the current event
+    judge_prompt = judge.calls[-1].messages[0]["content"]
+    assert "\n15. [" in judge_prompt and "\n16. [" not in judge_prompt
+    # running metrics after every event
+    updates = [e for e in events if e.type == "proposal_metrics"]
+    assert [u.index for u in updates] == list(range(1, 16))
+    assert updates[0].confusion == Confusion(tp=1, proposals=1, accepted_proposals=1)
+
+
+async def test_max_events_stops_early() -> None:
+    record = fold(await collect(session(sample_env(), max_events=3)))
+    assert len(record.proposals.events) == 3
+    assert record.termination.reason == "completed" and "3 of 15" in record.termination.detail
+
+
+async def test_feedback_reaches_the_agents_prompt() -> None:
+    agent = agent_proposing_on({1})
+    judge = judge_accepting(lambda i, task: False)  # rejects everything, with a reason
+    await collect(session(sample_env(), agent, judge, max_events=3))
+    second = agent.calls[1].messages[-1]["content"]
+    assert "The user rejected your offer on the previous event: judged 1" in second
+    third = agent.calls[2].messages[-1]["content"]
+    assert "rejected your decision not to offer anything" in third
+
+    agent = agent_proposing_on({1})
+    await collect(session(sample_env(), agent, judge_accepting(lambda i, t: False), max_events=3, feedback=False))
+    assert all("The user rejected" not in m["content"] for call in agent.calls for m in call.messages)
+
+
+async def test_retries_after_rejection() -> None:
+    attempts: dict[int, int] = {}
+
+    def agent_structured(request, schema):
+        n = request.turn
+        attempts[n] = attempts.get(n, 0) + 1
+        return {"Purpose": "p", "Thoughts": "t", "Proactive Task": f"task {n} try {attempts[n]}", "Response": "r"}
+
+    agent = ScriptedParticipant([], structured=agent_structured, label="agent")
+    # rejects every first try; accepts a second try only on event 1
+    judge = judge_accepting(lambda i, task: task is not None and "try 2" in task and i == 1)
+    record = fold(await collect(session(sample_env(), agent, judge, max_events=2, retries=2)))
+    ev1, ev2 = record.proposals.events
+    assert [a.attempt for a in ev1.attempts] == [0, 1] and ev1.outcome == "TP"
+    assert [a.tasks for a in ev1.attempts] == [["task 1 try 1"], ["task 1 try 2"]]
+    assert [a.attempt for a in ev2.attempts] == [0, 1, 2] and ev2.outcome == "FP"  # out of retries
+    retry_request = agent.calls[1]
+    assert "The user rejected your offer" in retry_request.messages[-1]["content"]
+    assert json.loads(retry_request.messages[-2]["content"])["Proactive Task"] == "task 1 try 1"
+    # the event is scored on its final attempt
+    assert record.proposals.confusion == Confusion(tp=1, fp=1, proposals=2, accepted_proposals=1)
+    # with no retries a rejection is final
+    record = fold(await collect(session(sample_env(), agent_proposing_on({1}), judge_accepting(lambda i, t: False), max_events=1)))
+    assert len(record.proposals.events[0].attempts) == 1
+
+
+async def test_three_candidates_accepted_if_any_one_is() -> None:
+    def agent_structured(request, schema):
+        assert schema is CandidatesReply
+        n = request.turn
+        return {"Purpose": "p", "Thoughts": "t", "Proactive Task": [f"e{n} first", f"e{n} second", f"e{n} third"],
+                "Response": "r"}
+
+    agent = ScriptedParticipant([], structured=agent_structured)
+    judge = judge_accepting(lambda i, task: task == "e1 second")
+    events = await collect(session(sample_env(), agent, judge, max_events=2, candidates=3))
+    record = fold(events)
+    ev1, ev2 = record.proposals.events
+    assert [v.judgement for v in ev1.final.verdicts] == ["rejected", "accepted", "rejected"]
+    assert [v.candidate for v in ev1.final.verdicts] == [0, 1, 2]
+    assert ev1.outcome == "TP" and ev2.outcome == "FP"
+    c = record.proposals.confusion
+    assert (c.tp, c.fp, c.proposals, c.accepted_proposals) == (1, 1, 6, 1)
+    assert record.proposals.metrics.precision == 0.5 and record.proposals.metrics.accept_rate == pytest.approx(1 / 6)
+    assert "up to three" in agent.calls[0].system
+
+
+async def test_human_verdicts_via_the_queue() -> None:
+    human = HumanParticipant()
+    s = session(sample_env(), agent_proposing_on({1, 2}), human, max_events=4)
+    answers = iter(["a", "maybe", "r not now", "s", "reject"])
+    seen = []
+    async for event in s.events():
+        seen.append(event)
+        if event.type == "awaiting_human":
+            assert event.seat == "user"
+            human.submit(next(answers))
+    record = fold(seen)
+    assert record.mode == "play" and record.human_seats == ["user"]
+    prompts = [e for e in seen if e.type == "awaiting_human"]
+    assert any("not a verdict" in p.hint for p in prompts)  # 'maybe' was asked again
+    assert "no offer (null)" in prompts[-1].hint
+    outcomes = [(ev.judgement, ev.outcome) for ev in record.proposals.events]
+    assert outcomes == [("accepted", "TP"), ("rejected", "FP"), ("skipped", None), ("rejected", "FN")]
+    verdicts = [v for ev in record.proposals.events for v in ev.final.verdicts]
+    assert verdicts[1].thought == "not now" and verdicts[0].by == "person" and verdicts[0].by_kind == "human"
+    c = record.proposals.confusion
+    assert (c.tp, c.fp, c.tn, c.fn, c.skipped) == (1, 1, 0, 1, 1)
+
+
+async def test_person_stopping_ends_the_session() -> None:
+    human = HumanParticipant()
+    s = session(sample_env(), agent_proposing_on({1}), human)
+    seen = []
+    async for event in s.events():
+        seen.append(event)
+        if event.type == "awaiting_human":
+            human.stop()
+    assert fold(seen).termination.reason == "user_stopped"
+
+
+# -- through the fake OpenAI server -----------------------------------------------------------------------
+
+
+def agent_json(task: str | None = "Offer to write the loader test") -> str:
+    return json.dumps({"Purpose": "working", "Thoughts": "they may need help", "Proactive Task": task, "Response": "Want me to?"})
+
+
+async def test_malformed_agent_json_is_reasked_through_the_fake_server() -> None:
+    with FakeOpenAIServer() as server:
+        server.script(
+            "Sure! I think the user needs help.",                          # no JSON at all: re-asked
+            '```json\n{"Purpose": "p", "Thoughts": "t"}\n```',            # a key missing: re-asked
+            '```json\n{"Purpose": "p", "Thoughts": "t", "Proactive Task": "null", "Response": "null"}\n```',
+            json.dumps({"thought": "I was just starting", "judgement": "accepted"}),
+        )
+        settings = ModelSettings(model="openai/fake", api_base=server.base_url, max_retries=0)
+        seats = ProposalSeats(agent=LLMParticipant(Gateway(), settings), user=LLMParticipant(Gateway(), settings))
+        record = fold(await collect(ProposalSession(sample_env(), seats, ProposalSettings(max_events=1))))
+        bodies = [r.body for r in server.requests]
+    assert len(bodies) == 4
+    assert "could not be used" in bodies[1]["messages"][-1]["content"]
+    assert "Proactive Task" in bodies[2]["messages"][-1]["content"]  # the error names the missing key
+    ev = record.proposals.events[0]
+    assert ev.final.tasks == [] and ev.final.response is None and ev.outcome == "TN"
+    assert bodies[0]["response_format"]["json_schema"]["name"] == "ProposalReply"
+    assert bodies[3]["response_format"]["json_schema"]["name"] == "JudgeVerdict"
+    assert record.totals.total_tokens > 0
+
+
+async def test_unusable_agent_reply_skips_the_event_and_carries_it_forward() -> None:
+    with FakeOpenAIServer() as server:
+        server.script("nope", "still nope", "no JSON here either", agent_json(), json.dumps({"thought": "ok", "judgement": "accepted"}))
+        settings = ModelSettings(model="openai/fake", api_base=server.base_url, max_retries=0)
+        seats = ProposalSeats(agent=LLMParticipant(Gateway(), settings), user=LLMParticipant(Gateway(), settings))
+        record = fold(await collect(ProposalSession(sample_env(), seats, ProposalSettings(max_events=2))))
+        second_agent_call = server.requests[3].body["messages"]
+    ev1, ev2 = record.proposals.events
+    assert ev1.outcome is None and ev1.judgement == "skipped" and ev2.outcome == "TP"
+    assert record.proposals.confusion.skipped == 1 and any("not counted" in e for e in record.errors)
+    # event 1 had no reply, so it reaches the agent together with event 2
+    assert "Event 1" in second_agent_call[-1]["content"] and "Event 2" in second_agent_call[-1]["content"]
+
+
+# -- export -----------------------------------------------------------------------------------------------
+
+
+async def test_export_round_trip_matches_the_run_record(tmp_path: Path) -> None:
+    from proactive_tui.export.formats.proactivebench import judged_trace
+    from proactive_tui.export.registry import EXPORTERS, export
+
+    env = real_env("writing_11")
+    agent = agent_proposing_on({1, 2, 5, 9, 13})
+    judge = judge_accepting(lambda i, task: (i in (1, 9)) if task else i % 3 != 0)
+    record = fold(await collect(session(env, agent, judge, max_events=14)))
+    record = RunRecord.model_validate_json(record.model_dump_json())  # as read back from a file
+    assert "proactivebench" in EXPORTERS
+    written = export([record], "proactivebench", tmp_path / "out")
+    assert [p.name for p in written] == ["writing_11.json", "splits.json"]
+    data = json.loads((tmp_path / "out" / "writing_11.json").read_text())
+    assert len(data) == 14
+    first = data[0]
+    assert first["agent_response"] == ["task 1"] and first["judgement"] == [True]
+    assert first["other_infomation"] == {"Purpose": "purpose 1", "Thoughts": "thoughts 1", "Response": "offer 1"}
+    assert data[2]["agent_response"] == [None] and data[2]["judgement"] == [False]
+    assert first["observation"] == env.events[0].observation.model_dump()
+    assert "task_status" in first  # upstream's annotations are kept
+    assert judged_trace(record) == data
+    # reload the exported folder as environments; the metrics function gives the record's numbers
+    reloaded = load_paths([tmp_path / "out"])
+    assert not reloaded.problems
+    trace = reloaded.get("proactivebench/writing_11")
+    assert len(trace.events) == 14 and set(trace.splits) == {"real_average", "real_writing"}
+    confusion = confusion_from_trace(trace.events)
+    assert confusion == record.proposals.confusion
+    assert metrics(confusion) == record.proposals.metrics
+
+
+async def test_export_three_candidates_and_skips(tmp_path: Path) -> None:
+    from proactive_tui.export.registry import export
+
+    def agent_structured(request, schema):
+        return {"Purpose": "p", "Thoughts": "t", "Proactive Task": ["x", "y"] if request.turn == 1 else None, "Response": "r"}
+
+    human = HumanParticipant()
+    s = session(sample_env(), ScriptedParticipant([], structured=agent_structured), human, max_events=3, candidates=3)
+    answers = iter(["r", "a", "s", "a"])
+    events = []
+    async for event in s.events():
+        events.append(event)
+        if event.type == "awaiting_human" and "not a verdict" not in event.hint:
+            human.submit(next(answers))
+    record = fold(events)
+    export([record], "proactivebench", tmp_path)
+    data = json.loads((tmp_path / "coding_01.json").read_text())
+    assert data[0]["agent_response"] == ["x", "y"] and data[0]["judgement"] == [False, True]
+    assert data[1]["agent_response"] == [] and data[1]["judgement"] == []  # skipped: not counted
+    assert data[2]["agent_response"] == [None] and data[2]["judgement"] == [True]
+    assert confusion_from_trace(data, per="event") == record.proposals.confusion
+
+
+async def test_metrics_by_split_over_records() -> None:
+    r1 = fold(await collect(session(real_env("code_11"), agent_proposing_on({1}), max_events=2)))
+    r2 = fold(await collect(session(real_env("writing_12"), agent_proposing_on(set()), max_events=3)))
+    totals = record_metrics_by_split([r1, r2])
+    assert totals["real_coding"][0] == Confusion(tp=1, tn=1, proposals=1, accepted_proposals=1)
+    assert totals["real_writing"][0] == Confusion(tn=3)
+    both, m = totals["real_average"]
+    assert both == Confusion(tp=1, tn=4, proposals=1, accepted_proposals=1) and m.accuracy == 1.0
+
+
+async def test_stop_keeps_the_events_judged_so_far() -> None:
+    import asyncio
+
+    agent = agent_proposing_on({1, 2, 3})
+    agent.delay = 0.05
+    s = session(sample_env(), agent)
+    seen = []
+    async for event in s.events():
+        seen.append(event)
+        if event.type == "proposal_metrics" and event.index == 2:
+            s.stop()
+    record = fold(seen)
+    assert record.termination.reason == "cancelled"
+    assert [ev.outcome for ev in record.proposals.events[:2]] == ["TP", "TP"]
+    assert record.proposals.confusion.tp == 2
+    await asyncio.sleep(0)
+
+
+def test_a_person_in_the_agent_seat_types_the_task() -> None:
+    from proactive_tui.engine.protocols.proposals import parse_agent_text
+
+    assert parse_agent_text("Offer to fix the KeyError").tasks == ["Offer to fix the KeyError"]
+    assert parse_agent_text("null").tasks == [] and parse_agent_text("-").tasks == []
+    assert parse_agent_text("a | b | c | d", candidates=3).tasks == ["a", "b", "c"]
+    assert parse_agent_text('{"Purpose": "p", "Thoughts": "t", "Proactive Task": "x", "Response": "r"}').purpose == "p"
+    with pytest.raises(ValueError):
+        parse_agent_text("   ")
