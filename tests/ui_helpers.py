@@ -22,14 +22,14 @@ def scripted_factory(reach_at: int | None = None, human: str | None = None, hold
                      delay: float = 0.0):
     """A session_factory seating scripted participants (deterministic screens)."""
 
-    async def factory(spec: SessionSpec, env: Any):
+    async def factory(spec: SessionSpec, env: Any, resume_from: Any = None):
         agent = scripted_agent(delay=delay)
         if hold_agent_at is not None:
             agent = HoldingParticipant(hold_agent_at)
         seats = {"agent": agent, "user": scripted_user(delay=delay), "judge": scripted_judge(reach_at)}
         if human:
             seats[human] = HumanParticipant()
-        return build_session(spec, env, gateway=None, seats=seats), seats
+        return build_session(spec, env, gateway=None, seats=seats, resume_from=resume_from), seats
 
     return factory
 

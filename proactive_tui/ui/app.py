@@ -81,6 +81,23 @@ class ProactiveApp(App[None]):
             self._notes.append(("warning", f"{len(problems)} theme file(s) skipped: " + "\n".join(map(plain, problems))))
         self.theme = self._initial_theme(self.config.theme)
         self._persisted_theme = self.theme
+        self._store: Any = None
+        self._store_failed = False
+
+    @property
+    def store(self) -> Any:
+        """The session database (proactive_tui.store.Store), opened on first use; None if it cannot
+        be opened (one notification says why; sessions then run unrecorded)."""
+        if self._store is None and not self._store_failed:
+            from proactive_tui.store import StoreError, open_store
+
+            try:
+                self._store = open_store()
+            except StoreError as exc:
+                self._store_failed = True
+                self.notify(plain(f"{exc}; sessions are not saved in the history"), title="Session history",
+                            severity="warning", timeout=NOTIFY_TIMEOUT, markup=False)
+        return self._store
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Our own design variables, derived from the active theme unless the theme sets them."""
@@ -157,7 +174,9 @@ class ProactiveApp(App[None]):
         if self.start_session_hook is not None:
             self.start_session_hook(message.env)
             return
-        if message.env.family == "proactiveeval":  # the family with session screens so far
+        from proactive_tui.ui.family_screens import playable
+
+        if playable(message.env.family):
             self.open_setup(message.env)
             return
         from proactive_tui.ui.screens.detail import EnvironmentDetailScreen
@@ -173,8 +192,9 @@ class ProactiveApp(App[None]):
     def open_setup(self, env: Any, spec: Any = None) -> None:
         """Setup modal for `env`; on Start, the session screen."""
         from proactive_tui.llm.settings import resolve_roles
-        from proactive_tui.ui.screens.setup import SetupScreen
+        from proactive_tui.ui.family_screens import setup_screen_class
 
+        SetupScreen = setup_screen_class(env.family)
         roles = resolve_roles(self.config.roles)
 
         def started(chosen: Any) -> None:
@@ -184,10 +204,10 @@ class ProactiveApp(App[None]):
         self.push_screen(SetupScreen(env, roles=roles, recent=self.config.recent_models, spec=spec), started)
 
     def start_session(self, env: Any, spec: Any) -> None:
-        from proactive_tui.ui.screens.session import SessionScreen
+        from proactive_tui.ui.family_screens import session_screen_class
 
         self._remember_models(spec)
-        self.push_screen(SessionScreen(env, spec))
+        self.push_screen(session_screen_class(env.family)(env, spec))
 
     def _remember_models(self, spec: Any) -> None:
         """Keep the models a person typed at the top of the setup suggestions (in the config)."""
@@ -203,33 +223,29 @@ class ProactiveApp(App[None]):
         except (ConfigError, OSError):
             pass
 
+    def open_history(self) -> None:
+        """The session history screen (recorded sessions: replay, resume, export, delete)."""
+        from proactive_tui.ui.screens.history import HistoryScreen
+
+        if not isinstance(self.screen, HistoryScreen):
+            self.push_screen(HistoryScreen())
+
     def get_system_commands(self, screen: Screen):
         """The palette: Textual's own commands plus what the current screen can do now."""
         from textual.app import SystemCommand
 
         yield from super().get_system_commands(screen)
         from proactive_tui.ui.screens.picker import PickerScreen
-        from proactive_tui.ui.screens.session import SessionScreen
 
         if isinstance(screen, PickerScreen) and screen.current is not None:
             env = screen.current
             yield SystemCommand(f"Start a session: {env.id}", "Set up a session on the highlighted environment",
                                 lambda: self.post_message(EnvironmentChosen(env, screen.reveal_reference)))
-
-        if isinstance(screen, SessionScreen):
-            for action, title, help_text in (
-                ("autoplay", "Session: auto-play", "Run turns without stopping"),
-                ("step", "Session: step one turn", "Run one more turn, then hold"),
-                ("pause", "Session: pause", "Hold before the next turn"),
-                ("stop", "Session: stop", "Stop now; partial text is kept"),
-                ("stop_and_score", "Session: stop and score", "Stop now and let the judge score what exists"),
-                ("restart", "Session: restart", "Start again with the same settings"),
-                ("copy_transcript", "Copy transcript", "Copy the whole transcript to the clipboard (OSC 52)"),
-                ("toggle_panel", "Toggle judge panels", "Show or hide the judge panels"),
-                ("show_errors", "Show errors", "Details of the errors so far"),
-            ):
-                if screen.check_action(action, ()):
-                    yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
+        # Session screens (any family) list what they can do right now.
+        for title, help_text, callback in getattr(screen, "palette_commands", lambda: [])():
+            yield SystemCommand(title, help_text, callback)
+        if type(screen).__name__ != "HistoryScreen":
+            yield SystemCommand("Session history", "Recorded sessions: replay, resume, export, delete", self.open_history)
         yield SystemCommand("Screenshot to SVG", "Save the screen as an SVG file in the data folder", self.action_svg_screenshot)
 
     def action_svg_screenshot(self) -> None:

@@ -12,10 +12,11 @@ from typing import Any
 from proactive_tui.engine.factory import SessionSpec, build_seats, build_session
 
 
-async def start_session(spec: SessionSpec, env: Any) -> tuple[Any, dict[str, Any]]:
+async def start_session(spec: SessionSpec, env: Any, resume_from: Any = None) -> tuple[Any, dict[str, Any]]:
+    """`resume_from`: a RunRecord whose complete turns the session continues (history screen)."""
     from proactive_tui.llm import gateway as gateway_module
 
     await asyncio.to_thread(gateway_module.litellm_module)
     gateway = gateway_module.Gateway()
     seats = build_seats(spec, gateway)
-    return build_session(spec, env, gateway, seats=seats), seats
+    return build_session(spec, env, gateway, seats=seats, resume_from=resume_from), seats

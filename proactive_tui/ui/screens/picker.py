@@ -43,6 +43,8 @@ class PickerScreen(Screen[None]):
         Binding("slash", "focus_filter", "Filter", tooltip="Type to filter by id, title or any word of the description"),
         Binding("r", "toggle_reference", "Reference", tooltip="Show or hide the reference solution (spoilers for players)"),
         Binding("d", "details", "Details", tooltip="The highlighted environment in full, in a scrollable window"),
+        # Not in the key bar (at 80 columns it would push out the palette hint): F1 and the palette list it.
+        Binding("h", "history", "History", show=False, tooltip="Recorded sessions: replay, resume, export, delete"),
         Binding("escape", "clear_filter", "Clear filter", tooltip="Clear the filter and list everything"),
         Binding("down", "focus_tree", "To the list", show=False, tooltip="From the filter down to the list"),
     ]
@@ -128,7 +130,7 @@ class PickerScreen(Screen[None]):
             return bool(self.query_text)
         if action == "details":
             return self.current is not None and not isinstance(self.focused, Input)
-        if action in ("focus_filter", "toggle_reference"):
+        if action in ("focus_filter", "toggle_reference", "history"):
             return not isinstance(self.focused, Input)
         return True
 
@@ -137,6 +139,9 @@ class PickerScreen(Screen[None]):
 
         if self.current is not None:
             self.app.push_screen(EnvironmentDetailScreen(self.current, reveal_reference=self.reveal_reference))
+
+    def action_history(self) -> None:
+        self.app.open_history()
 
     # -- preview ----------------------------------------------------------------------------
 

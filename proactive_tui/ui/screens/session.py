@@ -7,6 +7,7 @@ record holds. A person in a seat types into the compose box when the engine asks
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from rich.text import Text
@@ -59,13 +60,20 @@ class SessionScreen(Screen[None]):
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
     ]
 
-    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None) -> None:
+    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *,
+                 replay_events: list[Any] | None = None, resume_from: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default
-        (tests seat scripted participants this way)."""
+        (tests seat scripted participants this way; when resuming it is also given `resume_from=`).
+
+        `replay_events`: show a recorded session (events from the store) without starting one;
+        the controls that need a live session stay off. `resume_from`: a RunRecord whose complete
+        turns the new session continues (history screen, `r`)."""
         super().__init__()
         self.env = env
         self.spec = spec
         self.session_factory = session_factory
+        self.replay_events = replay_events
+        self.resume_from = resume_from
         self.session: Any = None
         self.seats: dict[str, Any] = {}
         self.builder = RunRecordBuilder()
@@ -117,10 +125,13 @@ class SessionScreen(Screen[None]):
         return ContextCard("Agent context card", sections, id="context-card")
 
     def on_mount(self) -> None:
-        self.app.sub_title = f"{self.env.id} · " + " · ".join(
+        self.app.sub_title = ("replay · " if self.replaying else "") + f"{self.env.id} · " + " · ".join(
             f"{seat}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
             for seat, kind in self.spec.seats.items()
         )
+        if self.replaying:
+            self.replay()
+            return
         if any(kind == "model" and self.spec.roles.for_role(seat).is_local for seat, kind in self.spec.seats.items()):
             from proactive_tui.llm.local_model import LOCAL_MODEL_BLURB
 
@@ -137,18 +148,41 @@ class SessionScreen(Screen[None]):
         status.set(activity="loading the model layer…")
         try:
             factory = self.session_factory or start_session
-            self.session, self.seats = await factory(self.spec, self.env)
+            if self.resume_from is not None:
+                self.session, self.seats = await factory(self.spec, self.env, resume_from=self.resume_from)
+            else:
+                self.session, self.seats = await factory(self.spec, self.env)
         except Exception as exc:
             self._error(f"could not start the session: {exc}")
             status.set(activity="not started", finished=status.started)
             return
         self.refresh_bindings()  # the controls depend on having a session
-        async for event in self.session.events():
-            self.builder.apply(event)
-            try:
-                self.apply(event)
-            except Exception as exc:  # a display problem must never stop the session
-                self.errors.append(f"display: {type(exc).__name__}: {exc}")
+        from proactive_tui.ui.recording import recorded
+
+        async with contextlib.aclosing(recorded(self.app, self.spec, self.session)) as events:
+            async for event in events:
+                self._show(event)
+        self.refresh_bindings()
+
+    def _show(self, event: Any) -> None:
+        self.builder.apply(event)
+        try:
+            self.apply(event)
+        except Exception as exc:  # a display problem must never stop the session
+            self.errors.append(f"display: {type(exc).__name__}: {exc}")
+
+    @property
+    def replaying(self) -> bool:
+        return self.replay_events is not None
+
+    def replay(self) -> None:
+        """Apply the recorded events as they were emitted; nobody is asked to type."""
+        for event in self.replay_events or []:
+            if event.type != "awaiting_human":
+                self._show(event)
+        status = self.query_one(StatusLine)
+        if self.ended is None:
+            status.set(activity="replay: the recording ends here (the session did not finish)", finished=status.clock())
         self.refresh_bindings()
 
     @property
@@ -270,12 +304,32 @@ class SessionScreen(Screen[None]):
         if action == "step":
             return self.running
         if action == "restart":
-            return self.ended is not None
+            return self.ended is not None and not self.replaying
+        if action == "export_session":
+            return self.builder.record is not None
         if action == "end_conversation":
             return self.running and self.human_seat == "user"
         if action == "toggle_target":
             return bool(self.query("#context-card"))
         return True
+
+    PALETTE = (
+        ("autoplay", "Session: auto-play", "Run turns without stopping"),
+        ("step", "Session: step one turn", "Run one more turn, then hold"),
+        ("pause", "Session: pause", "Hold before the next turn"),
+        ("stop", "Session: stop", "Stop now; partial text is kept"),
+        ("stop_and_score", "Session: stop and score", "Stop now and let the judge score what exists"),
+        ("restart", "Session: restart", "Start again with the same settings"),
+        ("copy_transcript", "Copy transcript", "Copy the whole transcript to the clipboard (OSC 52)"),
+        ("toggle_panel", "Toggle judge panels", "Show or hide the judge panels"),
+        ("show_errors", "Show errors", "Details of the errors so far"),
+        ("export_session", "Export session…", "Write this session in a format of your choice (run record, markdown…)"),
+    )
+
+    def palette_commands(self) -> list[tuple[str, str, Any]]:
+        """Command-palette entries for what can be done right now (state-aware)."""
+        return [(title, help_text, getattr(self, f"action_{action}"))
+                for action, title, help_text in self.PALETTE if self.check_action(action, ())]
 
     def action_autoplay(self) -> None:
         self.session.play()
@@ -303,6 +357,12 @@ class SessionScreen(Screen[None]):
 
     def action_restart(self) -> None:
         self.app.switch_screen(SessionScreen(self.env, self.spec, self.session_factory))
+
+    def action_export_session(self) -> None:
+        from proactive_tui.ui.screens.export_modal import ExportModal
+
+        if self.builder.record is not None:
+            self.app.push_screen(ExportModal(self.builder.record))
 
     def action_toggle_panel(self) -> None:
         panel = self.query_one("#judge-panel")

@@ -45,7 +45,13 @@ def key_note(model: str, api_base: str | None) -> Text:
 
 
 class SetupScreen(ModalScreen[SessionSpec | None]):
+    """ProactiveEval setup; other families subclass it and override the class attributes and
+    `compose_settings` / `read_settings` (their protocol settings)."""
+
     HELP_TITLE = "Session setup"
+    SEATS: tuple[str, ...] = ("agent", "user", "judge")
+    SEAT_LABELS: dict[str, str] = {}
+    MODES: dict[str, str] = MODES
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "start", "Start", priority=True),
@@ -66,31 +72,49 @@ class SetupScreen(ModalScreen[SessionSpec | None]):
             yield Static(Text.assemble(("New session  ", "bold"), (self.env.id, ""), "\n", (self.env.title, "dim")), id="setup-title")
             with VerticalScroll(id="setup-body"):
                 with RadioSet(id="mode"):
-                    for key, label in MODES.items():
+                    for key, label in self.MODES.items():
                         yield RadioButton(label, value=key == "watch", id=f"mode-{key}")
                 with Grid(id="seats"):
-                    for role in ("agent", "user", "judge"):
+                    for role in self.SEATS:
                         settings = self.roles.for_role(role)
-                        yield Label(role, classes="seat-label")
+                        yield Label(self.SEAT_LABELS.get(role, role), classes="seat-label")
                         yield Input(settings.model, id=f"model-{role}", suggester=SuggestFromList(self.models, case_sensitive=False),
                                     placeholder="litellm model, e.g. openai/gpt-4.1")
                         yield Static(key_note(settings.model, settings.api_base), id=f"key-{role}", classes="key-note")
                 yield Input(self.roles.agent.api_base or "", id="api-base", placeholder="api base for OpenAI-compatible servers (optional)")
-                with Grid(id="settings-grid"):
-                    yield Label("agreeableness")
-                    yield Select([(v, v) for v in ("low", "medium", "high")], value=prev.get("agreeableness", "medium"), allow_blank=False, id="agreeableness")
-                    yield Label("max turns")
-                    yield Input(str(prev.get("max_turns", 6)), id="max-turns", validators=[Integer(1, 50)], type="integer")
-                    yield Label("memory turns")
-                    yield Input(str(prev.get("memory_turns", 3)), id="memory-turns", validators=[Integer(1, 50)], type="integer")
-                    yield Label("target planning")
-                    yield Switch(prev.get("planning", True), id="planning")
-                    yield Label("live judging")
-                    yield Switch(prev.get("live_judging", True), id="live")
+                yield from self.compose_settings(prev)
                 yield Static("", id="setup-warning")
             with Horizontal(id="setup-buttons"):
                 yield Button("Start", variant="primary", id="start")
                 yield Button("Cancel", id="cancel")
+
+    def compose_settings(self, prev: dict[str, Any]) -> ComposeResult:
+        """The protocol settings part of the form (ProactiveEval here)."""
+        with Grid(id="settings-grid"):
+            yield Label("agreeableness")
+            yield Select([(v, v) for v in ("low", "medium", "high")], value=prev.get("agreeableness", "medium"), allow_blank=False, id="agreeableness")
+            yield Label("max turns")
+            yield Input(str(prev.get("max_turns", 6)), id="max-turns", validators=[Integer(1, 50)], type="integer")
+            yield Label("memory turns")
+            yield Input(str(prev.get("memory_turns", 3)), id="memory-turns", validators=[Integer(1, 50)], type="integer")
+            yield Label("target planning")
+            yield Switch(prev.get("planning", True), id="planning")
+            yield Label("live judging")
+            yield Switch(prev.get("live_judging", True), id="live")
+
+    def read_settings(self) -> dict[str, Any]:
+        """Protocol settings from the form; `validate_settings` reports bad values first."""
+        return {
+            "agreeableness": self.query_one("#agreeableness", Select).value,
+            "max_turns": int(self.query_one("#max-turns", Input).value or 6),
+            "memory_turns": int(self.query_one("#memory-turns", Input).value or 3),
+            "planning": self.query_one("#planning", Switch).value,
+            "live_judging": self.query_one("#live", Switch).value,
+        }
+
+    def invalid_inputs(self) -> list[Input]:
+        """Inputs whose validators fail (the form refuses to start)."""
+        return [box for box in self.query("#settings-grid Input").results(Input) if not box.is_valid]
 
     def on_mount(self) -> None:
         self.query_one("#setup").border_title = "Setup"
@@ -109,6 +133,8 @@ class SetupScreen(ModalScreen[SessionSpec | None]):
     def _mode_changed(self) -> None:
         human = self._human_seat()
         for role in ("agent", "user"):
+            if role not in self.SEATS:
+                continue
             box = self.query_one(f"#model-{role}", Input)
             box.disabled = role == human
             note = self.query_one(f"#key-{role}", Static)
@@ -124,7 +150,7 @@ class SetupScreen(ModalScreen[SessionSpec | None]):
         self.query_one("#start", Button).label = "Start"
         self.query_one("#setup-warning", Static).update("")
         ident = event.input.id or ""
-        roles = [ident.removeprefix("model-")] if ident.startswith("model-") else (["agent", "user", "judge"] if ident == "api-base" else [])
+        roles = [ident.removeprefix("model-")] if ident.startswith("model-") else (list(self.SEATS) if ident == "api-base" else [])
         for role in roles:
             if role != self._human_seat():
                 model = self.query_one(f"#model-{role}", Input).value
@@ -132,7 +158,7 @@ class SetupScreen(ModalScreen[SessionSpec | None]):
 
     def _missing_keys(self) -> list[str]:
         missing = []
-        for role in ("agent", "user", "judge"):
+        for role in self.SEATS:
             if role == self._human_seat():
                 continue
             model = self.query_one(f"#model-{role}", Input).value.strip()
@@ -146,17 +172,14 @@ class SetupScreen(ModalScreen[SessionSpec | None]):
         api_base = self._api_base()
         roles = {}
         for role in ("agent", "user", "judge"):
+            if role not in self.SEATS:
+                roles[role] = self.roles.for_role(role)
+                continue
             base = self.roles.for_role(role)
             model = self.query_one(f"#model-{role}", Input).value.strip() or DEFAULT_MODEL
             roles[role] = base.model_copy(update={"model": model, "api_base": api_base})
-        settings = {
-            "agreeableness": self.query_one("#agreeableness", Select).value,
-            "max_turns": int(self.query_one("#max-turns", Input).value or 6),
-            "memory_turns": int(self.query_one("#memory-turns", Input).value or 3),
-            "planning": self.query_one("#planning", Switch).value,
-            "live_judging": self.query_one("#live", Switch).value,
-        }
-        seats = {"agent": "model", "user": "model", "judge": "model"}
+        settings = self.read_settings()
+        seats = {role: "model" for role in self.SEATS}
         if human:
             seats[human] = "human"
         return SessionSpec(env_id=self.env.id, roles=RoleSettings(**{k: ModelSettings.model_validate(v.model_dump()) for k, v in roles.items()}),
@@ -164,12 +187,11 @@ class SetupScreen(ModalScreen[SessionSpec | None]):
 
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:
-        for ident in ("#max-turns", "#memory-turns"):
-            box = self.query_one(ident, Input)
-            if not box.is_valid:
-                self.query_one("#setup-warning", Static).update(Text(f"{ident[1:].replace('-', ' ')} must be a whole number from 1 to 50", style="bold"))
-                box.focus()
-                return
+        for box in self.invalid_inputs():
+            name = (box.id or "value").replace("-", " ")
+            self.query_one("#setup-warning", Static).update(Text(f"{name}: not a valid value", style="bold"))
+            box.focus()
+            return
         missing = self._missing_keys()
         if missing and not self.confirmed_missing_keys:
             self.confirmed_missing_keys = True

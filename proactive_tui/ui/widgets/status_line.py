@@ -9,6 +9,8 @@ from textual.widgets import Static
 
 
 class StatusLine(Static):
+    UNIT = "turn"
+    """What is counted ("turn"; a subclass may count "event"s)."""
     clock = staticmethod(time.monotonic)
     """Where elapsed time comes from (snapshot tests stop it)."""
 
@@ -32,7 +34,7 @@ class StatusLine(Static):
         elapsed = (self.finished or self.clock()) - self.started
         cost = "-" if self.cost is None else f"${self.cost:.4f}"
         line = Text()
-        line.append(f"turn {self.turn}/{self.max_turns}", style="bold")
+        line.append(f"{self.UNIT} {self.turn}/{self.max_turns}", style="bold")
         line.append("  ·  ")
         line.append(self.activity + (" (paused)" if self.paused and self.finished is None else ""))
         line.append(f"  ·  {self.tokens} tokens  ·  cost {cost}  ·  {int(elapsed // 60)}:{int(elapsed % 60):02d}")

@@ -1,0 +1,44 @@
+"""A yes/no question in a small modal: `y`/Enter confirms, `n`/Escape declines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ConfirmModal(ModalScreen[bool]):
+    HELP_TITLE = "Confirm"
+    CSS_PATH = Path(__file__).with_name("history.tcss")
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, title: str, question: str, yes: str = "Yes") -> None:
+        super().__init__()
+        self.title_text = title
+        self.question = question
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box") as box:
+            box.border_title = self.title_text
+            box.border_subtitle = "y yes · n no"
+            yield Static(self.question, id="confirm-question", markup=False)
+            with Horizontal(id="confirm-buttons"):
+                yield Button("No", id="confirm-no")
+                yield Button(self.yes, id="confirm-yes", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

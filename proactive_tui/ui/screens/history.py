@@ -1,0 +1,361 @@
+"""The session history: every recorded session, newest first, to replay, resume, export or delete.
+
+Rows come from `store.queries.list_sessions` (status with dead processes shown as interrupted,
+headline scores per family). Enter replays a session: families whose session screen takes
+`replay_events` show the stored events in that screen; others show the run record as markdown.
+`r` continues an interrupted ProactiveEval session from its last complete turn in a new session.
+"""
+
+from __future__ import annotations
+
+import inspect
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Static
+
+from proactive_tui.textsafe import plain
+from proactive_tui.ui.widgets.key_bar import KeyBar
+from proactive_tui.ui.widgets.title_bar import TitleBar
+
+# Two lines a row, so everything fits at 100 columns: date over time, family over the rest of the
+# environment id, status over how it ended, scores and models wrapped onto a second line.
+COLUMNS = (("when", "When"), ("env", "Family / environment"), ("status", "Status / ended"),
+           ("scores", "Scores"), ("models", "Models"))
+ROW_HEIGHT = 2
+RESUMABLE = ("interrupted", "cancelled")
+RESUMABLE_FAMILIES = ("proactiveeval",)
+
+
+def when(ts: str, sep: str = " ") -> str:
+    """An ISO timestamp as local `YYYY-MM-DD HH:MM` (`sep` between date and time)."""
+    try:
+        moment = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return ts[:16]
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone().strftime(f"%Y-%m-%d{sep}%H:%M")
+
+
+def two_lines(parts: list[str], sep: str = " · ") -> str:
+    """`parts` on two lines: as many as fit the first half on line 1, the rest on line 2."""
+    if len(parts) <= 1:
+        return "".join(parts)
+    cut = (len(parts) + 1) // 2
+    return sep.join(parts[:cut]) + "\n" + sep.join(parts[cut:])
+
+
+def models_text(summary: Any) -> str:
+    """One model for every seat as itself; otherwise `agent: x` per seat; people as `you`."""
+    seats = {seat: ("you" if seat in summary.human_seats else model) for seat, model in summary.models.items()}
+    if len(set(seats.values())) <= 1:
+        return next(iter(seats.values()), "-")
+    first, *rest = [f"{seat}: {model}" for seat, model in seats.items()]
+    return first + "\n" + " · ".join(rest)
+
+
+def clip(text: str, width: int) -> str:
+    """Each line of `text` at most `width` characters, an ellipsis marking what was cut."""
+    width = max(width, 4)
+    return "\n".join(line if len(line) <= width else line[:width - 1] + "…" for line in text.split("\n"))
+
+
+def scores_text(headline: dict[str, Any]) -> str:
+    parts = []
+    for key, value in headline.items():
+        if key == "ended" or value is None or isinstance(value, (dict, list)):
+            continue
+        parts.append(f"{key} {value}")
+    return two_lines(parts) or "-"
+
+
+def row_cells(summary: Any) -> tuple[str, ...]:
+    status = summary.status + (" (resumed)" if summary.resumed_from else "")
+    ended = str(summary.headline.get("ended") or "-")
+    rest = summary.env_id.removeprefix(summary.family + "/")
+    return (when(summary.created_at, "\n"), f"{summary.family}\n{rest}", f"{status}\n{ended}",
+            scores_text(summary.headline), models_text(summary))
+
+
+class HistoryTable(DataTable):
+    """The sessions table: Enter (select a row) replays, and the key bar says so."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Replay", tooltip="Show the highlighted session: transcript and panels")]
+
+
+class HistoryScreen(Screen[None]):
+    HELP_TITLE = "Session history"
+    CSS_PATH = Path(__file__).with_name("history.tcss")
+    BINDINGS = [
+        Binding("r", "resume", "Resume", tooltip="Continue an interrupted session from its last complete turn"),
+        Binding("x", "export", "Export", tooltip="Write the session as a run record, markdown, a dataset…"),
+        Binding("d", "delete", "Delete", tooltip="Delete the highlighted session (asks first)"),
+        Binding("slash", "focus_filter", "Filter", tooltip="Filter by any word: environment, model, status, id"),
+        Binding("escape", "back", "Back", tooltip="Clear the filter, or back to the previous screen"),
+    ]
+
+    def __init__(self, session_factory: Any = None) -> None:
+        """`session_factory` is handed to resumed sessions (tests seat scripted participants)."""
+        super().__init__()
+        self.session_factory = session_factory
+        self.summaries: list[Any] = []
+        self.shown: list[Any] = []
+        self.filter_text = ""
+        self._previous_sub_title = ""
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        yield Input(placeholder="/ filter: any word (environment, model, status, id)", id="history-filter")
+        table = HistoryTable(id="history-table", cursor_type="row", zebra_stripes=True)
+        table.border_title = "Sessions"
+        yield table
+        yield Static("", id="history-empty")
+        yield KeyBar()
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one("#history-table", DataTable)
+
+    def on_mount(self) -> None:
+        self._previous_sub_title = self.app.sub_title
+        self.app.sub_title = "session history"
+        for key, label in COLUMNS:
+            self.table.add_column(label, key=key)
+        self.reload()
+        self.table.focus()
+
+    def on_screen_resume(self) -> None:
+        self.app.sub_title = "session history"
+        if self.is_mounted and self.table.columns:
+            self.reload()
+
+    # -- rows -------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        from proactive_tui.store import StoreError, list_sessions
+
+        store = self.app.store
+        if store is None:
+            self.summaries = []
+            self._fill("The session database could not be opened (see the notification); nothing to show.")
+            return
+        try:
+            self.summaries = list_sessions(store)
+        except StoreError as exc:
+            self.summaries = []
+            self._fill(plain(str(exc)))
+            return
+        self._fill()
+
+    def _matches(self, summary: Any) -> bool:
+        words = self.filter_text.lower().split()
+        if not words:
+            return True
+        hay = " ".join((summary.id, summary.title, summary.env_id, *row_cells(summary))).lower()
+        return all(w in hay for w in words)
+
+    def _fill(self, problem: str | None = None) -> None:
+        table = self.table
+        keep = self.current.id if self.current is not None else None
+        table.clear()
+        self.shown = [s for s in self.summaries if self._matches(s)]
+        rows = [row_cells(summary) for summary in self.shown]
+        room = self._models_room(rows)
+        for summary, cells in zip(self.shown, rows):
+            table.add_row(*cells[:-1], clip(cells[-1], room), key=summary.id, height=ROW_HEIGHT)
+        total = len(self.summaries)
+        table.border_title = f"Sessions {len(self.shown)}/{total}" if self.filter_text.strip() else f"Sessions ({total})"
+        empty = self.query_one("#history-empty", Static)
+        if problem:
+            empty.update(problem)
+        elif not self.summaries:
+            empty.update("No sessions recorded yet. Sessions you run in the playground or with "
+                         "`proactive-tui run` are saved here as they happen.")
+        elif not self.shown:
+            empty.update(f"No session matches {self.filter_text.strip()!r}. Escape clears the filter.")
+        else:
+            empty.update("")
+        empty.display = bool(problem or not self.shown)
+        if keep is not None and keep in [s.id for s in self.shown]:
+            table.move_cursor(row=[s.id for s in self.shown].index(keep))
+        self.refresh_bindings()
+
+    def _models_room(self, rows: list[tuple[str, ...]]) -> int:
+        """Columns left for the models (the last column) so that a row fits the screen's width."""
+        widths = [max([len(label)] + [len(line) for cells in rows for line in cells[k].split("\n")])
+                  for k, (_, label) in enumerate(COLUMNS[:-1])]
+        padding = 2 * self.table.cell_padding
+        frame = 2 + 1  # border and vertical scrollbar
+        return (self.size.width or self.app.size.width) - frame - sum(w + padding for w in widths) - padding
+
+    def on_resize(self) -> None:
+        if self.table.columns:
+            self._fill()
+
+    @property
+    def current(self) -> Any:
+        if not self.shown or not self.is_mounted:
+            return None
+        row = self.table.cursor_row
+        return self.shown[row] if 0 <= row < len(self.shown) else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.refresh_bindings()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    # -- filter -----------------------------------------------------------------------------
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.filter_text = event.value
+        self._fill()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.table.focus()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#history-filter", Input).focus()
+
+    def action_back(self) -> None:
+        box = self.query_one("#history-filter", Input)
+        if box.value:
+            box.value = ""
+            self.table.focus()
+            return
+        self.app.sub_title = self._previous_sub_title
+        self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        typing = isinstance(self.focused, Input)
+        if action in ("resume", "export", "delete", "focus_filter") and typing:
+            return False
+        if action == "export":
+            return self.current is not None
+        if action == "delete":  # not a session that is being recorded right now (shown dimmed)
+            return None if self.current is not None and self.current.status == "running" else self.current is not None
+        if action == "resume":  # shown dimmed for a session that cannot be continued
+            current = self.current
+            return (current is not None and current.status in RESUMABLE and current.family in RESUMABLE_FAMILIES
+                    and bool(current.headline.get("turns"))) or None
+        return True
+
+    # -- actions ----------------------------------------------------------------------------
+
+    def _record(self, session_id: str) -> Any:
+        from proactive_tui.store import StoreError, load_record
+
+        try:
+            return load_record(self.app.store, session_id)
+        except StoreError as exc:
+            self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
+            return None
+
+    def action_open(self) -> None:
+        summary = self.current
+        if summary is None:
+            return
+        from proactive_tui.store import StoreError, load_events
+        from proactive_tui.store.queries import _environment, fold
+
+        try:
+            events = load_events(self.app.store, summary.id)
+            record = fold(events)
+        except (StoreError, ValueError) as exc:
+            self.notify(plain(f"cannot show session {summary.id}: {exc}"), severity="error", timeout=8, markup=False)
+            return
+        screen_class = self._replay_screen(record.family)
+        if screen_class is not None:
+            try:
+                env = _environment(record)
+                spec = self._spec(summary.id, record)
+                self.app.push_screen(screen_class(env, spec, replay_events=events))
+                return
+            except Exception as exc:  # an old record this version cannot lay out: fall back to text
+                self.notify(plain(f"replay not possible ({exc}); showing the record as text"), severity="warning",
+                            timeout=8, markup=False)
+        self._show_text(record)
+
+    @staticmethod
+    def _replay_screen(family: str) -> Any:
+        from proactive_tui.ui.family_screens import playable, session_screen_class
+
+        if not playable(family):
+            return None
+        cls = session_screen_class(family)
+        return cls if "replay_events" in inspect.signature(cls.__init__).parameters else None
+
+    def _spec(self, session_id: str, record: Any) -> Any:
+        from proactive_tui.engine.factory import SessionSpec
+        from proactive_tui.store.queries import spec_from_record
+
+        row = self.app.store.session(session_id)
+        if row is not None and row.spec:
+            try:
+                return SessionSpec.model_validate(row.spec)
+            except ValueError:
+                pass
+        return spec_from_record(record)
+
+    def _show_text(self, record: Any) -> None:
+        from proactive_tui.export.formats.common import scrub
+        from proactive_tui.export.formats.markdown import render
+        from proactive_tui.ui.screens.text_modal import TextModal
+
+        self.app.push_screen(TextModal(f"Session {record.id[:8]} · {record.env_id}", [("", render(scrub(record)))]))
+
+    def action_resume(self) -> None:
+        summary = self.current
+        if summary is None or not self.check_action("resume", ()):
+            return
+        from proactive_tui.store import StoreError, resume_spec
+        from proactive_tui.ui.screens.session import SessionScreen
+
+        try:
+            plan = resume_spec(self.app.store, summary.id)
+        except StoreError as exc:
+            self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
+            return
+        self.notify(f"Resuming after {plan.turns} complete turn{'s' * (plan.turns != 1)} as a new session",
+                    timeout=5, markup=False)
+        self.app.push_screen(SessionScreen(plan.env, plan.spec, self.session_factory, resume_from=plan.record))
+
+    def action_export(self) -> None:
+        summary = self.current
+        if summary is None:
+            return
+        record = self._record(summary.id)
+        if record is not None:
+            from proactive_tui.ui.screens.export_modal import ExportModal
+
+            self.app.push_screen(ExportModal(record))
+
+    def action_delete(self) -> None:
+        summary = self.current
+        if summary is None:
+            return
+        from proactive_tui.ui.screens.confirm import ConfirmModal
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete(summary.id)
+
+        question = (f"Delete session {summary.id[:8]} ({summary.env_id}, {when(summary.created_at)}, {summary.status})?\n"
+                    "Its events are removed from the history; exports already written stay.")
+        self.app.push_screen(ConfirmModal("Delete session", question, yes="Delete"), answered)
+
+    def _delete(self, session_id: str) -> None:
+        from proactive_tui.store import StoreError, delete_session
+
+        try:
+            delete_session(self.app.store, session_id)
+        except StoreError as exc:
+            self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
+            return
+        self.notify(f"Deleted session {session_id[:8]}", timeout=4, markup=False)
+        self.reload()

@@ -1,0 +1,354 @@
+"""The ProactiveBench session screen: the trace's events as a timeline, the agent's proposal and the
+verdict under each, and live metrics beside it.
+
+Engine events are consumed by one async worker and folded into the run record as they arrive
+(`RunRecordBuilder`), so the metrics panel shows exactly what the record holds. A person playing
+the user answers each proposal in a small prompt in the bottom-right corner (buttons, or a / r / i);
+the answer goes to the HumanParticipant, which feeds the same verdict path as the judge model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Horizontal, VerticalScroll
+from textual.screen import Screen
+
+from proactive_tui.engine.factory import SessionSpec
+from proactive_tui.engine.metrics_proposals import METRIC_LABELS
+from proactive_tui.engine.run_record import RunRecordBuilder
+from proactive_tui.textsafe import plain
+from proactive_tui.ui.widgets.event_timeline import EventTimeline
+from proactive_tui.ui.widgets.key_bar import KeyBar
+from proactive_tui.ui.widgets.metrics_panel import MetricsPanel, pct
+from proactive_tui.ui.widgets.status_line import StatusLine
+from proactive_tui.ui.widgets.title_bar import TitleBar
+from proactive_tui.ui.widgets.verdict_prompt import VerdictPrompt
+
+ENDED_TEXT = {
+    "completed": "every event was judged",
+    "user_stopped": "the user ended the session",
+    "cancelled": "stopped",
+    "error": "stopped by an error",
+}
+
+
+PROMPT_ROWS = 8
+"""Blank rows kept under the timeline while the verdict prompt covers its bottom-right corner."""
+
+
+class EventStatusLine(StatusLine):
+    UNIT = "event"
+
+
+class ProposalSessionScreen(Screen[None]):
+    HELP_TITLE = "ProactiveBench session"
+    CSS_PATH = Path(__file__).with_name("proposals_session.tcss")
+    BINDINGS = [
+        # The verdict keys come first: while the prompt is up, "a" accepts instead of auto-playing.
+        Binding("a", "verdict('a')", "Accept", show=False, tooltip="Accept the assistant's offer"),
+        Binding("r", "verdict('r')", "Reject", show=False, tooltip="Reject the assistant's offer"),
+        Binding("i", "verdict('s')", "Ignore", show=False, tooltip="Ignore the offer: the event is not counted"),
+        Binding("a", "autoplay", "Auto", tooltip="Auto-play: run events without stopping"),
+        Binding("s", "step", "Step", tooltip="Run one more event, then hold"),
+        Binding("p", "pause", "Pause", tooltip="Hold before the next event"),
+        Binding("x", "stop", "Stop", tooltip="Stop now (the events judged so far are kept)"),
+        Binding("R", "restart", "Restart", tooltip="Start again with the same settings"),
+        Binding("m", "toggle_panel", "Metrics", show=False, tooltip="Show or hide the metrics panel"),
+        Binding("c", "copy_transcript", "Copy", show=False, tooltip="Copy the transcript to the clipboard (OSC 52)"),
+        Binding("e", "show_errors", "Errors", show=False, tooltip="Details of the errors so far"),
+        Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
+    ]
+
+    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None) -> None:
+        """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default."""
+        super().__init__()
+        self.env = env
+        self.spec = spec
+        self.session_factory = session_factory
+        self.session: Any = None
+        self.seats: dict[str, Any] = {}
+        self.builder = RunRecordBuilder()
+        self.ended: str | None = None
+        self.errors: list[str] = []
+        self.awaiting: str | None = None
+        self.human_seat = next((s for s, k in spec.seats.items() if k == "human"), None)
+        self._proposal: dict[str, Any] = {}
+        self._asked = 0
+
+    @property
+    def judge_name(self) -> str:
+        if self.spec.seats.get("user") == "human":
+            return "you (person)"
+        return self.spec.roles.for_role("user").model
+
+    @property
+    def total(self) -> int:
+        n = len(self.env.events)
+        limit = self.spec.settings.get("max_events")
+        return min(n, int(limit)) if limit else n
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="pb-body"):
+            yield EventTimeline(id="timeline")
+            with VerticalScroll(id="pb-side"):
+                yield MetricsPanel(self.judge_name, id="metrics", classes="panel")
+        with Container(id="prompt-rack"):
+            prompt = VerdictPrompt(id="verdict-prompt")
+            prompt.display = False
+            yield prompt
+        yield EventStatusLine(self.total, id="status")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        seats = " · ".join(f"{'judge' if seat == 'user' else seat}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
+                           for seat, kind in self.spec.seats.items() if seat in ("agent", "user"))
+        self.app.sub_title = f"{self.env.id} · {seats}"
+        if any(kind == "model" and self.spec.roles.for_role(seat).is_local
+               for seat, kind in self.spec.seats.items() if seat in ("agent", "user")):
+            from proactive_tui.llm.local_model import LOCAL_MODEL_BLURB
+
+            self.timeline.note(f"local/smollm2 is {LOCAL_MODEL_BLURB}")
+        if self.human_seat == "user":
+            self.timeline.note("You are the user: accept or reject each offer in the prompt (a / r / i).")
+        self.run_session()
+
+    @property
+    def timeline(self) -> EventTimeline:
+        return self.query_one(EventTimeline)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    # -- the worker -------------------------------------------------------------------------
+
+    @work(exclusive=True, group="session")
+    async def run_session(self) -> None:
+        from proactive_tui.ui.session_view import start_session
+
+        status = self.status
+        status.set(activity="loading the model layer…")
+        try:
+            factory = self.session_factory or start_session
+            self.session, self.seats = await factory(self.spec, self.env)
+        except Exception as exc:
+            self._error(f"could not start the session: {exc}")
+            status.set(activity="not started", finished=status.started)
+            return
+        self.refresh_bindings()
+        async for event in self.session.events():
+            self.builder.apply(event)
+            try:
+                mounting = self.apply(event)
+                if mounting is not None:
+                    await mounting  # a new event's card exists before its proposal arrives
+            except Exception as exc:  # a display problem must never stop the session
+                self.errors.append(f"display: {type(exc).__name__}: {exc}")
+        self.refresh_bindings()
+
+    def apply(self, event: Any) -> Any:
+        """Show one engine event; returns an awaitable when it mounted a new event card."""
+        status = self.status
+        t = event.type
+        if t == "trace_observation":
+            status.set(turn=event.index, max_turns=event.total, retry="", activity="agent is thinking…")
+            return self.timeline.add_event(event.index, event.total, event.time, event.event)
+        elif t == "proposal_made":
+            card = self.timeline.card(event.index)
+            if card is not None:
+                card.add_proposal(event.tasks, event.purpose, event.thoughts, event.response, event.model, event.attempt)
+                self.timeline.changed()
+            self._proposal = {"index": event.index, "tasks": list(event.tasks), "response": event.response}
+            self._asked = 0
+            status.set(retry="", activity="your verdict" if self.human_seat == "user" else "judge is deciding…")
+        elif t == "proposal_verdict":
+            card = self.timeline.card(event.index)
+            if card is not None:
+                many = int(self.spec.settings.get("candidates") or 1) > 1
+                by = "you" if event.by_kind == "human" else event.by
+                card.add_verdict(event.judgement, by, event.thought, event.candidate, many)
+                self.timeline.changed()
+            if event.by_kind != "human":
+                self.query_one(MetricsPanel).set_judge(event.by)
+        elif t == "proposal_metrics":
+            self.query_one(MetricsPanel).show(event.confusion, event.metrics)
+            card = self.timeline.card(event.index)
+            if card is not None:
+                card.set_outcome(event.outcome, event.judgement)
+            status.set(activity=f"event {event.index} scored: {event.outcome or 'skipped'}")
+        elif t == "awaiting_human":
+            self._await_person(event)
+        elif t == "usage_recorded":
+            self._update_usage()
+        elif t == "retrying":
+            status.set(retry=f"{event.seat}: Retrying {event.attempt}/{event.max_attempts} in {event.wait_s:.0f}s")
+        elif t == "error":
+            self._error(event.message, fatal=event.fatal)
+        elif t == "session_ended":
+            self.ended = event.reason
+            self._hide_prompt()
+            text = ENDED_TEXT.get(event.reason, event.reason)
+            self.timeline.note(f"Session ended: {text}" + (f" ({plain(event.detail)})" if event.detail else ""), kind="end")
+            status.set(activity=f"finished: {event.reason}", finished=status.clock(), retry="")
+            self.refresh_bindings()
+        return None
+
+    def _update_usage(self) -> None:
+        rec = self.builder.record
+        if rec is not None:
+            self.status.set(tokens=rec.totals.total_tokens, cost=rec.totals.cost)
+
+    def _error(self, message: str, fatal: bool = False) -> None:
+        self.errors.append(message)
+        self.notify(plain(message)[:300] + "\n(e: details)", title="Error" if fatal else "Warning",
+                    severity="error" if fatal else "warning", timeout=8, markup=False)
+
+    # -- a person playing the user ------------------------------------------------------------
+
+    def _await_person(self, event: Any) -> None:
+        if event.seat != "user":
+            return
+        self.awaiting = "user"
+        tasks = self._proposal.get("tasks") or []
+        k = min(self._asked, max(len(tasks) - 1, 0))
+        task = tasks[k] if tasks else None
+        self.query_one(VerdictPrompt).ask(event.turn, task, self._proposal.get("response"),
+                                          candidate=k if tasks else None, of=max(len(tasks), 1))
+        self.status.set(activity=f"your verdict on event {event.turn}")
+        self.timeline.make_room(PROMPT_ROWS)
+        self.refresh_bindings()
+
+    def _hide_prompt(self) -> None:
+        self.awaiting = None
+        self.query_one(VerdictPrompt).hide()
+        self.timeline.make_room(0)
+        self.refresh_bindings()
+
+    def action_verdict(self, code: str) -> None:
+        if self.awaiting != "user":
+            return
+        participant = self.seats.get("user")
+        if participant is not None and hasattr(participant, "submit"):
+            participant.submit(code)
+            self._asked += 1
+            self._hide_prompt()
+            self.status.set(activity="your verdict is in")
+
+    @on(VerdictPrompt.Chosen)
+    def _chosen(self, event: VerdictPrompt.Chosen) -> None:
+        self.action_verdict(event.code)
+
+    # -- controls ---------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.session is not None and self.ended is None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "verdict":
+            return self.running and self.awaiting == "user"
+        if action == "stop":
+            return self.running
+        if action == "autoplay":
+            return self.running and self.session.paused
+        if action == "pause":
+            return self.running and not self.session.paused
+        if action == "step":
+            return self.running
+        if action == "restart":
+            return self.ended is not None
+        return True
+
+    PALETTE = (
+        ("autoplay", "Session: auto-play", "Run events without stopping"),
+        ("step", "Session: step one event", "Run one more event, then hold"),
+        ("pause", "Session: pause", "Hold before the next event"),
+        ("stop", "Session: stop", "Stop now; the events judged so far are kept"),
+        ("restart", "Session: restart", "Start again with the same settings"),
+        ("copy_transcript", "Copy transcript", "Copy the events, proposals and verdicts to the clipboard (OSC 52)"),
+        ("toggle_panel", "Toggle metrics panel", "Show or hide the metrics panel"),
+        ("show_errors", "Show errors", "Details of the errors so far"),
+    )
+
+    def palette_commands(self) -> list[tuple[str, str, Any]]:
+        """Command-palette entries for what can be done right now (state-aware)."""
+        return [(title, help_text, getattr(self, f"action_{action}"))
+                for action, title, help_text in self.PALETTE if self.check_action(action, ())]
+
+    def action_autoplay(self) -> None:
+        self.session.play()
+        self.status.set(paused=False)
+        self.refresh_bindings()
+
+    def action_pause(self) -> None:
+        self.session.pause()
+        self.status.set(paused=True)
+        self.refresh_bindings()
+
+    def action_step(self) -> None:
+        self.session.step()
+        self.status.set(paused=True)
+        self.refresh_bindings()
+
+    def action_stop(self) -> None:
+        if self.running:
+            self.session.stop()
+
+    def action_restart(self) -> None:
+        self.app.switch_screen(ProposalSessionScreen(self.env, self.spec, self.session_factory))
+
+    def action_toggle_panel(self) -> None:
+        panel = self.query_one("#pb-side")
+        panel.display = not panel.display
+
+    def transcript_text(self) -> str:
+        """The run as plain text, from the run record (what was shown is what it holds)."""
+        lines = [self.env.id, ""]
+        rec = self.builder.record
+        section = getattr(rec, "proposals", None) if rec is not None else None
+        if section is None:
+            return "\n".join(lines + ["(no events yet)"])
+        for ev in section.events:
+            lines.append(f"[event {ev.index}] {ev.time}: {plain(ev.event)}")
+            for att in ev.attempts:
+                head = f"  retry {att.attempt}: " if att.attempt else "  "
+                offer = "; ".join(plain(t) for t in att.tasks) if att.tasks else "no help needed"
+                lines.append(f"{head}agent ({att.model}) proposes: {offer}")
+                lines.append(f"    purpose: {plain(att.purpose)}")
+                lines.append(f"    thoughts: {plain(att.thoughts)}")
+                for v in att.verdicts:
+                    lines.append(f"  verdict by {v.by}: {v.judgement}" + (f" — {plain(v.thought)}" if v.thought else ""))
+            lines.append(f"  = {ev.outcome or ev.judgement or 'not scored'}")
+        c = section.confusion
+        lines += ["", f"TP {c.tp}  FP {c.fp}  TN {c.tn}  FN {c.fn}  skipped {c.skipped}"]
+        lines += [f"{label}: {pct(getattr(section.metrics, key))}" for key, label in METRIC_LABELS]
+        return "\n".join(lines)
+
+    def action_copy_transcript(self) -> None:
+        self.app.copy_to_clipboard(self.transcript_text())
+        self.notify("Transcript copied to the clipboard", timeout=3)
+
+    def action_show_errors(self) -> None:
+        from proactive_tui.ui.screens.text_modal import TextModal
+
+        sections = [(f"{i}", plain(e)) for i, e in enumerate(self.errors, 1)] or [("", "No errors so far.")]
+        self.app.push_screen(TextModal("Errors", sections))
+
+    def action_back(self) -> None:
+        if self.running:
+            self.session.stop()
+        self.app.sub_title = ""
+        self.app.pop_screen()
+
+    def on_unmount(self) -> None:
+        if self.running:
+            self.session.stop()

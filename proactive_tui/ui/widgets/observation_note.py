@@ -1,0 +1,36 @@
+"""An observation in the transcript (a tool result or the monitor's internal trigger): what the
+agent's model was sent in place of a user message, styled apart from the dialogue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from proactive_tui.textsafe import plain
+
+SOURCE = {"tool_call": "tool result", "internal_trigger": "internal trigger (monitor)"}
+
+
+class ObservationNote(Static):
+    def __init__(self, event: Any, **kwargs: Any) -> None:
+        kind = "obs-tool" if event.source == "tool_call" else "obs-trigger"
+        super().__init__(classes=f"observation {kind}", **kwargs)
+        self.event = event
+
+    def on_mount(self) -> None:
+        self.update(self.render_text())
+
+    def render_text(self) -> Text:
+        e = self.event
+        text = Text()
+        text.append(f"◆ {SOURCE[e.source]} · turn {e.turn} · {plain(e.clock).replace('T', ' ')}", style="bold")
+        for line in e.content.splitlines():  # the listings; the task it repeats is on the task panel
+            line = line.strip()
+            if line.startswith("- "):
+                text.append("\n" + plain(line))
+        return text
+
+    def plain_text(self) -> str:
+        return f"[{SOURCE[self.event.source]}] {plain(self.event.content)}"

@@ -1,0 +1,36 @@
+"""The Chronos verdict: success or failure and why, with the action and status accuracy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from proactive_tui.textsafe import plain
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
+
+
+class TimelineVerdict(Static):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.outcome: Any = None
+
+    def on_mount(self) -> None:
+        self.border_title = "Verdict"
+        self.update(Text("the session is still running", style="dim italic"))
+
+    def show(self, outcome: Any) -> None:
+        self.outcome = outcome
+        verdict = "n/a" if outcome.success is None else ("SUCCESS" if outcome.success else "FAILURE")
+        text = Text()
+        text.append(verdict, style="bold reverse" if outcome.success is False else "bold")
+        text.append(f" · {outcome.reason.replace('_', ' ')} · action {pct(outcome.action_accuracy)}"
+                    f" · status {pct(outcome.status_accuracy)}")
+        if outcome.detail:
+            text.append("\n" + plain(outcome.detail), style="italic")
+        self.border_subtitle = f"{outcome.turns} turns · {outcome.branch} · {outcome.tier}"
+        self.update(text)

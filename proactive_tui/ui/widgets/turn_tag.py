@@ -1,0 +1,42 @@
+"""Under an agent message in the transcript: the action it took (and status, trigger), with a check
+or cross against the oracle's expectation and, when wrong, what was expected and why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from proactive_tui.textsafe import plain
+
+
+class TurnTag(Static):
+    def __init__(self, outcome: Any, **kwargs: Any) -> None:
+        ok = outcome.action_correct and outcome.status_correct
+        super().__init__(classes="turn-tag " + ("turn-ok" if ok else "turn-bad"), **kwargs)
+        self.outcome = outcome
+
+    def on_mount(self) -> None:
+        self.update(self.render_text())
+
+    def render_text(self) -> Text:
+        o = self.outcome
+        text = Text()
+        if o.reply is None:
+            text.append(f"⤷ no valid reply after {o.asks} tries", style="bold")
+        else:
+            trigger = o.reply.trigger_condition
+            text.append(f"⤷ {o.action} / {o.status}", style="bold")
+            if trigger.value:
+                text.append(f" · watch {trigger.type or 'EVENT'}: {plain(trigger.value)}")
+            if not o.delivered:
+                text.append(" · not shown to the user", style="italic")
+            if o.asks > 1:
+                text.append(f" · re-asked {o.asks - 1}×")
+        text.append(f"  ·  action {'✓' if o.action_correct else '✗'} status {'✓' if o.status_correct else '✗'}")
+        if not (o.action_correct and o.status_correct):
+            text.append(f"\n  expected {'|'.join(o.acceptable_actions)} / {o.expected_status}: {plain(o.why)}", style="italic")
+        if o.critical:
+            text.append(f"\n  ✗ {o.critical.replace('_', ' ')}", style="bold")
+        return text
