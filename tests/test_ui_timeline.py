@@ -303,3 +303,18 @@ def test_snapshot_setup(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)
+
+
+async def test_a_chronos_session_in_the_playground_is_recorded() -> None:
+    from proactive_tui.store import list_sessions
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(POSITIVE)
+        app.push_screen(TimelineSessionScreen(env, spec(POSITIVE), oracle_factory()))
+        await pilot.pause()
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.ended is not None)
+        (summary,) = list_sessions(app.store)
+        assert summary.env_id == POSITIVE and summary.family == "chronos" and summary.status == "finished"
+        assert summary.headline["success"] == "yes"

@@ -13,16 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, VerticalScroll
-from textual.screen import Screen
 
 from proactive_tui.engine.factory import SessionSpec
 from proactive_tui.engine.metrics_proposals import METRIC_LABELS
-from proactive_tui.engine.run_record import RunRecordBuilder
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.session_base import SessionScreenBase
 from proactive_tui.ui.widgets.event_timeline import EventTimeline
 from proactive_tui.ui.widgets.key_bar import KeyBar
 from proactive_tui.ui.widgets.metrics_panel import MetricsPanel, pct
@@ -46,8 +45,9 @@ class EventStatusLine(StatusLine):
     UNIT = "event"
 
 
-class ProposalSessionScreen(Screen[None]):
+class ProposalSessionScreen(SessionScreenBase):
     HELP_TITLE = "ProactiveBench session"
+    ENDED_TEXT = ENDED_TEXT
     CSS_PATH = Path(__file__).with_name("proposals_session.tcss")
     BINDINGS = [
         # The verdict keys come first: while the prompt is up, "a" accepts instead of auto-playing.
@@ -67,17 +67,7 @@ class ProposalSessionScreen(Screen[None]):
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default."""
-        super().__init__()
-        self.env = env
-        self.spec = spec
-        self.session_factory = session_factory
-        self.session: Any = None
-        self.seats: dict[str, Any] = {}
-        self.builder = RunRecordBuilder()
-        self.ended: str | None = None
-        self.errors: list[str] = []
-        self.awaiting: str | None = None
-        self.human_seat = next((s for s, k in spec.seats.items() if k == "human"), None)
+        super().__init__(env, spec, session_factory)
         self._proposal: dict[str, Any] = {}
         self._asked = 0
 
@@ -112,8 +102,7 @@ class ProposalSessionScreen(Screen[None]):
         seats = " · ".join(f"{'judge' if seat == 'user' else seat}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
                            for seat, kind in self.spec.seats.items() if seat in ("agent", "user"))
         self.app.sub_title = f"{self.env.id} · {seats}"
-        if any(kind == "model" and self.spec.roles.for_role(seat).is_local
-               for seat, kind in self.spec.seats.items() if seat in ("agent", "user")):
+        if self._any_local_model(("agent", "user")):
             from proactive_tui.llm.local_model import LOCAL_MODEL_BLURB
 
             self.timeline.note(f"local/smollm2 is {LOCAL_MODEL_BLURB}")
@@ -125,38 +114,11 @@ class ProposalSessionScreen(Screen[None]):
     def timeline(self) -> EventTimeline:
         return self.query_one(EventTimeline)
 
-    @property
-    def status(self) -> StatusLine:
-        return self.query_one(StatusLine)
-
-    # -- the worker -------------------------------------------------------------------------
-
-    @work(exclusive=True, group="session")
-    async def run_session(self) -> None:
-        from proactive_tui.ui.session_view import start_session
-
-        status = self.status
-        status.set(activity="loading the model layer…")
-        try:
-            factory = self.session_factory or start_session
-            self.session, self.seats = await factory(self.spec, self.env)
-        except Exception as exc:
-            self._error(f"could not start the session: {exc}")
-            status.set(activity="not started", finished=status.started)
-            return
-        self.refresh_bindings()
-        async for event in self.session.events():
-            self.builder.apply(event)
-            try:
-                mounting = self.apply(event)
-                if mounting is not None:
-                    await mounting  # a new event's card exists before its proposal arrives
-            except Exception as exc:  # a display problem must never stop the session
-                self.errors.append(f"display: {type(exc).__name__}: {exc}")
-        self.refresh_bindings()
+    # -- showing events (the worker is SessionScreenBase.run_session) ----------------------
 
     def apply(self, event: Any) -> Any:
-        """Show one engine event; returns an awaitable when it mounted a new event card."""
+        """Show one engine event; returns an awaitable when it mounted a new event card (the worker
+        awaits it, so a new event's card exists before its proposal arrives)."""
         status = self.status
         t = event.type
         if t == "trace_observation":
@@ -187,30 +149,14 @@ class ProposalSessionScreen(Screen[None]):
             status.set(activity=f"event {event.index} scored: {event.outcome or 'skipped'}")
         elif t == "awaiting_human":
             self._await_person(event)
-        elif t == "usage_recorded":
-            self._update_usage()
-        elif t == "retrying":
-            status.set(retry=f"{event.seat}: Retrying {event.attempt}/{event.max_attempts} in {event.wait_s:.0f}s")
-        elif t == "error":
-            self._error(event.message, fatal=event.fatal)
         elif t == "session_ended":
-            self.ended = event.reason
+            self.ended = event.reason  # before the prompt goes: hiding it refreshes the bindings
             self._hide_prompt()
-            text = ENDED_TEXT.get(event.reason, event.reason)
-            self.timeline.note(f"Session ended: {text}" + (f" ({plain(event.detail)})" if event.detail else ""), kind="end")
-            status.set(activity=f"finished: {event.reason}", finished=status.clock(), retry="")
+            self._announce_end(event, self.timeline.note, plain)
             self.refresh_bindings()
+        else:
+            self._apply_common(event)
         return None
-
-    def _update_usage(self) -> None:
-        rec = self.builder.record
-        if rec is not None:
-            self.status.set(tokens=rec.totals.total_tokens, cost=rec.totals.cost)
-
-    def _error(self, message: str, fatal: bool = False) -> None:
-        self.errors.append(message)
-        self.notify(plain(message)[:300] + "\n(e: details)", title="Error" if fatal else "Warning",
-                    severity="error" if fatal else "warning", timeout=8, markup=False)
 
     # -- a person playing the user ------------------------------------------------------------
 
@@ -249,24 +195,12 @@ class ProposalSessionScreen(Screen[None]):
 
     # -- controls ---------------------------------------------------------------------------
 
-    @property
-    def running(self) -> bool:
-        return self.session is not None and self.ended is None
+    PANEL_ID = "#pb-side"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "verdict":
             return self.running and self.awaiting == "user"
-        if action == "stop":
-            return self.running
-        if action == "autoplay":
-            return self.running and self.session.paused
-        if action == "pause":
-            return self.running and not self.session.paused
-        if action == "step":
-            return self.running
-        if action == "restart":
-            return self.ended is not None
-        return True
+        return super().check_action(action, parameters)
 
     PALETTE = (
         ("autoplay", "Session: auto-play", "Run events without stopping"),
@@ -278,37 +212,6 @@ class ProposalSessionScreen(Screen[None]):
         ("toggle_panel", "Toggle metrics panel", "Show or hide the metrics panel"),
         ("show_errors", "Show errors", "Details of the errors so far"),
     )
-
-    def palette_commands(self) -> list[tuple[str, str, Any]]:
-        """Command-palette entries for what can be done right now (state-aware)."""
-        return [(title, help_text, getattr(self, f"action_{action}"))
-                for action, title, help_text in self.PALETTE if self.check_action(action, ())]
-
-    def action_autoplay(self) -> None:
-        self.session.play()
-        self.status.set(paused=False)
-        self.refresh_bindings()
-
-    def action_pause(self) -> None:
-        self.session.pause()
-        self.status.set(paused=True)
-        self.refresh_bindings()
-
-    def action_step(self) -> None:
-        self.session.step()
-        self.status.set(paused=True)
-        self.refresh_bindings()
-
-    def action_stop(self) -> None:
-        if self.running:
-            self.session.stop()
-
-    def action_restart(self) -> None:
-        self.app.switch_screen(ProposalSessionScreen(self.env, self.spec, self.session_factory))
-
-    def action_toggle_panel(self) -> None:
-        panel = self.query_one("#pb-side")
-        panel.display = not panel.display
 
     def transcript_text(self) -> str:
         """The run as plain text, from the run record (what was shown is what it holds)."""
@@ -332,23 +235,3 @@ class ProposalSessionScreen(Screen[None]):
         lines += ["", f"TP {c.tp}  FP {c.fp}  TN {c.tn}  FN {c.fn}  skipped {c.skipped}"]
         lines += [f"{label}: {pct(getattr(section.metrics, key))}" for key, label in METRIC_LABELS]
         return "\n".join(lines)
-
-    def action_copy_transcript(self) -> None:
-        self.app.copy_to_clipboard(self.transcript_text())
-        self.notify("Transcript copied to the clipboard", timeout=3)
-
-    def action_show_errors(self) -> None:
-        from proactive_tui.ui.screens.text_modal import TextModal
-
-        sections = [(f"{i}", plain(e)) for i, e in enumerate(self.errors, 1)] or [("", "No errors so far.")]
-        self.app.push_screen(TextModal("Errors", sections))
-
-    def action_back(self) -> None:
-        if self.running:
-            self.session.stop()
-        self.app.sub_title = ""
-        self.app.pop_screen()
-
-    def on_unmount(self) -> None:
-        if self.running:
-            self.session.stop()

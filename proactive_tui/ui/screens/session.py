@@ -7,19 +7,15 @@ record holds. A person in a seat types into the compose box when the engine asks
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
-from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 
 from proactive_tui.engine.factory import SessionSpec
-from proactive_tui.engine.run_record import RunRecordBuilder
-from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.session_base import SessionScreenBase
 from proactive_tui.ui.widgets.checklist import SubTargetChecklist
 from proactive_tui.ui.widgets.compose_box import ComposeBox
 from proactive_tui.ui.widgets.context_card import ContextCard
@@ -41,8 +37,9 @@ ENDED_TEXT = {
 }
 
 
-class SessionScreen(Screen[None]):
+class SessionScreen(SessionScreenBase):
     HELP_TITLE = "Session"
+    ENDED_TEXT = ENDED_TEXT
     BINDINGS = [
         Binding("a", "autoplay", "Auto", tooltip="Auto-play: run turns without stopping"),
         Binding("s", "step", "Step", tooltip="Run one more turn, then hold"),
@@ -68,19 +65,9 @@ class SessionScreen(Screen[None]):
         `replay_events`: show a recorded session (events from the store) without starting one;
         the controls that need a live session stay off. `resume_from`: a RunRecord whose complete
         turns the new session continues (history screen, `r`)."""
-        super().__init__()
-        self.env = env
-        self.spec = spec
-        self.session_factory = session_factory
+        super().__init__(env, spec, session_factory)
         self.replay_events = replay_events
         self.resume_from = resume_from
-        self.session: Any = None
-        self.seats: dict[str, Any] = {}
-        self.builder = RunRecordBuilder()
-        self.ended: str | None = None
-        self.errors: list[str] = []
-        self.awaiting: str | None = None
-        self.human_seat = next((s for s, k in spec.seats.items() if k == "human"), None)
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -132,7 +119,7 @@ class SessionScreen(Screen[None]):
         if self.replaying:
             self.replay()
             return
-        if any(kind == "model" and self.spec.roles.for_role(seat).is_local for seat, kind in self.spec.seats.items()):
+        if self._any_local_model():
             from proactive_tui.llm.local_model import LOCAL_MODEL_BLURB
 
             self.transcript.note(f"local/smollm2 is {LOCAL_MODEL_BLURB}", kind="system")
@@ -140,40 +127,10 @@ class SessionScreen(Screen[None]):
 
     # -- the worker -------------------------------------------------------------------------
 
-    @work(exclusive=True, group="session")
-    async def run_session(self) -> None:
-        from proactive_tui.ui.session_view import start_session
-
-        status = self.query_one(StatusLine)
-        status.set(activity="loading the model layer…")
-        try:
-            factory = self.session_factory or start_session
-            if self.resume_from is not None:
-                self.session, self.seats = await factory(self.spec, self.env, resume_from=self.resume_from)
-            else:
-                self.session, self.seats = await factory(self.spec, self.env)
-        except Exception as exc:
-            self._error(f"could not start the session: {exc}")
-            status.set(activity="not started", finished=status.started)
-            return
-        self.refresh_bindings()  # the controls depend on having a session
-        from proactive_tui.ui.recording import recorded
-
-        async with contextlib.aclosing(recorded(self.app, self.spec, self.session)) as events:
-            async for event in events:
-                self._show(event)
-        self.refresh_bindings()
-
-    def _show(self, event: Any) -> None:
-        self.builder.apply(event)
-        try:
-            self.apply(event)
-        except Exception as exc:  # a display problem must never stop the session
-            self.errors.append(f"display: {type(exc).__name__}: {exc}")
-
-    @property
-    def replaying(self) -> bool:
-        return self.replay_events is not None
+    async def _start(self, factory: Any) -> tuple[Any, dict[str, Any]]:
+        if self.resume_from is not None:
+            return await factory(self.spec, self.env, resume_from=self.resume_from)
+        return await factory(self.spec, self.env)
 
     def replay(self) -> None:
         """Apply the recorded events as they were emitted; nobody is asked to type."""
@@ -234,29 +191,12 @@ class SessionScreen(Screen[None]):
                 self.query_one(FinalScores).show(event.score)
                 if self.query("#trend"):
                     self.query_one(ScoreTrend).add_point(event.score.overall, event.score.judge_model)
-        elif t == "usage_recorded":
-            self._update_usage()
-        elif t == "retrying":
-            status.set(retry=f"{event.seat}: Retrying {event.attempt}/{event.max_attempts} in {event.wait_s:.0f}s")
-        elif t == "error":
-            self._error(event.message, fatal=event.fatal)
         elif t == "session_ended":
-            self.ended = event.reason
-            text = ENDED_TEXT.get(event.reason, event.reason)
-            self.transcript.note(f"Session ended: {text}" + (f" ({event.detail})" if event.detail else ""), kind="end")
-            status.set(activity=f"finished: {event.reason}", finished=status.clock(), retry="")
+            self._announce_end(event, self.transcript.note)
             self._set_compose(False)
             self.refresh_bindings()
-
-    def _update_usage(self) -> None:
-        rec = self.builder.record
-        if rec is not None:
-            self.query_one(StatusLine).set(tokens=rec.totals.total_tokens, cost=rec.totals.cost)
-
-    def _error(self, message: str, fatal: bool = False) -> None:
-        self.errors.append(message)
-        self.notify(plain(message)[:300] + "\n(e: details)", title="Error" if fatal else "Warning",
-                    severity="error" if fatal else "warning", timeout=8, markup=False)
+        else:
+            self._apply_common(event)
 
     # -- a person in a seat -----------------------------------------------------------------
 
@@ -290,28 +230,18 @@ class SessionScreen(Screen[None]):
 
     # -- controls ---------------------------------------------------------------------------
 
-    @property
-    def running(self) -> bool:
-        return self.session is not None and self.ended is None
+    PANEL_ID = "#judge-panel"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("stop", "stop_and_score"):
+        if action == "stop_and_score":
             return self.running
-        if action == "autoplay":
-            return self.running and self.session.paused
-        if action == "pause":
-            return self.running and not self.session.paused
-        if action == "step":
-            return self.running
-        if action == "restart":
-            return self.ended is not None and not self.replaying
         if action == "export_session":
             return self.builder.record is not None
         if action == "end_conversation":
             return self.running and self.human_seat == "user"
         if action == "toggle_target":
             return bool(self.query("#context-card"))
-        return True
+        return super().check_action(action, parameters)
 
     PALETTE = (
         ("autoplay", "Session: auto-play", "Run turns without stopping"),
@@ -326,37 +256,10 @@ class SessionScreen(Screen[None]):
         ("export_session", "Export session…", "Write this session in a format of your choice (run record, markdown…)"),
     )
 
-    def palette_commands(self) -> list[tuple[str, str, Any]]:
-        """Command-palette entries for what can be done right now (state-aware)."""
-        return [(title, help_text, getattr(self, f"action_{action}"))
-                for action, title, help_text in self.PALETTE if self.check_action(action, ())]
-
-    def action_autoplay(self) -> None:
-        self.session.play()
-        self.query_one(StatusLine).set(paused=False)
-        self.refresh_bindings()
-
-    def action_pause(self) -> None:
-        self.session.pause()
-        self.query_one(StatusLine).set(paused=True)
-        self.refresh_bindings()
-
-    def action_step(self) -> None:
-        self.session.step()
-        self.query_one(StatusLine).set(paused=True)
-        self.refresh_bindings()
-
-    def action_stop(self) -> None:
-        if self.running:
-            self.session.stop()
-
     def action_stop_and_score(self) -> None:
         if self.running:
             self.query_one(StatusLine).set(activity="stopping; the judge scores what exists…")
             self.session.stop(score=True)
-
-    def action_restart(self) -> None:
-        self.app.switch_screen(SessionScreen(self.env, self.spec, self.session_factory))
 
     def action_export_session(self) -> None:
         from proactive_tui.ui.screens.export_modal import ExportModal
@@ -364,20 +267,12 @@ class SessionScreen(Screen[None]):
         if self.builder.record is not None:
             self.app.push_screen(ExportModal(self.builder.record))
 
-    def action_toggle_panel(self) -> None:
-        panel = self.query_one("#judge-panel")
-        panel.display = not panel.display
-
     def action_toggle_target(self) -> None:
         for card in self.query(ContextCard):
             card.toggle_hidden()
 
     def transcript_text(self) -> str:
         return f"{self.env.id}\n\n" + self.transcript.plain_text()
-
-    def action_copy_transcript(self) -> None:
-        self.app.copy_to_clipboard(self.transcript_text())
-        self.notify("Transcript copied to the clipboard", timeout=3)
 
     def action_copy_message(self) -> None:
         from proactive_tui.ui.widgets.message_view import MessageView
@@ -388,19 +283,3 @@ class SessionScreen(Screen[None]):
             self.notify("Message copied", timeout=3)
         else:
             self.notify("Focus a message first (tab / click), then y", timeout=4)
-
-    def action_show_errors(self) -> None:
-        from proactive_tui.ui.screens.text_modal import TextModal
-
-        sections = [(f"{i}", plain(e)) for i, e in enumerate(self.errors, 1)] or [("", "No errors so far.")]
-        self.app.push_screen(TextModal("Errors", sections))
-
-    def action_back(self) -> None:
-        if self.running:
-            self.session.stop()
-        self.app.sub_title = ""
-        self.app.pop_screen()
-
-    def on_unmount(self) -> None:
-        if self.running:
-            self.session.stop()

@@ -16,17 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
 from proactive_tui.engine.factory import SessionSpec
-from proactive_tui.engine.run_record import RunRecordBuilder
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.session_base import SessionScreenBase
 from proactive_tui.ui.widgets.action_form import ActionForm
 from proactive_tui.ui.widgets.compose_box import ComposeBox
 from proactive_tui.ui.widgets.context_card import ContextCard
@@ -63,8 +62,9 @@ def response_text(content: str) -> str:
         return content
 
 
-class TimelineSessionScreen(Screen[None]):
+class TimelineSessionScreen(SessionScreenBase):
     HELP_TITLE = "Chronos session"
+    ENDED_TEXT = ENDED_TEXT
     CSS_PATH = Path(__file__).with_name("timeline_session.tcss")
     BINDINGS = [
         Binding("f", "fast_forward", "Fast-forward", tooltip="The monitor's next scan now (the user is dormant)"),
@@ -87,17 +87,7 @@ class TimelineSessionScreen(Screen[None]):
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default."""
-        super().__init__()
-        self.env = env
-        self.spec = spec
-        self.session_factory = session_factory
-        self.session: Any = None
-        self.seats: dict[str, Any] = {}
-        self.builder = RunRecordBuilder()
-        self.ended: str | None = None
-        self.errors: list[str] = []
-        self.awaiting: str | None = None
-        self.human_seat = next((s for s, k in spec.seats.items() if k == "human"), None)
+        super().__init__(env, spec, session_factory)
         self.turn_limit = spec.settings.get("max_turns") or env.scenario.turn_limit
         self.manual_monitor = "monitor_delay_s" in spec.settings and spec.settings["monitor_delay_s"] is None
         self.agent_messages: dict[str, str] = {}
@@ -148,36 +138,13 @@ class TimelineSessionScreen(Screen[None]):
             for seat, kind in self.spec.seats.items() if seat in ("agent", "user")
         )
         self.query_one("#timeline-side").border_title = ""
-        if any(kind == "model" and self.spec.roles.for_role(seat).is_local
-               for seat, kind in self.spec.seats.items() if seat in ("agent", "user")):
+        if self._any_local_model(("agent", "user")):
             from proactive_tui.llm.local_model import LOCAL_MODEL_BLURB
 
             self.transcript.note(f"local/smollm2 is {LOCAL_MODEL_BLURB}", kind="system")
         self.run_session()
 
-    # -- the worker -------------------------------------------------------------------------
-
-    @work(exclusive=True, group="session")
-    async def run_session(self) -> None:
-        from proactive_tui.ui.session_view import start_session
-
-        status = self.query_one(StatusLine)
-        status.set(activity="loading the model layer…")
-        try:
-            factory = self.session_factory or start_session
-            self.session, self.seats = await factory(self.spec, self.env)
-        except Exception as exc:
-            self._error(f"could not start the session: {exc}")
-            status.set(activity="not started", finished=status.started)
-            return
-        self.refresh_bindings()
-        async for event in self.session.events():
-            self.builder.apply(event)
-            try:
-                self.apply(event)
-            except Exception as exc:  # a display problem must never stop the session
-                self.errors.append(f"display: {type(exc).__name__}: {exc}")
-        self.refresh_bindings()
+    # -- showing events (the worker is SessionScreenBase.run_session) ----------------------
 
     @property
     def transcript(self) -> Transcript:
@@ -250,29 +217,12 @@ class TimelineSessionScreen(Screen[None]):
             pass
         elif t == "awaiting_human":
             self._await_person(event)
-        elif t == "usage_recorded":
-            self._update_usage()
-        elif t == "retrying":
-            status.set(retry=f"{event.seat}: Retrying {event.attempt}/{event.max_attempts} in {event.wait_s:.0f}s")
-        elif t == "error":
-            self._error(event.message, fatal=event.fatal)
         elif t == "session_ended":
-            self.ended = event.reason
-            text = ENDED_TEXT.get(event.reason, event.reason)
-            self.transcript.note(f"Session ended: {text}" + (f" ({event.detail})" if event.detail else ""), kind="end")
-            status.set(activity=f"finished: {event.reason}", finished=status.clock(), retry="")
+            self._announce_end(event, self.transcript.note)
             self._set_controls(False)
             self.refresh_bindings()
-
-    def _update_usage(self) -> None:
-        rec = self.builder.record
-        if rec is not None:
-            self.query_one(StatusLine).set(tokens=rec.totals.total_tokens, cost=rec.totals.cost)
-
-    def _error(self, message: str, fatal: bool = False) -> None:
-        self.errors.append(message)
-        self.notify(plain(message)[:300] + "\n(e: details)", title="Error" if fatal else "Warning",
-                    severity="error" if fatal else "warning", timeout=8, markup=False)
+        else:
+            self._apply_common(event)
 
     # -- a person in a seat -----------------------------------------------------------------
 
@@ -334,9 +284,7 @@ class TimelineSessionScreen(Screen[None]):
 
     # -- controls ---------------------------------------------------------------------------
 
-    @property
-    def running(self) -> bool:
-        return self.session is not None and self.ended is None
+    PANEL_ID = "#timeline-side"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "fast_forward":
@@ -347,19 +295,9 @@ class TimelineSessionScreen(Screen[None]):
             if parameters and parameters[0] == "/shift" and self.env.scenario.intention_shift is None:
                 return False
             return self.running and self.awaiting == "user"
-        if action == "stop":
-            return self.running
-        if action == "autoplay":
-            return self.running and self.session.paused
-        if action == "pause":
-            return self.running and not self.session.paused
-        if action == "step":
-            return self.running
-        if action == "restart":
-            return self.ended is not None
         if action == "end_conversation":
             return self.running and self.human_seat is not None
-        return True
+        return super().check_action(action, parameters)
 
     PALETTE = (
         ("fast_forward", "Timeline: fast-forward", "Run the monitor's next scan now (the user is dormant)"),
@@ -374,41 +312,10 @@ class TimelineSessionScreen(Screen[None]):
         ("show_errors", "Show errors", "Details of the errors so far"),
     )
 
-    def palette_commands(self) -> list[tuple[str, str, Any]]:
-        """Command-palette entries for what can be done right now (state-aware)."""
-        return [(title, help_text, getattr(self, f"action_{action}"))
-                for action, title, help_text in self.PALETTE if self.check_action(action, ())]
-
     def action_fast_forward(self) -> None:
         if self.running and self.session.fast_forward():
             self.query_one(StatusLine).set(activity="fast-forwarding the monitor…")
         self.refresh_bindings()
-
-    def action_autoplay(self) -> None:
-        self.session.play()
-        self.query_one(StatusLine).set(paused=False)
-        self.refresh_bindings()
-
-    def action_pause(self) -> None:
-        self.session.pause()
-        self.query_one(StatusLine).set(paused=True)
-        self.refresh_bindings()
-
-    def action_step(self) -> None:
-        self.session.step()
-        self.query_one(StatusLine).set(paused=True)
-        self.refresh_bindings()
-
-    def action_stop(self) -> None:
-        if self.running:
-            self.session.stop()
-
-    def action_restart(self) -> None:
-        self.app.switch_screen(TimelineSessionScreen(self.env, self.spec, self.session_factory))
-
-    def action_toggle_panel(self) -> None:
-        panel = self.query_one("#timeline-side")
-        panel.display = not panel.display
 
     def action_toggle_spoilers(self) -> None:
         self.query_one(TimelinePanel).toggle_spoilers()
@@ -424,23 +331,3 @@ class TimelineSessionScreen(Screen[None]):
             elif isinstance(child, TurnTag):
                 parts.append(child.render_text().plain)
         return f"{self.env.id}\n\n" + "\n\n".join(parts)
-
-    def action_copy_transcript(self) -> None:
-        self.app.copy_to_clipboard(self.transcript_text())
-        self.notify("Transcript copied to the clipboard", timeout=3)
-
-    def action_show_errors(self) -> None:
-        from proactive_tui.ui.screens.text_modal import TextModal
-
-        sections = [(f"{i}", plain(e)) for i, e in enumerate(self.errors, 1)] or [("", "No errors so far.")]
-        self.app.push_screen(TextModal("Errors", sections))
-
-    def action_back(self) -> None:
-        if self.running:
-            self.session.stop()
-        self.app.sub_title = ""
-        self.app.pop_screen()
-
-    def on_unmount(self) -> None:
-        if self.running:
-            self.session.stop()

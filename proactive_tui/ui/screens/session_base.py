@@ -1,0 +1,222 @@
+"""What every family's session screen shares: the controls and the worker around a live session.
+
+The ProactiveEval (`session.py`), Chronos (`timeline_session.py`) and ProactiveBench
+(`proposals_session.py`) screens differ in layout and in how they show engine events, but drive a
+session the same way: start it through the factory, fold each event into the run record
+(`RunRecordBuilder`) before showing it, keep the errors for the errors modal, update tokens and cost
+from the record, and offer the same play/pause/step/stop/restart/back controls and palette. That
+part lives here once, so a fix to the controls or the worker reaches all three screens.
+
+A subclass supplies `compose`, `on_mount` (which calls `run_session()`), `apply(event)`,
+`transcript_text()`, its `BINDINGS`, `PALETTE` and `PANEL_ID`, and extends `check_action` for its own
+actions (falling back to `super().check_action`). This class defines no BINDINGS or CSS: Textual
+merges those along the class hierarchy, and each screen keeps its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, AsyncIterator, Callable, Iterable
+
+from textual import work
+from textual.screen import Screen
+
+from proactive_tui.engine.factory import SessionSpec
+from proactive_tui.engine.run_record import RunRecordBuilder
+from proactive_tui.textsafe import plain
+from proactive_tui.ui.widgets.status_line import StatusLine
+
+
+class SessionScreenBase(Screen[None]):
+    PALETTE: tuple[tuple[str, str, str], ...] = ()
+    """(action, title, help text) for the command palette; offered while `check_action` allows it."""
+    PANEL_ID = ""
+    """The side panel that `toggle_panel` shows or hides (a CSS selector)."""
+    ENDED_TEXT: dict[str, str] = {}
+    """session_ended reason -> how the screen says it."""
+    RECORD = True
+    """Record the session into the app's store as it runs (`proactive_tui.ui.recording.recorded`)."""
+
+    replay_events: list[Any] | None = None
+
+    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None) -> None:
+        """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default."""
+        super().__init__()
+        self.env = env
+        self.spec = spec
+        self.session_factory = session_factory
+        self.session: Any = None
+        self.seats: dict[str, Any] = {}
+        self.builder = RunRecordBuilder()
+        self.ended: str | None = None
+        self.errors: list[str] = []
+        self.awaiting: str | None = None
+        self.human_seat = next((s for s, k in spec.seats.items() if k == "human"), None)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    def _any_local_model(self, seats: Iterable[str] | None = None) -> bool:
+        """Whether a model seat (of `seats`, else of all) runs the bundled local model."""
+        return any(kind == "model" and self.spec.roles.for_role(seat).is_local
+                   for seat, kind in self.spec.seats.items() if seats is None or seat in seats)
+
+    # -- the worker -------------------------------------------------------------------------
+
+    async def _start(self, factory: Any) -> tuple[Any, dict[str, Any]]:
+        """Create the session and its seats (a screen may pass the factory more)."""
+        return await factory(self.spec, self.env)
+
+    def _events(self) -> contextlib.AbstractAsyncContextManager[AsyncIterator[Any]]:
+        """The session's events: recorded (and closed when the worker ends) if RECORD, else as they are."""
+        if self.RECORD:
+            from proactive_tui.ui.recording import recorded
+
+            return contextlib.aclosing(recorded(self.app, self.spec, self.session))
+        return contextlib.nullcontext(self.session.events())
+
+    @work(exclusive=True, group="session")
+    async def run_session(self) -> None:
+        from proactive_tui.ui.session_view import start_session
+
+        status = self.status
+        status.set(activity="loading the model layer…")
+        try:
+            self.session, self.seats = await self._start(self.session_factory or start_session)
+        except Exception as exc:
+            self._error(f"could not start the session: {exc}")
+            status.set(activity="not started", finished=status.started)
+            return
+        self.refresh_bindings()  # the controls depend on having a session
+        async with self._events() as events:
+            async for event in events:
+                mounting = self._show(event)
+                if mounting is not None:
+                    try:
+                        await mounting  # e.g. a new card exists before what belongs in it arrives
+                    except Exception as exc:  # a display problem must never stop the session
+                        self._display_error(exc)
+        self.refresh_bindings()
+
+    def _show(self, event: Any) -> Any:
+        """Fold the event into the run record, then show it; returns what `apply` returned."""
+        self.builder.apply(event)
+        try:
+            return self.apply(event)
+        except Exception as exc:  # a display problem must never stop the session
+            self._display_error(exc)
+            return None
+
+    def _display_error(self, exc: Exception) -> None:
+        self.errors.append(f"display: {type(exc).__name__}: {exc}")
+
+    def apply(self, event: Any) -> Any:
+        """Show one engine event (may return an awaitable the worker waits for)."""
+        raise NotImplementedError
+
+    def _apply_common(self, event: Any) -> None:
+        """The events every screen shows the same way: usage, retries, errors."""
+        t = event.type
+        if t == "usage_recorded":
+            self._update_usage()
+        elif t == "retrying":
+            self.status.set(retry=f"{event.seat}: Retrying {event.attempt}/{event.max_attempts} in {event.wait_s:.0f}s")
+        elif t == "error":
+            self._error(event.message, fatal=event.fatal)
+
+    def _announce_end(self, event: Any, note: Callable[..., Any], clean: Callable[[str], str] = str) -> None:
+        """On `session_ended`: remember why, say so with `note(text, kind="end")` (the detail passed
+        through `clean`) and stop the status line's clock."""
+        self.ended = event.reason
+        text = self.ENDED_TEXT.get(event.reason, event.reason)
+        note(f"Session ended: {text}" + (f" ({clean(event.detail)})" if event.detail else ""), kind="end")
+        status = self.status
+        status.set(activity=f"finished: {event.reason}", finished=status.clock(), retry="")
+
+    def _update_usage(self) -> None:
+        rec = self.builder.record
+        if rec is not None:
+            self.status.set(tokens=rec.totals.total_tokens, cost=rec.totals.cost)
+
+    def _error(self, message: str, fatal: bool = False) -> None:
+        self.errors.append(message)
+        self.notify(plain(message)[:300] + "\n(e: details)", title="Error" if fatal else "Warning",
+                    severity="error" if fatal else "warning", timeout=8, markup=False)
+
+    # -- controls ---------------------------------------------------------------------------
+
+    @property
+    def replaying(self) -> bool:
+        return self.replay_events is not None
+
+    @property
+    def running(self) -> bool:
+        return self.session is not None and self.ended is None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop":
+            return self.running
+        if action == "autoplay":
+            return self.running and self.session.paused
+        if action == "pause":
+            return self.running and not self.session.paused
+        if action == "step":
+            return self.running
+        if action == "restart":
+            return self.ended is not None and not self.replaying
+        return True
+
+    def palette_commands(self) -> list[tuple[str, str, Any]]:
+        """Command-palette entries for what can be done right now (state-aware)."""
+        return [(title, help_text, getattr(self, f"action_{action}"))
+                for action, title, help_text in self.PALETTE if self.check_action(action, ())]
+
+    def action_autoplay(self) -> None:
+        self.session.play()
+        self.status.set(paused=False)
+        self.refresh_bindings()
+
+    def action_pause(self) -> None:
+        self.session.pause()
+        self.status.set(paused=True)
+        self.refresh_bindings()
+
+    def action_step(self) -> None:
+        self.session.step()
+        self.status.set(paused=True)
+        self.refresh_bindings()
+
+    def action_stop(self) -> None:
+        if self.running:
+            self.session.stop()
+
+    def action_restart(self) -> None:
+        self.app.switch_screen(type(self)(self.env, self.spec, self.session_factory))
+
+    def action_toggle_panel(self) -> None:
+        panel = self.query_one(self.PANEL_ID)
+        panel.display = not panel.display
+
+    def transcript_text(self) -> str:
+        raise NotImplementedError
+
+    def action_copy_transcript(self) -> None:
+        self.app.copy_to_clipboard(self.transcript_text())
+        self.notify("Transcript copied to the clipboard", timeout=3)
+
+    def action_show_errors(self) -> None:
+        from proactive_tui.ui.screens.text_modal import TextModal
+
+        sections = [(f"{i}", plain(e)) for i, e in enumerate(self.errors, 1)] or [("", "No errors so far.")]
+        self.app.push_screen(TextModal("Errors", sections))
+
+    def action_back(self) -> None:
+        if self.running:
+            self.session.stop()
+        self.app.sub_title = ""
+        self.app.pop_screen()
+
+    def on_unmount(self) -> None:
+        if self.running:
+            self.session.stop()
