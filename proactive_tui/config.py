@@ -8,13 +8,13 @@ setting, never a traceback. The app writes it back only for choices a person mak
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proactive_tui.envs.problems import field_path
 from proactive_tui.llm.settings import RoleSettings
+from proactive_tui.tomlfile import read_toml
 
 
 class ConfigError(Exception):
@@ -38,14 +38,7 @@ def load_config(path: Path | None = None) -> AppConfig:
     path = path or config_file()
     if not path.exists():
         return AppConfig()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte offset {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    data = read_toml(path, ConfigError)
     try:
         return AppConfig.model_validate(data)
     except ValidationError as exc:

@@ -538,6 +538,16 @@ async def acomplete(request: _Request) -> tuple[str, str, dict]:
         raise
 
 
+def _produce(request: _Request, put: Callable[[tuple[str, Any]], None]) -> None:
+    """Worker side of both streams: ("chunk", dict)... then ("error", exc) if any, then ("done", None)."""
+    try:
+        _generate(request, lambda chunk: put(("chunk", chunk)))
+    except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+        put(("error", exc))
+    finally:
+        put(("done", None))
+
+
 def stream(request: _Request) -> Iterator[dict]:
     """Blocking stream of chunk dicts; closing the iterator stops the worker."""
     if _on_worker():
@@ -547,15 +557,7 @@ def stream(request: _Request) -> Iterator[dict]:
         return
     items: queue.Queue = queue.Queue()
 
-    def work() -> None:
-        try:
-            _generate(request, lambda chunk: items.put(("chunk", chunk)))
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-            items.put(("error", exc))
-        finally:
-            items.put(("done", None))
-
-    _executor().submit(work)
+    _executor().submit(_produce, request, items.put)
     try:
         while True:
             kind, item = items.get()
@@ -585,15 +587,7 @@ async def astream(request: _Request) -> AsyncIterator[dict]:
         except RuntimeError:  # the loop is closed: nobody is listening any more
             request.cancel.set()
 
-    def work() -> None:
-        try:
-            _generate(request, lambda chunk: put(("chunk", chunk)))
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-            put(("error", exc))
-        finally:
-            put(("done", None))
-
-    loop.run_in_executor(_executor(), work)
+    loop.run_in_executor(_executor(), _produce, request, put)
     try:
         while True:
             kind, item = await items.get()

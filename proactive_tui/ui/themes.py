@@ -16,7 +16,6 @@ while the app still starts with the other themes. One file is one theme::
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Iterable
 
@@ -25,6 +24,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from proactive_tui.envs.problems import field_path
+from proactive_tui.tomlfile import read_toml
 
 COLOR_FIELDS = (
     "primary",
@@ -111,14 +111,7 @@ def _describe_errors(path: Path, exc: ValidationError) -> str:
 def load_theme_file(path: Path | str) -> Theme:
     """Read one theme file; raises ThemeError with a one-line message naming file and field."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ThemeError(f"{path}: not UTF-8 text (byte offset {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ThemeError(f"{path}: invalid TOML: {exc}") from None
-    except OSError as exc:
-        raise ThemeError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    data = read_toml(path, ThemeError)
     try:
         return ThemeFile.model_validate(data).to_theme()
     except ValidationError as exc:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from proactive_tui.engine.prompts_timeline import AGENT_SYSTEM
-from proactive_tui.export.formats.common import scrub, sort_records
+from proactive_tui.export.formats.common import run_facts, scrub, sort_records
 from proactive_tui.export.registry import ExportError, Exporter, register
 
 FAMILY = "chronos"
@@ -85,13 +85,7 @@ def sample(record: Any) -> dict[str, Any]:
         "outcome": section.outcome.model_dump(mode="json") if section and section.outcome else None,
         "meta": {
             "session_id": record.id,
-            "date": record.started_at,
-            "models": record.models,
-            "settings": record.settings,
-            "seats": {seat: info.kind for seat, info in record.seats.items()},
-            "human_seats": record.human_seats,
-            "mode": record.mode,
-            "termination": record.termination.model_dump() if record.termination else None,
+            **run_facts(record),
             "versions": record.versions,
         },
     }

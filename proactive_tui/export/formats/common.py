@@ -35,6 +35,20 @@ def scrub(record: RunRecord) -> RunRecord:
     return RunRecord.model_validate(_scrub_value(record.model_dump(mode="json"), redact))
 
 
+def run_facts(record: RunRecord) -> dict[str, Any]:
+    """What every dataset export's `meta` says about how the session was run (models, settings,
+    who sat where, how it ended); each format adds its own keys around these."""
+    return {
+        "date": record.started_at,
+        "models": record.models,
+        "settings": record.settings,
+        "seats": {seat: info.kind for seat, info in record.seats.items()},
+        "human_seats": record.human_seats,
+        "mode": record.mode,
+        "termination": record.termination.model_dump() if record.termination else None,
+    }
+
+
 def sort_records(records: list[RunRecord]) -> list[RunRecord]:
     return sorted(records, key=lambda r: (r.started_at, r.id))
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.export.formats.common import DIMENSIONS, env_item, ordered_messages, scrub, sort_records
+from proactive_tui.export.formats.common import DIMENSIONS, env_item, ordered_messages, run_facts, scrub, sort_records
 from proactive_tui.export.registry import ExportError, Exporter, register
 
 ROLE_NAMES = {"agent": "assistant", "user": "user"}
@@ -55,13 +55,7 @@ def dataset_record(record: Any) -> dict[str, Any]:
         "meta": {
             "session_id": record.id,
             "env_id": record.env_id,
-            "date": record.started_at,
-            "models": record.models,
-            "settings": record.settings,
-            "seats": {seat: info.kind for seat, info in record.seats.items()},
-            "human_seats": record.human_seats,
-            "mode": record.mode,
-            "termination": record.termination.model_dump() if record.termination else None,
+            **run_facts(record),
             "resumed_from": record.resumed_from,
             "versions": record.versions,
         },
