@@ -28,9 +28,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from engine_helpers import collect, make_session, sample_env  # noqa: E402
-from proactive_tui.engine.participants import LLMParticipant  # noqa: E402
-from proactive_tui.engine.protocols.guidance import GuidanceSession, GuidanceSettings, Seats  # noqa: E402
-from proactive_tui.engine.run_record import fold  # noqa: E402
+from proactive_tui.core.participants import LLMParticipant  # noqa: E402
+from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSession, ProactiveEvalSettings, ProactiveEvalSeats  # noqa: E402
+from proactive_tui.core.run_record import fold  # noqa: E402
 from proactive_tui.llm.gateway import Gateway, litellm_module  # noqa: E402
 from proactive_tui.llm.settings import ModelSettings  # noqa: E402
 from proactive_tui.testing.fake_openai import FakeOpenAIServer  # noqa: E402
@@ -63,12 +63,12 @@ async def scripted_overhead(runs: int = 30) -> float:
     return statistics.median(per_turn) * 1000
 
 
-def llm_session(server: FakeOpenAIServer) -> GuidanceSession:
+def llm_session(server: FakeOpenAIServer) -> ProactiveEvalSession:
     gateway = Gateway()
     settings = ModelSettings(model="openai/bench", api_base=server.base_url)
-    seats = Seats(agent=LLMParticipant(gateway, settings), user=LLMParticipant(gateway, settings),
+    seats = ProactiveEvalSeats(agent=LLMParticipant(gateway, settings), user=LLMParticipant(gateway, settings),
                   judge=LLMParticipant(gateway, settings))
-    return GuidanceSession(sample_env(), seats, GuidanceSettings(max_turns=TURNS, live_judging=True))
+    return ProactiveEvalSession(sample_env(), seats, ProactiveEvalSettings(max_turns=TURNS, live_judging=True))
 
 
 def seconds(a: str, b: str) -> float:
@@ -86,8 +86,8 @@ async def fake_server_runs(latency: float, runs: int) -> tuple[float, float]:
             events = await collect(session)
             walls.append(time.perf_counter() - start)
             record = fold(events)
-            assert record.termination.reason == "max_turns" and len(record.live_scores) == TURNS - 1
-            plan_call = [e for e in events if e.type in ("phase_changed", "plan_proposed")]
+            assert record.termination.reason == "max_turns" and len(record.section.live_scores) == TURNS - 1
+            plan_call = [e for e in events if e.type in ("phase_changed", "proactiveeval.plan_proposed")]
             plan_s = seconds(plan_call[0].ts, plan_call[1].ts)  # the agent's planning call
             paths.append(plan_s + sum(seconds(m.started_at, m.finished_at) for m in record.messages))
     return statistics.median(walls), statistics.median(paths)

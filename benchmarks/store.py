@@ -27,8 +27,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from engine_helpers import collect, make_session  # noqa: E402
 from session_overhead import TURNS, llm_session, responder  # noqa: E402
-from proactive_tui.engine.factory import SessionSpec  # noqa: E402
-from proactive_tui.engine.run_record import fold  # noqa: E402
+from proactive_tui.core.spec import SessionSpec  # noqa: E402
+from proactive_tui.core.run_record import fold  # noqa: E402
 from proactive_tui.llm.gateway import litellm_module  # noqa: E402
 from proactive_tui.store import SessionRecorder, Store, load_events, record_events  # noqa: E402
 from proactive_tui.testing.fake_openai import FakeOpenAIServer  # noqa: E402

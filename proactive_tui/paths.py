@@ -41,19 +41,35 @@ def user_themes_dir() -> Path:
 
 
 def builtin_themes_dir() -> Path:
-    return REPO_ROOT / "themes"
+    """The themes shipped inside the package (`proactive_tui/data/themes`), in a source tree and
+    in an installed wheel alike."""
+    from importlib.resources import files
+
+    return Path(str(files("proactive_tui") / "data" / "themes"))
 
 
-def sample_envs_dir() -> Path:
+def sample_sources() -> list:
+    """Every installed family's shipped environments (package data), as loader sources.
+
+    `PROACTIVE_TUI_SAMPLE_ENVS` replaces them with one folder (tests and benchmarks use it)."""
+    from proactive_tui.envs.registry import EnvSource
+
     override = os.environ.get("PROACTIVE_TUI_SAMPLE_ENVS")
-    return Path(override) if override else REPO_ROOT / "sample_envs"
+    if override:
+        return [EnvSource(Path(override))]
+    from proactive_tui.core import registry
+
+    return [EnvSource(path, family.name) for family in registry.families().values()
+            for path in family.sample_sources() if path.exists()]
 
 
-def default_env_sources(extra: list[str] | None = None) -> list[Path]:
-    """The samples, the user's folder (if it exists) and any `--envs PATH` given."""
-    sources = [sample_envs_dir()]
+def default_env_sources(extra: list[str] | None = None) -> list:
+    """The user's folder (if it exists) first, then the shipped samples, then any `--envs PATH`
+    given: a user's own file with a sample's id wins, and the duplicate is reported."""
+    sources: list = []
     user = user_envs_dir()
     if user.exists():
         sources.append(user)
+    sources.extend(sample_sources())
     sources.extend(Path(p) for p in (extra or []))
     return sources

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from conftest import SAMPLE_ENVS
-from proactive_tui.engine.protocols.timeline import (
-    OracleAgent, ScriptedPersona, TimelineSeats, TimelineSession, TimelineSettings,
-)
-from proactive_tui.engine.run_record import RunRecord, fold
+from conftest import SAMPLE_DIRS
+from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
+from proactive_tui.families.chronos.testing import OracleAgent, ScriptedPersona
+from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.envs import load_paths
 
-CHRONOS_DIR = SAMPLE_ENVS / "chronos"
+CHRONOS_DIR = SAMPLE_DIRS["chronos"]
 SCENARIOS = sorted(p.stem for p in CHRONOS_DIR.glob("*.json"))
 
 
@@ -23,25 +22,25 @@ def chronos_env(name: str):
 
 
 def make_session(name: str, agent: Any = None, user: Any = None, session_id: str | None = None,
-                 **settings: Any) -> TimelineSession:
-    seats = TimelineSeats(agent=agent or OracleAgent(), user=user or ScriptedPersona())
-    return TimelineSession(chronos_env(name), seats, TimelineSettings(**settings), session_id=session_id)
+                 **settings: Any) -> ChronosSession:
+    seats = ChronosSeats(agent=agent or OracleAgent(), user=user or ScriptedPersona())
+    return ChronosSession(chronos_env(name), seats, ChronosSettings(**settings), session_id=session_id)
 
 
-async def play(session: TimelineSession) -> tuple[list, RunRecord]:
+async def play(session: ChronosSession) -> tuple[list, RunRecord]:
     events = [event async for event in session.events()]
     return events, fold(events)
 
 
 def actions(record: RunRecord) -> list[str | None]:
-    return [t.action for t in record.timeline.turns]
+    return [t.action for t in record.section.turns]
 
 
-def when(condition: Callable[[TimelineSession], bool], action: str, status: str | None = None,
+def when(condition: Callable[[ChronosSession], bool], action: str, status: str | None = None,
          text: str = "scripted deviation") -> OracleAgent:
     """An oracle agent that answers `action` (and `status`) instead whenever `condition(session)` holds."""
 
-    def override(session: TimelineSession, reply):
+    def override(session: ChronosSession, reply):
         if not condition(session):
             return None
         data = reply.model_dump()

@@ -8,9 +8,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-PROACTIVEBENCH_DATA = SHARED / "data" / "proactivebench"
-SAMPLE_ENVS = ROOT / "sample_envs"
+PACKAGE = ROOT / "proactive_tui"
+# Each family ships its own sample environments inside the package.
+SAMPLE_DIRS = {
+    "proactiveeval": PACKAGE / "families" / "proactiveeval" / "samples",
+    "proactivebench": PACKAGE / "families" / "proactivebench" / "samples",
+    "chronos": PACKAGE / "families" / "chronos" / "samples",
+}
+# The real ProactiveBench data (Apache-2.0, unmodified upstream copy) shipped in the package.
+PROACTIVEBENCH_DATA = PACKAGE / "families" / "proactivebench" / "data"
+REAL_TRACES = PROACTIVEBENCH_DATA / "real"
+REWARD_DATA = PROACTIVEBENCH_DATA / "reward_test.jsonl"
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import SAMPLE_ENVS
-from proactive_tui.engine.judging import GuidanceJudgement, PlanDraft, PlanJudgement, TurnVerdict
-from proactive_tui.engine.participants import ScriptedParticipant
-from proactive_tui.engine.protocols.guidance import GuidanceSession, GuidanceSettings, Seats
+from conftest import SAMPLE_DIRS
+from proactive_tui.families.proactiveeval.judges import GuidanceJudgement, PlanDraft, PlanJudgement, TurnVerdict
+from proactive_tui.core.participants import ScriptedParticipant
+from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSession, ProactiveEvalSettings, ProactiveEvalSeats
 from proactive_tui.envs import load_paths
 
 ENV_ID = "proactiveeval/recommendation/fair/0"
 
 
 def sample_env(env_id: str = ENV_ID):
-    return load_paths([SAMPLE_ENVS / "proactiveeval"]).get(env_id)
+    return load_paths([SAMPLE_DIRS["proactiveeval"]]).get(env_id)
 
 
 def scripted_judge(reach_at: int | None = None, covered: dict[int, list[int]] | None = None) -> ScriptedParticipant:
@@ -49,9 +49,9 @@ def scripted_user(delay: float = 0.0) -> ScriptedParticipant:
     return ScriptedParticipant(lambda req: f"user answers turn {req.turn}", label="scripted-user", delay=delay)
 
 
-def make_session(reach_at: int | None = None, agent=None, user=None, judge=None, **settings: Any) -> GuidanceSession:
-    seats = Seats(agent=agent or scripted_agent(), user=user or scripted_user(), judge=judge or scripted_judge(reach_at))
-    return GuidanceSession(sample_env(), seats, GuidanceSettings(**settings))
+def make_session(reach_at: int | None = None, agent=None, user=None, judge=None, **settings: Any) -> ProactiveEvalSession:
+    seats = ProactiveEvalSeats(agent=agent or scripted_agent(), user=user or scripted_user(), judge=judge or scripted_judge(reach_at))
+    return ProactiveEvalSession(sample_env(), seats, ProactiveEvalSettings(**settings))
 
 
 async def collect(session) -> list:

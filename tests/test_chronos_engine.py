@@ -11,11 +11,12 @@ import pytest
 
 from chronos_helpers import SCENARIOS, actions, chronos_env, make_session, play, scripted_agent_responder, when
 from conftest import ROOT
-from proactive_tui.engine.events import parse_event
-from proactive_tui.engine.factory import SessionSpec, build_session
-from proactive_tui.engine.participants import HumanParticipant, LLMParticipant
-from proactive_tui.engine.protocols.timeline import OracleAgent, ScriptedPersona, TimelineSeats, TimelineSession
-from proactive_tui.engine.run_record import RunRecord, fold
+from proactive_tui.core.events import parse_event
+from proactive_tui.core.spec import SessionSpec, build_session
+from proactive_tui.core.participants import HumanParticipant, LLMParticipant
+from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession
+from proactive_tui.families.chronos.testing import OracleAgent, ScriptedPersona
+from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.llm.gateway import Gateway
 from proactive_tui.llm.settings import ModelSettings, RoleSettings
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
@@ -25,7 +26,7 @@ IR, SR, FU, KS, CT, FT, NA = ("INFO_RETRIEVAL", "SET_REMINDER", "FOLLOW_UP", "KE
 
 
 def outcome(record: RunRecord):
-    return record.timeline.outcome
+    return record.section.outcome
 
 
 # -- the perfect agent ---------------------------------------------------------------------------
@@ -36,10 +37,10 @@ async def test_perfect_agent_succeeds_on_every_sample(name: str) -> None:
     o = outcome(record)
     assert o.success is True, (o.reason, o.detail, actions(record))
     assert o.action_accuracy == 1.0 and o.status_accuracy == 1.0
-    assert all(t.critical is None for t in record.timeline.turns)
-    expected_end = "task_completed" if record.timeline.branch == "positive" else "timeline_exhausted"
+    assert all(t.critical is None for t in record.section.turns)
+    expected_end = "task_completed" if record.section.branch == "positive" else "timeline_exhausted"
     assert record.termination.reason == expected_end
-    assert events[-1].type == "session_ended" and events[-2].type == "timeline_outcome"
+    assert events[-1].type == "session_ended" and events[-2].type == "chronos.timeline_outcome"
     assert o.turns <= chronos_env(name).scenario.turn_limit
 
 
@@ -54,8 +55,8 @@ async def test_perfect_agent_succeeds_on_every_sample(name: str) -> None:
 async def test_expected_dialogue_shapes(name: str, want: list[str], statuses: list[str]) -> None:
     _, record = await play(make_session(name))
     assert actions(record) == want
-    assert [t.expected_status for t in record.timeline.turns] == statuses
-    inputs = [t.input_kind for t in record.timeline.turns]
+    assert [t.expected_status for t in record.section.turns] == statuses
+    inputs = [t.input_kind for t in record.section.turns]
     assert inputs[:4] == ["user", "tool_call", "user", "user"]
     assert all(k == "internal_trigger" for k, a in zip(inputs, want) if a in (KS, FU))
 
@@ -68,7 +69,7 @@ async def test_premature_keep_silent_fails() -> None:
     o = outcome(record)
     assert (o.success, o.reason) == (False, "premature_silence")
     assert record.termination.reason == "derailed" and actions(record) == [IR, KS]
-    assert record.timeline.turns[-1].action_correct is False and o.action_accuracy == 0.5
+    assert record.section.turns[-1].action_correct is False and o.action_accuracy == 0.5
 
 
 async def test_silence_in_answer_to_the_user_fails_in_the_negative_branch_too() -> None:
@@ -82,7 +83,7 @@ async def test_completion_without_thanks_fails() -> None:
     _, record = await play(make_session("car-purchase-positive", agent=agent))
     o = outcome(record)
     assert (o.success, o.reason) == (False, "unconfirmed_completion")
-    assert actions(record)[-1] == CT and record.timeline.turns[-1].status_correct is False
+    assert actions(record)[-1] == CT and record.section.turns[-1].status_correct is False
 
 
 async def test_thanks_while_adding_details_is_not_a_confirmation() -> None:
@@ -102,7 +103,7 @@ async def test_missing_reminder_after_the_shift_fails() -> None:
     _, record = await play(make_session("car-purchase-shift-positive", agent=agent))
     o = outcome(record)
     assert (o.success, o.reason) == (False, "no_reminder_after_shift")
-    assert record.timeline.shift is not None and actions(record)[-1] == NA
+    assert record.section.shift is not None and actions(record)[-1] == NA
     assert record.termination.reason == "derailed"
 
 
@@ -148,13 +149,13 @@ async def test_bad_follow_up_is_refused_then_fails() -> None:
     o = outcome(record)
     assert (o.success, o.reason) == (False, "bad_follow_up")
     assert actions(record)[-2:] == [FU, FT]  # the user refused; the oracle then wants FAILED_TASK
-    last = record.timeline.turns[-1]
+    last = record.section.turns[-1]
     assert last.action_correct and last.status_correct and last.expected_status == "FAILED"
     user_texts = [m.content for m in record.messages if m.role == "user"]
     assert "doesn't meet my needs" in user_texts[-1]
-    assert record.timeline.briefs[-1].situation == "offer_fails" and record.timeline.briefs[-1].offer_meets_needs is False
+    assert record.section.briefs[-1].situation == "offer_fails" and record.section.briefs[-1].offer_meets_needs is False
     assert record.termination.reason == "task_failed"
-    assert [r.status for r in record.timeline.reminders] == ["cancelled"]
+    assert [r.status for r in record.section.reminders] == ["cancelled"]
 
 
 async def test_missed_offer_fails() -> None:
@@ -181,7 +182,7 @@ async def test_negative_branch_needs_in_progress_while_silent() -> None:
 
 async def test_events_expose_clock_states_reminders_and_presence() -> None:
     events, record = await play(make_session("car-purchase-shift-positive"))
-    views = [e for e in events if e.type == "timeline_advanced"]
+    views = [e for e in events if e.type == "chronos.timeline_advanced"]
     assert [v.cause for v in views] == ["start", "monitor", "shift", "monitor", "monitor", "monitor"]
     start = views[0].view
     assert start.clock == "2026-03-09T09:00" and start.current == 0
@@ -190,14 +191,14 @@ async def test_events_expose_clock_states_reminders_and_presence() -> None:
     assert views[1].view.clock == "2026-03-16T09:00" and views[1].view.current == 1
     assert views[-1].view.phase == "shifted" and views[-1].view.current == 4
     assert [s.position for s in views[-1].view.states] == ["past", "past", "past", "past", "current"]
-    presence = [(e.dormant, e.clock) for e in events if e.type == "timeline_presence"]
+    presence = [(e.dormant, e.clock) for e in events if e.type == "chronos.timeline_presence"]
     assert presence[0] == (True, "2026-03-09T09:00") and presence[1] == (False, "2026-03-16T09:00")
-    reminders = [e.reminders for e in events if e.type == "timeline_reminders"]
+    reminders = [e.reminders for e in events if e.type == "chronos.timeline_reminders"]
     assert [r.status for r in reminders[1]] == ["superseded", "active"]
     assert [r.status for r in reminders[-1]] == ["superseded", "done"]
-    shift = next(e for e in events if e.type == "timeline_shift")
+    shift = next(e for e in events if e.type == "chronos.timeline_shift")
     assert shift.constraints["budget"] == "at most £11,000"
-    judged = [e.outcome for e in events if e.type == "timeline_turn"]
+    judged = [e.outcome for e in events if e.type == "chronos.timeline_turn"]
     assert judged[3].reply.task_description.intention == "buy a used Clean Air Zone compliant hatchback"
     assert judged[5].reply.task_description.intention.startswith("buy a used Clean Air Zone compliant estate")
     assert all(t.expected_action and t.expected_status for t in judged)
@@ -205,7 +206,7 @@ async def test_events_expose_clock_states_reminders_and_presence() -> None:
 
 async def test_observations_carry_listings_and_task_but_never_the_answer() -> None:
     _, record = await play(make_session("car-purchase-positive"))
-    obs = record.timeline.observations
+    obs = record.section.observations
     assert [o.source for o in obs] == ["tool_call", "internal_trigger", "internal_trigger"]
     assert [o.turn for o in obs] == [2, 5, 6]
     assert "Renault Clio" in obs[0].content and obs[0].clock == "2026-04-06T09:00"
@@ -218,7 +219,7 @@ async def test_observations_carry_listings_and_task_but_never_the_answer() -> No
 async def test_user_briefs_reveal_constraints_on_schedule() -> None:
     user = ScriptedPersona()
     _, record = await play(make_session("car-purchase-positive", user=user))
-    briefs = record.timeline.briefs
+    briefs = record.section.briefs
     assert [b.situation for b in briefs] == ["details", "details", "offer_meets"]
     assert [[c.key for c in b.reveal] for b in briefs[:2]] == [["budget"], ["mileage"]]
     assert briefs[2].offer_meets_needs is True
@@ -228,7 +229,7 @@ async def test_user_briefs_reveal_constraints_on_schedule() -> None:
 
 
 async def test_model_user_prompt_holds_the_brief_and_sees_only_delivered_text() -> None:
-    from proactive_tui.engine.participants import ScriptedParticipant
+    from proactive_tui.core.participants import ScriptedParticipant
 
     seen = []
 
@@ -250,19 +251,19 @@ async def test_model_user_prompt_holds_the_brief_and_sees_only_delivered_text() 
 
 
 async def test_model_user_at_the_shift_point_shifts() -> None:
-    from proactive_tui.engine.participants import ScriptedParticipant
+    from proactive_tui.core.participants import ScriptedParticipant
 
     user = ScriptedParticipant(lambda r: "Actually, plans changed: we need an estate now." if "plans have changed" in r.system
                                else "Thanks, that is exactly what I needed!" if "meets all your needs" in r.system
                                else "Noted details.", label="model-like-user")
     _, record = await play(make_session("car-purchase-shift-positive", user=user))
-    assert record.timeline.shift is not None and record.timeline.shift.utterance.startswith("Actually")
+    assert record.section.shift is not None and record.section.shift.utterance.startswith("Actually")
     assert outcome(record).success is True
 
 
 # -- people in the seats -------------------------------------------------------------------------
 
-async def drive(session: TimelineSession, answers: dict[str, list[str]]) -> tuple[list, RunRecord, list]:
+async def drive(session: ChronosSession, answers: dict[str, list[str]]) -> tuple[list, RunRecord, list]:
     """Feed human seats from per-seat answer lists; returns events, record, and the hints seen."""
     seen, hints = [], []
     async for event in session.events():
@@ -297,8 +298,8 @@ async def test_human_user_can_stay_dormant_after_a_reminder() -> None:
     session = make_session("car-purchase-positive", user=human, agent=agent)
     events, record, hints = await drive(session, {"user": ["budget 12k", "under 90k km", "/dormant", "thank you, perfect"]})
     assert outcome(record).success is True
-    assert [e.reason for e in events if e.type == "timeline_presence"][-1] == "the agent's message woke the user"
-    assert any(e.type == "timeline_presence" and e.reason == "the user chose not to answer" for e in events)
+    assert [e.reason for e in events if e.type == "chronos.timeline_presence"][-1] == "the agent's message woke the user"
+    assert any(e.type == "chronos.timeline_presence" and e.reason == "the user chose not to answer" for e in events)
 
 
 async def test_human_plain_reply_to_an_offer_is_read_by_keywords() -> None:
@@ -314,7 +315,7 @@ async def test_human_refusal_fails_the_task() -> None:
     _, record, _ = await drive(session, {"user": ["rent up to 900", "/refuse", "x"]})
     o = outcome(record)
     assert (o.success, o.reason) == (False, "user_refused") and actions(record)[-1] == FT
-    assert record.termination.reason == "task_failed" and record.timeline.turns[-1].action_correct
+    assert record.termination.reason == "task_failed" and record.section.turns[-1].action_correct
 
 
 async def test_human_agent_with_compact_lines_and_json() -> None:
@@ -334,7 +335,7 @@ async def test_human_agent_with_compact_lines_and_json() -> None:
     events, record, hints = await drive(session, {"agent": lines})
     o = outcome(record)
     assert o.success is True and o.action_accuracy == 1.0 and o.status_accuracy == 1.0, (o.reason, actions(record))
-    assert record.timeline.reminders[0].value == "a car under budget"
+    assert record.section.reminders[0].value == "a car under budget"
     assert all("ACTION [STATUS]" in h for seat, h in hints if seat == "agent")
 
 
@@ -359,9 +360,9 @@ async def test_monitor_waits_for_fast_forward_when_manual() -> None:
     while not task.done():
         await asyncio.sleep(0.01)
         session.fast_forward()
-    causes = [e.cause for e in seen if e.type == "timeline_advanced"]
+    causes = [e.cause for e in seen if e.type == "chronos.timeline_advanced"]
     assert causes == ["start", "fast_forward", "fast_forward", "fast_forward"]
-    assert fold(seen).timeline.outcome.success is True
+    assert fold(seen).section.outcome.success is True
     assert session.fast_forward() is False  # ended: nothing to advance
 
 
@@ -370,7 +371,7 @@ async def test_stop_while_waiting_on_the_monitor_is_not_scored() -> None:
     seen = []
     async for event in session.events():
         seen.append(event)
-        if event.type == "timeline_presence" and event.dormant:
+        if event.type == "chronos.timeline_presence" and event.dormant:
             session.stop()
     record = fold(seen)
     assert record.termination.reason == "cancelled" and outcome(record).success is None
@@ -392,7 +393,7 @@ def test_factory_builds_chronos_with_paper_temperature() -> None:
     env = chronos_env("car-purchase-positive")
     gateway = Gateway()
     session = build_session(SessionSpec(env_id=env.id), env, gateway)
-    assert isinstance(session, TimelineSession)
+    assert isinstance(session, ChronosSession)
     assert session.seats.agent.settings.temperature == 0.2 and session.models["agent"]["temperature"] == 0.2
     assert session.seats.user.settings.temperature == 0.0
     roles = RoleSettings(agent=ModelSettings(temperature=0.7))
@@ -400,10 +401,10 @@ def test_factory_builds_chronos_with_paper_temperature() -> None:
     assert session.seats.agent.settings.temperature == 0.7
 
 
-def llm_seats(server: FakeOpenAIServer) -> TimelineSeats:
+def llm_seats(server: FakeOpenAIServer) -> ChronosSeats:
     gateway = Gateway()
     settings = ModelSettings(model="openai/fake", api_base=server.base_url)
-    return TimelineSeats(agent=LLMParticipant(gateway, settings), user=LLMParticipant(gateway, settings))
+    return ChronosSeats(agent=LLMParticipant(gateway, settings), user=LLMParticipant(gateway, settings))
 
 
 async def test_malformed_replies_are_reasked_through_the_fake_server() -> None:
@@ -418,11 +419,11 @@ async def test_malformed_replies_are_reasked_through_the_fake_server() -> None:
             return scripted_agent_responder(body)
 
         server.responder = responder
-        session = TimelineSession(chronos_env("car-purchase-negative"), llm_seats(server))
+        session = ChronosSession(chronos_env("car-purchase-negative"), llm_seats(server))
         _, record = await play(session)
     o = outcome(record)
     assert o.success is True, (o.reason, actions(record))
-    first = record.timeline.turns[0]
+    first = record.section.turns[0]
     assert first.asks == 3 and first.action == IR and not first.format_failure
     agent_calls = [r for r in server.requests if (r.body.get("response_format") or {}).get("json_schema", {}).get("name") == "AgentReply"]
     assert "could not be used" in agent_calls[1]["messages"][-1]["content"]
@@ -433,25 +434,25 @@ async def test_malformed_replies_are_reasked_through_the_fake_server() -> None:
 async def test_three_malformed_replies_are_a_format_failure() -> None:
     with FakeOpenAIServer() as server:
         server.responder = lambda body: ("no json here" if (body.get("response_format") or {}).get("json_schema") else "hi")
-        session = TimelineSession(chronos_env("car-purchase-positive"), llm_seats(server))
+        session = ChronosSession(chronos_env("car-purchase-positive"), llm_seats(server))
         _, record = await play(session)
     o = outcome(record)
     assert (o.success, o.reason, o.turns) == (False, "format_failure", 1)
-    turn = record.timeline.turns[0]
+    turn = record.section.turns[0]
     assert turn.format_failure and turn.reply is None and not turn.action_correct and not turn.status_correct
     assert turn.critical == "format_failure" and record.termination.reason == "derailed"
     assert len(server.requests) == 3 and any("no valid AgentReply" in e for e in record.errors)
 
 
 def test_engine_imports_no_ui() -> None:
-    code = ("import sys, proactive_tui.engine.protocols.timeline, proactive_tui.engine.run_record, "
-            "proactive_tui.engine.metrics_timeline; "
+    code = ("import sys, proactive_tui.families.chronos.protocol, proactive_tui.core.run_record, "
+            "proactive_tui.families.chronos.metrics; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich', 'litellm'}))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert proc.stdout.strip() == "[]", proc.stderr
 
 
 def test_oracle_agent_needs_its_session() -> None:
-    seats = TimelineSeats(agent=OracleAgent(), user=ScriptedPersona())
-    session = TimelineSession(chronos_env("car-purchase-positive"), seats)
+    seats = ChronosSeats(agent=OracleAgent(), user=ScriptedPersona())
+    session = ChronosSession(chronos_env("car-purchase-positive"), seats)
     assert seats.agent.session is session and seats.user.session is session

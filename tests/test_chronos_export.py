@@ -13,9 +13,9 @@ import pytest
 
 from chronos_helpers import make_session, play
 from conftest import ROOT
-from proactive_tui.engine.protocols.timeline import OracleAgent
-from proactive_tui.envs.chronos import ChronosScenario
-from proactive_tui.export import load_builtin_formats
+from proactive_tui.families.chronos.testing import OracleAgent
+from proactive_tui.families.chronos.env import ChronosScenario
+from proactive_tui.export import load_formats
 from proactive_tui.export.registry import ExportError, export
 from proactive_tui.llm.errors import ModelError
 
@@ -30,7 +30,7 @@ def normalised(line: str) -> dict:
 
 
 async def test_golden_sample(tmp_path: Path) -> None:
-    load_builtin_formats()
+    load_formats()
     _, record = await play(make_session("car-purchase-shift-positive", session_id="golden000001"))
     [path] = export([record], "chronos", tmp_path / "out.jsonl")
     got = normalised(path.read_text(encoding="utf-8").strip())
@@ -41,7 +41,7 @@ async def test_golden_sample(tmp_path: Path) -> None:
 
 
 async def test_sample_shape(tmp_path: Path) -> None:
-    load_builtin_formats()
+    load_formats()
     _, a = await play(make_session("ticket-booking-positive"))
     _, b = await play(make_session("house-hunting-negative"))
     [path] = export([a, b], "chronos", tmp_path)
@@ -70,7 +70,7 @@ async def test_sample_shape(tmp_path: Path) -> None:
 
 
 async def test_format_failure_and_other_families(tmp_path: Path) -> None:
-    load_builtin_formats()
+    load_formats()
 
     def broken(session, reply):
         if session.state.user_replies == 1:

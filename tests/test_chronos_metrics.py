@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chronos_helpers import make_session, play, when
-from proactive_tui.engine.metrics_timeline import ChronosMetrics, SessionSample, accuracy, chronos_metrics, samples_from_records
+from proactive_tui.families.chronos.metrics import ChronosMetrics, SessionSample, accuracy, chronos_metrics, samples_from_records
 
 T, F = True, False
 
@@ -49,11 +49,12 @@ async def test_from_run_records() -> None:
     m = chronos_metrics(samples)
     assert (m.positive_success, m.negative_success, m.overall_success) == (1.0, 0.0, 0.5)
     assert m.turns == 7 + 2 and m.action_accuracy == pytest.approx(8 / 9)
-    assert good.timeline.outcome.action_accuracy == accuracy(good.timeline.turns)[0] == 1.0
+    assert good.section.outcome.action_accuracy == accuracy(good.section.turns)[0] == 1.0
 
 
 async def test_history_headline() -> None:
-    from proactive_tui.engine.timeline_record import timeline_headline
+    from proactive_tui.store.queries import headline
 
     _, record = await play(make_session("car-purchase-positive", max_turns=3))
-    assert timeline_headline(record) == {"turns": 3, "success": "no", "action": "100%", "status": "100%"}
+    assert headline(record) == {"turns": 3, "success": "no", "action": "100%", "status": "100%", "ended": "max_turns"}
+    assert {s.name: s.by_kind for s in record.scores} == {"success": "rule", "action": "rule", "status": "rule"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from proactive_tui.engine.protocols.timeline import parse_user_command
-from proactive_tui.engine.protocols.timeline_oracle import classify_reply
-from proactive_tui.engine.timeline_reply import AgentReply, parse_agent_text
+from proactive_tui.families.chronos.protocol import parse_user_command
+from proactive_tui.families.chronos.oracle import classify_reply
+from proactive_tui.families.chronos.reply import AgentReply, parse_agent_text
 
 
 def test_reply_shape_from_the_spec_validates_with_lenient_spellings() -> None:

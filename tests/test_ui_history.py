@@ -13,17 +13,17 @@ from textual.widgets import DataTable, Input
 
 from engine_helpers import make_session
 from ui_helpers import PE_ENV, fake_spec, scripted_factory, wait_for
-from proactive_tui.engine.factory import SessionSpec
-from proactive_tui.engine.protocols.guidance import GuidanceSettings
-from proactive_tui.engine.run_record import RunRecord
+from proactive_tui.core.spec import SessionSpec
+from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSettings
+from proactive_tui.core.run_record import RunRecord
 from proactive_tui.store import list_sessions, load_events, load_record, open_store, record_events
 from proactive_tui.store.db import default_path
 from proactive_tui.ui.app import ProactiveApp
 from proactive_tui.ui.screens.confirm import ConfirmModal
 from proactive_tui.ui.screens.export_modal import ExportModal
 from proactive_tui.ui.screens.history import HistoryScreen
-from proactive_tui.ui.screens.session import SessionScreen
-from proactive_tui.ui.widgets.final_scores import FinalScores
+from proactive_tui.families.proactiveeval.ui.session import ProactiveEvalSessionScreen
+from proactive_tui.families.proactiveeval.ui.final_scores import FinalScores
 from proactive_tui.ui.widgets.message_view import MessageView
 
 
@@ -36,9 +36,9 @@ def shown_messages(screen) -> list[tuple[str, int, str]]:
     return [(v.role, v.turn, v.body) for v in screen.query(MessageView) if v.state == "done"]
 
 
-async def run_scripted(app, pilot, max_turns: int = 2) -> SessionScreen:
+async def run_scripted(app, pilot, max_turns: int = 2) -> ProactiveEvalSessionScreen:
     env = app.environments.get(PE_ENV)
-    app.push_screen(SessionScreen(env, fake_spec(PE_ENV, "http://unused", max_turns=max_turns), scripted_factory()))
+    app.push_screen(ProactiveEvalSessionScreen(env, fake_spec(PE_ENV, "http://unused", max_turns=max_turns), scripted_factory()))
     await pilot.pause()
     screen = app.screen
     await wait_for(pilot, lambda: screen.ended is not None)
@@ -64,7 +64,7 @@ async def test_a_tui_session_is_recorded_and_replays_the_same() -> None:
         assert messages and final is not None
         (summary,) = list_sessions(app.store)
         assert summary.status == "finished" and summary.env_id == PE_ENV
-        assert summary.id == live.builder.record.id and summary.headline["overall"] == final.overall
+        assert summary.id == live.builder.record.id and summary.headline["overall"] == f"{final.overall}/10"
 
         history = await open_history(app, pilot)
         table = history.query_one(DataTable)
@@ -72,7 +72,7 @@ async def test_a_tui_session_is_recorded_and_replays_the_same() -> None:
         cells = [str(c) for c in table.get_row_at(0)]
         assert cells[1] == "proactiveeval\npersuasion/fair/0" and cells[2] == "finished\nmax_turns"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ProactiveEvalSessionScreen))
         replay = app.screen
         await pilot.pause()
         assert replay.replaying and replay.session is None
@@ -150,7 +150,7 @@ async def test_resume_from_history_continues_an_interrupted_session() -> None:
         assert "interrupted" in str(history.query_one(DataTable).get_row_at(0))
         assert history.check_action("resume", ())
         await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ProactiveEvalSessionScreen))
         resumed = app.screen
         await wait_for(pilot, lambda: resumed.ended is not None)
         await wait_for(pilot, lambda: not resumed.workers)
@@ -184,7 +184,7 @@ def record_fixed_sessions() -> None:
     """Three sessions with fixed dates: finished, cancelled, and one whose process died."""
 
     async def record(session, **settings) -> None:
-        spec = SessionSpec(env_id=session.env.id, settings=GuidanceSettings(**settings).model_dump())
+        spec = SessionSpec(env_id=session.env.id, settings=ProactiveEvalSettings(**settings).model_dump())
         async with contextlib.aclosing(record_events(store, spec, session)) as events:
             async for _ in events:
                 pass
@@ -288,7 +288,7 @@ async def test_resume_with_the_model_backed_session() -> None:
             history = await open_history(app, pilot)
             assert history.check_action("resume", ())
             await pilot.press("r")
-            await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
+            await wait_for(pilot, lambda: isinstance(app.screen, ProactiveEvalSessionScreen))
             resumed = app.screen
             await wait_for(pilot, lambda: resumed.ended is not None)
             assert resumed.ended == "max_turns", resumed.errors

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from conftest import ROOT, SAMPLE_ENVS
+from conftest import ROOT, SAMPLE_DIRS
 from proactive_tui.envs import load_default
 from proactive_tui.paths import builtin_themes_dir
 from proactive_tui.ui.app import ProactiveApp
@@ -188,7 +188,7 @@ async def test_first_click_highlights_second_click_opens() -> None:
         assert tree.cursor_node is target and isinstance(app.screen, PickerScreen)
         await pilot.click(tree, offset=offset)
         await pilot.pause()
-        from proactive_tui.ui.screens.setup import SetupScreen
+        from proactive_tui.ui.screens.setup_base import SetupScreenBase as SetupScreen
 
         # a ProactiveEval environment: opening it means setting up a session
         assert target.data.family == "proactiveeval" and isinstance(app.screen, SetupScreen)
@@ -221,7 +221,7 @@ async def test_title_bar_and_key_bar() -> None:
 def markup_env_folder(root: Path) -> Path:
     folder = root / "mine" / "chronos"
     folder.mkdir(parents=True)
-    data = json.loads((SAMPLE_ENVS / "chronos" / "car-purchase-positive.json").read_text(encoding="utf-8"))
+    data = json.loads((SAMPLE_DIRS["chronos"] / "car-purchase-positive.json").read_text(encoding="utf-8"))
     data["title"] = MARKUP_TITLE + ESCAPES
     data["persona"] = MARKUP_PERSONA + ESCAPES
     (folder / "markup-test.json").write_text(json.dumps(data), encoding="utf-8")

@@ -14,15 +14,15 @@ from textual.widgets import Input
 
 from test_proactivebench_engine import agent_proposing_on, judge_accepting
 from ui_helpers import fake_spec, wait_for
-from proactive_tui.engine.factory import build_session
-from proactive_tui.engine.participants import HumanParticipant, ScriptedParticipant
+from proactive_tui.core.spec import build_session
+from proactive_tui.core.participants import HumanParticipant, ScriptedParticipant
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
 from proactive_tui.ui.app import ProactiveApp
-from proactive_tui.ui.screens.proposals_session import ProposalSessionScreen
-from proactive_tui.ui.screens.proposals_setup import ProposalSetupScreen
-from proactive_tui.ui.widgets.metrics_panel import MetricsPanel, pct
-from proactive_tui.ui.widgets.proposal_card import EventCard
-from proactive_tui.ui.widgets.verdict_prompt import VerdictPrompt
+from proactive_tui.families.proactivebench.ui.session import ProactiveBenchSessionScreen
+from proactive_tui.families.proactivebench.ui.setup import ProactiveBenchSetupScreen
+from proactive_tui.families.proactivebench.ui.metrics_panel import MetricsPanel, pct
+from proactive_tui.families.proactivebench.ui.proposal_card import EventCard
+from proactive_tui.families.proactivebench.ui.verdict_prompt import VerdictPrompt
 
 PB_ENV = "proactivebench/coding_01"
 
@@ -90,7 +90,7 @@ async def test_pick_setup_watch_to_the_end() -> None:
             await pilot.press("slash", *PB_ENV, "enter")
             await pilot.pause()
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, ProposalSetupScreen))
+            await wait_for(pilot, lambda: isinstance(app.screen, ProactiveBenchSetupScreen))
             setup = app.screen
             assert [str(label.render()) for label in setup.query(".seat-label")] == ["agent", "judge (user)"]
             for role in ("agent", "user"):
@@ -98,13 +98,13 @@ async def test_pick_setup_watch_to_the_end() -> None:
             setup.query_one("#api-base", Input).value = server.base_url
             setup.query_one("#max-events", Input).value = "5"
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, ProposalSessionScreen))
+            await wait_for(pilot, lambda: isinstance(app.screen, ProactiveBenchSessionScreen))
             screen = app.screen
             assert screen.spec.settings == {"retries": 0, "candidates": 1, "feedback": True, "max_events": 5}
             await wait_for(pilot, lambda: screen.ended is not None)
             await pilot.pause()
             assert screen.ended == "completed"
-            section = screen.builder.record.proposals
+            section = screen.builder.record.section
             c = section.confusion
             assert (c.tp, c.fp, c.tn, c.fn) == (2, 1, 1, 1)
             panel = screen.query_one(MetricsPanel)
@@ -129,7 +129,7 @@ async def test_metrics_show_dash_before_anything_is_defined() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = app.environments.get(PB_ENV)
-        app.push_screen(ProposalSessionScreen(env, pb_spec(max_events=1), scripted_factory(propose_on=set())))
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(max_events=1), scripted_factory(propose_on=set())))
         await pilot.pause()
         screen = app.screen
         await wait_for(pilot, lambda: screen.ended is not None)
@@ -143,7 +143,7 @@ async def test_play_the_user_keys_and_clicks_record_person_verdicts() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = app.environments.get(PB_ENV)
-        app.push_screen(ProposalSessionScreen(env, pb_spec(human=True, max_events=4), scripted_factory(human=True)))
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(human=True, max_events=4), scripted_factory(human=True)))
         await pilot.pause()
         screen = app.screen
         prompt = prompt_of(screen)
@@ -161,7 +161,7 @@ async def test_play_the_user_keys_and_clicks_record_person_verdicts() -> None:
         await pilot.press("r")
         await wait_for(pilot, lambda: screen.ended is not None)
         assert screen.ended == "completed" and not prompt.display
-        section = screen.builder.record.proposals
+        section = screen.builder.record.section
         verdicts = [v for ev in section.events for v in ev.final.verdicts]
         assert [v.judgement for v in verdicts] == ["accepted", "rejected", "skipped", "rejected"]
         assert {v.by for v in verdicts} == {"person"} and {v.by_kind for v in verdicts} == {"human"}
@@ -182,7 +182,7 @@ async def test_pause_and_step_hold_between_events() -> None:
             session.pause()  # hold before the first event
             return session, seats
 
-        app.push_screen(ProposalSessionScreen(env, pb_spec(max_events=3), paused_factory))
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(max_events=3), paused_factory))
         screen = app.screen
         await wait_for(pilot, lambda: screen.session is not None)
         await pilot.pause(0.2)
@@ -200,7 +200,7 @@ async def test_palette_stop_and_restart() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = app.environments.get(PB_ENV)
-        app.push_screen(ProposalSessionScreen(env, pb_spec(max_events=4), scripted_factory(hold_at=2)))
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(max_events=4), scripted_factory(hold_at=2)))
         await pilot.pause()
         screen = app.screen
         await wait_for(pilot, lambda: len(screen.query(EventCard)) == 2)
@@ -212,10 +212,10 @@ async def test_palette_stop_and_restart() -> None:
         await pilot.pause(0.3)
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.ended is not None)
-        assert screen.ended == "cancelled" and screen.builder.record.proposals.confusion.tp == 1
+        assert screen.ended == "cancelled" and screen.builder.record.section.confusion.tp == 1
         assert "Session: restart" in [t for t, _, _ in screen.palette_commands()]
         await pilot.press("R")
-        await wait_for(pilot, lambda: app.screen is not screen and isinstance(app.screen, ProposalSessionScreen))
+        await wait_for(pilot, lambda: app.screen is not screen and isinstance(app.screen, ProactiveBenchSessionScreen))
 
 
 # --- snapshots ---------------------------------------------------------------------------------
@@ -226,7 +226,7 @@ def session_app(human: bool = False, hold_at: int | None = None, accept_first: b
 
     async def run_before(pilot) -> None:
         env = app.environments.get(PB_ENV)
-        app.push_screen(ProposalSessionScreen(env, pb_spec(human=human, **settings), scripted_factory(human=human, hold_at=hold_at)))
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(human=human, **settings), scripted_factory(human=human, hold_at=hold_at)))
         await pilot.pause()
         screen = app.screen
         if human:

@@ -11,15 +11,15 @@ from test_run_command import judge_aware_responder
 from ui_helpers import PE_ENV, fake_spec, scripted_factory, wait_for
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
 from proactive_tui.ui.app import ProactiveApp
-from proactive_tui.ui.screens.session import SessionScreen
-from proactive_tui.ui.screens.setup import SetupScreen
-from proactive_tui.ui.widgets.checklist import SubTargetChecklist
+from proactive_tui.families.proactiveeval.ui.session import ProactiveEvalSessionScreen
+from proactive_tui.families.proactiveeval.ui.setup import ProactiveEvalSetupScreen as SetupScreen
+from proactive_tui.families.proactiveeval.ui.checklist import SubTargetChecklist
 from proactive_tui.ui.widgets.compose_box import ComposeBox
-from proactive_tui.ui.widgets.final_scores import FinalScores
+from proactive_tui.families.proactiveeval.ui.final_scores import FinalScores
 from proactive_tui.ui.widgets.message_view import MessageView
-from proactive_tui.ui.widgets.plan_panel import PlanPanel
-from proactive_tui.ui.widgets.score_trend import ScoreTrend
-from proactive_tui.ui.widgets.turn_checks import TurnChecks
+from proactive_tui.families.proactiveeval.ui.plan_panel import PlanPanel
+from proactive_tui.families.proactiveeval.ui.score_trend import ScoreTrend
+from proactive_tui.families.proactiveeval.ui.turn_checks import TurnChecks
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +41,7 @@ async def test_pick_setup_watch_to_the_end() -> None:
             setup.query_one("#api-base", Input).value = server.base_url
             setup.query_one("#max-turns", Input).value = "4"
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
+            await wait_for(pilot, lambda: isinstance(app.screen, ProactiveEvalSessionScreen))
             screen = app.screen
             await wait_for(pilot, lambda: screen.ended is not None)
             assert screen.ended == "target_reached"
@@ -81,7 +81,7 @@ async def test_play_as_user_typed_text_is_judged() -> None:
         env = app.environments.get(PE_ENV)
         spec = fake_spec(PE_ENV, "http://unused", max_turns=2, planning=False)
         spec.seats["user"] = "human"
-        app.push_screen(SessionScreen(env, spec, scripted_factory(human="user")))
+        app.push_screen(ProactiveEvalSessionScreen(env, spec, scripted_factory(human="user")))
         await pilot.pause()
         screen = app.screen
         box = screen.query_one(ComposeBox)
@@ -104,7 +104,7 @@ async def test_palette_commands_run() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         env = app.environments.get(PE_ENV)
         spec = fake_spec(PE_ENV, "http://unused", max_turns=3)
-        app.push_screen(SessionScreen(env, spec, scripted_factory(hold_agent_at=2)))
+        app.push_screen(ProactiveEvalSessionScreen(env, spec, scripted_factory(hold_agent_at=2)))
         await pilot.pause()
         screen = app.screen
         await wait_for(pilot, lambda: any(v.turn == 2 and v.body for v in screen.query(MessageView)))
@@ -122,7 +122,7 @@ async def test_pause_and_step_controls() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = app.environments.get(PE_ENV)
-        app.push_screen(SessionScreen(env, fake_spec(PE_ENV, "http://unused", max_turns=3, planning=False), scripted_factory(delay=0.2)))
+        app.push_screen(ProactiveEvalSessionScreen(env, fake_spec(PE_ENV, "http://unused", max_turns=3, planning=False), scripted_factory(delay=0.2)))
         await pilot.pause()
         screen = app.screen
         await wait_for(pilot, lambda: screen.session is not None)
@@ -195,7 +195,7 @@ def session_app(spec_changes: dict | None = None, human: str | None = None, hold
         spec = fake_spec(PE_ENV, "http://unused", **settings)
         if human:
             spec.seats[human] = "human"
-        app.push_screen(SessionScreen(env, spec, _factory(human=human, hold_agent_at=hold)))
+        app.push_screen(ProactiveEvalSessionScreen(env, spec, _factory(human=human, hold_agent_at=hold)))
         await pilot.pause()
         screen = app.screen
         if hold:
@@ -248,7 +248,7 @@ async def test_play_as_agent_plan_and_messages_go_through_the_engine() -> None:
         env = app.environments.get(PE_ENV)
         spec = fake_spec(PE_ENV, "http://unused", max_turns=1)
         spec.seats["agent"] = "human"
-        app.push_screen(SessionScreen(env, spec, scripted_factory(human="agent")))
+        app.push_screen(ProactiveEvalSessionScreen(env, spec, scripted_factory(human="agent")))
         await pilot.pause()
         screen = app.screen
         card = str(screen.query_one("#context-card").render())
@@ -263,9 +263,9 @@ async def test_play_as_agent_plan_and_messages_go_through_the_engine() -> None:
         await pilot.press(*"Kenji, fancy a walk to the station?", "enter")
         await wait_for(pilot, lambda: screen.ended is not None)
         record = screen.builder.record
-        assert record.planning.target == "Get Kenji walking" and record.planning.sub_targets == ["ask about steps", "suggest the station walk"]
+        assert record.section.planning.target == "Get Kenji walking" and record.section.planning.sub_targets == ["ask about steps", "suggest the station walk"]
         assert record.messages[0].content == "Kenji, fancy a walk to the station?" and record.human_seats == ["agent"]
-        assert record.turn_checks and record.guidance is not None
+        assert record.section.turn_checks and record.section.guidance is not None
 
 
 async def test_palette_starts_a_session_from_the_picker() -> None:

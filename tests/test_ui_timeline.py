@@ -7,21 +7,22 @@ import pytest
 from textual.widgets import Input, Select
 
 from chronos_helpers import chronos_env
-from ui_helpers import wait_for
-from proactive_tui.engine.factory import SessionSpec
-from proactive_tui.engine.participants import HumanParticipant
-from proactive_tui.engine.protocols.timeline import OracleAgent, ScriptedPersona, TimelineSeats, TimelineSession, TimelineSettings
+from ui_helpers import settle, wait_for
+from proactive_tui.core.spec import SessionSpec
+from proactive_tui.core.participants import HumanParticipant
+from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
+from proactive_tui.families.chronos.testing import OracleAgent, ScriptedPersona
 from proactive_tui.ui.app import ProactiveApp
-from proactive_tui.ui.screens.timeline_session import TimelineSessionScreen
-from proactive_tui.ui.screens.timeline_setup import TimelineSetupScreen
+from proactive_tui.families.chronos.ui.session import ChronosSessionScreen
+from proactive_tui.families.chronos.ui.setup import ChronosSetupScreen
 from proactive_tui.ui.widgets.compose_box import ComposeBox
 from proactive_tui.ui.widgets.message_view import MessageView
-from proactive_tui.ui.widgets.observation_note import ObservationNote
-from proactive_tui.ui.widgets.task_panel import TaskPanel
-from proactive_tui.ui.widgets.timeline_panel import TimelinePanel
-from proactive_tui.ui.widgets.timeline_turns import TimelineTurns
-from proactive_tui.ui.widgets.timeline_verdict import TimelineVerdict
-from proactive_tui.ui.widgets.turn_tag import TurnTag
+from proactive_tui.families.chronos.ui.observation_note import ObservationNote
+from proactive_tui.families.chronos.ui.task_panel import TaskPanel
+from proactive_tui.families.chronos.ui.timeline_panel import TimelinePanel
+from proactive_tui.families.chronos.ui.timeline_turns import TimelineTurns
+from proactive_tui.families.chronos.ui.timeline_verdict import TimelineVerdict
+from proactive_tui.families.chronos.ui.turn_tag import TurnTag
 
 POSITIVE = "chronos/car-purchase-positive"
 SHIFT = "chronos/car-purchase-shift-positive"
@@ -39,7 +40,7 @@ def oracle_factory(human: str | None = None):
         seats = {"agent": OracleAgent(), "user": ScriptedPersona()}
         if human:
             seats[human] = HumanParticipant()
-        session = TimelineSession(env, TimelineSeats(**seats), TimelineSettings(**spec.settings))
+        session = ChronosSession(env, ChronosSeats(**seats), ChronosSettings(**spec.settings))
         return session, seats
 
     return factory
@@ -64,19 +65,19 @@ async def test_pick_setup_watch_to_the_end(monkeypatch: pytest.MonkeyPatch) -> N
     def start(env, chosen):  # the app's own path, with scripted seats behind the screen
         started.append(chosen)
         app._remember_models(chosen)
-        app.push_screen(TimelineSessionScreen(env, chosen, oracle_factory()))
+        app.push_screen(ChronosSessionScreen(env, chosen, oracle_factory()))
 
     monkeypatch.setattr(app, "start_session", start)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("slash", *POSITIVE, "enter")
         await pilot.pause()
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, TimelineSetupScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ChronosSetupScreen))
         setup = app.screen
         assert not setup.query("#model-judge")
         setup.query_one("#max-turns", Input).value = "12"
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, TimelineSessionScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ChronosSessionScreen))
         assert started[0].settings == {"max_turns": 12, "monitor_delay_s": 1.0}
         assert started[0].seats == {"agent": "model", "user": "model"}
         screen = app.screen
@@ -88,7 +89,7 @@ async def test_pick_setup_watch_to_the_end(monkeypatch: pytest.MonkeyPatch) -> N
                 screen.action_fast_forward()
             await pilot.pause(0.05)
         assert screen.ended == "task_completed"
-        record = screen.builder.record.timeline
+        record = screen.builder.record.section
         verdict = screen.query_one(TimelineVerdict).outcome
         assert verdict == record.outcome and verdict.success and verdict.action_accuracy == 1.0
         assert "SUCCESS" in str(screen.query_one(TimelineVerdict).render())
@@ -113,7 +114,7 @@ async def test_fast_forward_with_the_manual_monitor() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = chronos_env("car-purchase-negative")
-        app.push_screen(TimelineSessionScreen(env, spec(env.id, monitor_delay_s=None), oracle_factory()))
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, monitor_delay_s=None), oracle_factory()))
         await pilot.pause()
         screen = app.screen
         await wait_for(pilot, lambda: screen.session is not None and screen.session.user_dormant)
@@ -139,7 +140,7 @@ async def test_play_as_user_dormant_and_shift_keys_reach_the_engine() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = chronos_env("car-purchase-shift-positive")
-        app.push_screen(TimelineSessionScreen(env, spec(env.id, human="user", monitor_delay_s=None), oracle_factory("user")))
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, human="user", monitor_delay_s=None), oracle_factory("user")))
         await pilot.pause()
         screen = app.screen
         box = screen.query_one(ComposeBox)
@@ -186,14 +187,14 @@ async def test_play_as_user_dormant_and_shift_keys_reach_the_engine() -> None:
         await until_asked()  # the offer that fits: this scenario's user now changes plans
         assert session.current_brief.situation == "shift"
         await key("v")
-        await wait_for(pilot, lambda: screen.builder.record.timeline.shift is not None)
-        assert screen.builder.record.timeline.shift.utterance == env.scenario.intention_shift.utterance
+        await wait_for(pilot, lambda: screen.builder.record.section.shift is not None)
+        assert screen.builder.record.section.shift.utterance == env.scenario.intention_shift.utterance
         assert any("intention shift" in str(n.render()) for n in screen.query(".note-shift"))
         await until_asked()  # the shifted offer that fits; stay dormant instead of confirming
         assert session.current_brief.situation == "offer_meets" and not session.user_dormant
         await key("d")
         await wait_for(pilot, lambda: session.user_dormant or screen.ended is not None)
-        assert screen.builder.record.timeline.user_dormant
+        assert screen.builder.record.section.user_dormant
         screen.action_stop()
         await wait_for(pilot, lambda: screen.ended is not None)
 
@@ -202,7 +203,7 @@ async def test_play_as_agent_with_the_form() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = chronos_env("car-purchase-positive")
-        app.push_screen(TimelineSessionScreen(env, spec(env.id, human="agent"), oracle_factory("agent")))
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, human="agent"), oracle_factory("agent")))
         await pilot.pause()
         screen = app.screen
         await wait_for(pilot, lambda: screen.awaiting == "agent")
@@ -212,7 +213,7 @@ async def test_play_as_agent_with_the_form() -> None:
         form.query_one("#form-intention", Input).value = "buy a family car"
         await pilot.click("#form-send")
         await wait_for(pilot, lambda: screen.query_one(TimelineTurns).row_count == 1)
-        (outcome,) = screen.builder.record.timeline.turns
+        (outcome,) = screen.builder.record.section.turns
         assert outcome.action == "INFO_RETRIEVAL" and outcome.action_correct
         assert screen.query_one(TaskPanel).current.intention == "buy a family car"
         screen.query_one("#transcript").focus()
@@ -224,7 +225,7 @@ async def test_pause_and_step_hold_before_agent_turns() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = chronos_env("car-purchase-negative")
-        app.push_screen(TimelineSessionScreen(env, spec(env.id, monitor_delay_s=None), oracle_factory()))
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, monitor_delay_s=None), oracle_factory()))
         screen = app.screen
         await wait_for(pilot, lambda: screen.session is not None and screen.session.user_dormant)
         turns = screen.query_one(TimelineTurns)
@@ -245,7 +246,7 @@ async def test_palette_lists_fast_forward_only_while_dormant() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = chronos_env("car-purchase-negative")
-        app.push_screen(TimelineSessionScreen(env, spec(env.id, monitor_delay_s=None), oracle_factory()))
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, monitor_delay_s=None), oracle_factory()))
         await pilot.pause()
         screen = app.screen
         titles = lambda: [t for t, _, _ in screen.palette_commands()]  # noqa: E731
@@ -272,15 +273,16 @@ def finished_app(env_name: str):
 
     async def run_before(pilot) -> None:
         env = chronos_env(env_name)
-        app.push_screen(TimelineSessionScreen(env, spec(env.id, monitor_delay_s=0.0), oracle_factory()))
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, monitor_delay_s=0.0), oracle_factory()))
         await pilot.pause()
         screen = app.screen
         await wait_for(pilot, lambda: screen.ended is not None)
-        await pilot.pause(0.2)
-        # settle the scroll positions: the transcript at its end, the side panels at the top
+        # the session's worker done and every layout landed (a loaded machine lags a few refreshes)
+        await settle(pilot, screen)
+        # then the scroll positions: the transcript at its end, the side panels at the top
         screen.transcript.scroll_end(animate=False, immediate=True)
         screen.query_one("#timeline-side").scroll_home(animate=False, immediate=True)
-        await pilot.pause()
+        await settle(pilot, screen)  # the screenshot sees the scrolled screen, not one in between
 
     return app, run_before
 
@@ -311,7 +313,7 @@ async def test_a_chronos_session_in_the_playground_is_recorded() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = app.environments.get(POSITIVE)
-        app.push_screen(TimelineSessionScreen(env, spec(POSITIVE), oracle_factory()))
+        app.push_screen(ChronosSessionScreen(env, spec(POSITIVE), oracle_factory()))
         await pilot.pause()
         screen = app.screen
         await wait_for(pilot, lambda: screen.ended is not None)

@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 from engine_helpers import scripted_agent, scripted_judge, scripted_user
-from proactive_tui.engine.factory import SessionSpec, build_session
-from proactive_tui.engine.participants import HumanParticipant, ScriptedParticipant
+from proactive_tui.core.spec import SessionSpec, build_session
+from proactive_tui.core.participants import HumanParticipant, ScriptedParticipant
 from proactive_tui.llm.settings import ModelSettings, RoleSettings
 
 PE_ENV = "proactiveeval/persuasion/fair/0"
@@ -57,3 +57,45 @@ async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
         waited += 0.05
         if waited > timeout:
             raise AssertionError("condition not reached in time")
+
+
+def _scroll_state(screen) -> tuple:
+    """Scroll offsets, maxima and virtual/region sizes of every scrollable widget on `screen`."""
+    widgets = [screen, *screen.query("*")]
+    return tuple(
+        (id(w), w.scroll_x, w.scroll_y, w.max_scroll_x, w.max_scroll_y, tuple(w.virtual_size), tuple(w.size))
+        for w in widgets if w.is_scrollable
+    )
+
+
+def _busy_workers(screen) -> list:
+    """The screen's workers (the session's among them) that are pending or running."""
+    return [w for w in screen.app.workers
+            if not w.is_finished and (w.node is screen or screen in getattr(w.node, "ancestors", ()))]
+
+
+async def settle(pilot, screen=None, stable_rounds: int = 3, max_rounds: int = 3000) -> None:
+    """Wait until `screen` (default: the active one) has settled, before a snapshot is taken.
+
+    Settled: the screen's workers (the session's) have finished, scheduled animations are done,
+    and the scroll position, maximum scroll and virtual size of every scrollable widget are
+    unchanged across `stable_rounds` consecutive `pilot.pause()` rounds (layout and the
+    `call_after_refresh` scrolls land a refresh or two after the content changed; on a loaded
+    machine, later). `max_rounds` only guards against a hang (each round is at least one idle
+    wait, so the bound grows with the machine's slowness); it is no timing assertion.
+    """
+    screen = screen or pilot.app.screen
+    previous = None
+    stable = 0
+    for _ in range(max_rounds):
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        state = _scroll_state(screen)
+        if not _busy_workers(screen) and state == previous:
+            stable += 1
+            if stable >= stable_rounds:
+                return
+        else:
+            stable = 0
+        previous = state
+    raise AssertionError(f"the screen never settled (still busy: {_busy_workers(screen)})")

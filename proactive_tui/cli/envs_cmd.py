@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 
-from proactive_tui.envs import FAMILIES
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -14,7 +13,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     sub = envs.add_subparsers(title="envs commands", metavar="ACTION", required=True)
 
     listing = sub.add_parser("list", help="a table of the environments found")
-    listing.add_argument("--family", choices=FAMILIES)
+    listing.add_argument("--family", help="only this family (proactiveeval, proactivebench, chronos or a plug-in)")
     listing.add_argument("--domain", help="only this domain (e.g. recommendation, coding, car_purchase)")
     listing.add_argument("--envs", action="append", default=[], metavar="PATH", help="extra folder or file (repeatable)")
     listing.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
@@ -44,6 +43,12 @@ def _report_problems(problems, stream=sys.stderr) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    if args.family:
+        from proactive_tui.core import registry
+
+        if registry.find(args.family) is None:
+            print(f"error: no family named {args.family!r} (installed: {', '.join(registry.names())})", file=sys.stderr)
+            return 2
     envset = _load(args)
     envs = envset.filtered(args.family, args.domain)
     if args.json:

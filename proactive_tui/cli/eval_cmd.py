@@ -13,9 +13,11 @@ from pathlib import Path
 
 
 def default_reward_data() -> Path:
-    from proactive_tui import paths
+    """The 120 human-labelled judgements shipped with the package (ProactiveBench's
+    `reward_data/test_data.jsonl`, Apache-2.0; see the NOTICE.md beside it)."""
+    from importlib.resources import files
 
-    return paths.REPO_ROOT.parent / "shared/data/proactivebench/reward_data/test_data.jsonl"
+    return Path(str(files("proactive_tui") / "families" / "proactivebench" / "data" / "reward_test.jsonl"))
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     rj = sub.add_parser("reward-judge", help="agreement of a ProactiveBench user-judge with human majority votes")
     rj.add_argument("--judge", metavar="MODEL", help="litellm model for the judge (default: the user seat's model, local/smollm2)")
     rj.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for the judge")
-    rj.add_argument("--data", metavar="PATH", help="reward test data (.jsonl); default ../shared/data/proactivebench/reward_data/test_data.jsonl")
+    rj.add_argument("--data", metavar="PATH", help="reward test data (.jsonl); default: the shipped ProactiveBench set, proactive_tui/families/proactivebench/data/reward_test.jsonl")
     rj.add_argument("--limit", type=int, metavar="N", help="only the first N items")
     rj.add_argument("--concurrency", type=int, default=4, metavar="N", help="judge calls at once (default 4)")
     rj.add_argument("--out", metavar="FILE.json", help="write every item's verdict and the summary here")
@@ -39,8 +41,8 @@ def run_reward_judge(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from proactive_tui.config import ConfigError, load_config
-    from proactive_tui.engine.participants import LLMParticipant
-    from proactive_tui.engine.reward_check import load_items, run_check
+    from proactive_tui.core.participants import LLMParticipant
+    from proactive_tui.families.proactivebench.reward_check import load_items, run_check
     from proactive_tui.llm.errors import ModelError
     from proactive_tui.llm.gateway import Gateway
     from proactive_tui.llm.settings import resolve_roles
@@ -69,7 +71,7 @@ def run_reward_judge(args: argparse.Namespace) -> int:
     console = Console(highlight=False, soft_wrap=True)
     err.print(Text(f"judging {len(items)} items from {path} with {settings.model}", style="dim"))
     if settings.is_local:
-        from proactive_tui.llm.local_model import LOCAL_MODEL_BLURB
+        from proactive_tui.llm.local import LOCAL_MODEL_BLURB
 
         err.print(Text(f"local/smollm2 is {LOCAL_MODEL_BLURB}", style="yellow"))
 

@@ -34,11 +34,11 @@ def _fail(message: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from proactive_tui.export import load_builtin_formats
+    from proactive_tui.export import load_formats
     from proactive_tui.export.registry import ExportError, export
     from proactive_tui.store import StoreError, list_sessions, load_record, open_store, resolve_id
 
-    formats = load_builtin_formats()
+    formats = load_formats()
     exporter = formats.get(args.format)
     if exporter is None:
         return _fail(f"unknown export format {args.format!r}; choose one of: {', '.join(sorted(formats))}")

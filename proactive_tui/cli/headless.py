@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import signal
 import sys
 from pathlib import Path
@@ -19,11 +18,14 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from proactive_tui.cli.printers.base import SPEAKER_STYLE
+from proactive_tui.cli.printer import SPEAKER_STYLE
 
 
 class SetupError(Exception):
-    pass
+    def __init__(self, message: str, usage: bool = False) -> None:
+        super().__init__(message)
+        self.usage = usage
+        """A bad command line (exit 2), not a failed set-up (exit 1)."""
 
 
 class HeadlessRun:
@@ -40,14 +42,16 @@ class HeadlessRun:
         self.console = Console(highlight=False, soft_wrap=True)
         self.err = Console(stderr=True, highlight=False)
         self.interrupted = False
-        from proactive_tui.cli.printers import printer_for
+        from proactive_tui.core import registry
 
-        self.printer = printer_for(env.family, console=self.console, err=self.err, spec=spec, env=env, quiet=quiet)
+        self.family = registry.get(env.family)
+        self.printer = self.family.printer_class()(console=self.console, err=self.err, spec=spec, env=env, quiet=quiet,
+                                                   family=self.family)
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> "HeadlessRun":
+    def from_args(cls, args: argparse.Namespace, extra: list[str] | None = None) -> "HeadlessRun":
         from proactive_tui.config import ConfigError, load_config
-        from proactive_tui.engine.factory import SessionSpec
+        from proactive_tui.core.spec import SessionSpec
         from proactive_tui.envs import load_default
         from proactive_tui.llm.settings import resolve_roles
 
@@ -59,10 +63,19 @@ class HeadlessRun:
         env = envset.get(args.env_id)
         if env is None:
             raise SetupError(f"no environment with id {args.env_id!r} (see `proactive-tui envs list`)")
-        from proactive_tui.cli.printers import PRINTERS
+        from proactive_tui.cli.run_cmd import parse_family_flags
+        from proactive_tui.core import registry
 
-        if env.family not in PRINTERS:
-            raise SetupError(f"{env.family} sessions are not available in `run` yet")
+        family = registry.find(env.family)
+        if family is None:
+            raise SetupError(f"{env.family} sessions are not available: that family is not installed")
+        try:
+            args = parse_family_flags(family, args, list(extra or []))
+        except ValueError as exc:
+            raise SetupError(str(exc), usage=True) from None
+        if args.judge and not family.judge_seat:
+            raise SetupError(f"--judge does not apply to {family.name} sessions: they have no judge seat "
+                             f"(seats: {', '.join(family.seats)})", usage=True)
         human_user = (args.user or "").lower() == "human"
         cli: dict[str, dict[str, Any]] = {}
         for role, model in (("agent", args.agent), ("user", None if human_user else args.user), ("judge", args.judge)):
@@ -70,14 +83,14 @@ class HeadlessRun:
         roles = resolve_roles(config.roles, cli=cli)  # type: ignore[arg-type]
         seats = {"agent": "model", "user": "human" if human_user else "model", "judge": "model"}
         try:
-            settings = PRINTERS[env.family].settings_from_args(args)
+            settings = family.settings_from_args(args)
             spec = SessionSpec(env_id=env.id, roles=roles, seats=seats, settings=settings)
         except Exception as exc:
             raise SetupError(f"invalid settings: {exc}") from None
         return cls(spec, env, args.out, args.quiet, store=not getattr(args, "no_store", False))
 
     def _announce_models(self) -> None:
-        from proactive_tui.llm.local_model import LOCAL_MODEL_BLURB
+        from proactive_tui.llm.local import LOCAL_MODEL_BLURB
 
         roles = {seat: info for seat, info in self.spec.models_summary().items() if seat in self.printer.SEATS}
         line = ", ".join(f"{seat}: {info['model']}" for seat, info in roles.items())
@@ -86,8 +99,8 @@ class HeadlessRun:
             self.err.print(Text(f"local/smollm2 is {LOCAL_MODEL_BLURB}", style="yellow"))
 
     async def main(self) -> int:
-        from proactive_tui.engine.factory import build_session
-        from proactive_tui.engine.run_record import RunRecordBuilder
+        from proactive_tui.core.spec import build_session
+        from proactive_tui.core.run_record import RunRecordBuilder
         from proactive_tui.llm.gateway import Gateway
 
         self._announce_models()

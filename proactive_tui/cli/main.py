@@ -7,14 +7,10 @@ import sys
 from typing import Callable
 
 from proactive_tui import __version__
-from proactive_tui.cli import envs_cmd, keys_cmd, locate_cmd, run_cmd
-from proactive_tui.cli import eval_cmd
+from proactive_tui.cli import envs_cmd, eval_cmd, export_cmd, keys_cmd, locate_cmd, run_cmd, sessions_cmd
 
 # Each command module exposes `add_parser(subparsers)` which sets `func` on its parsers.
-COMMAND_MODULES = [envs_cmd, keys_cmd, locate_cmd, run_cmd]
-COMMAND_MODULES.append(eval_cmd)
-from proactive_tui.cli import export_cmd, sessions_cmd  # noqa: E402
-COMMAND_MODULES += [sessions_cmd, export_cmd]
+COMMAND_MODULES = [envs_cmd, keys_cmd, locate_cmd, run_cmd, eval_cmd, sessions_cmd, export_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,13 +31,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
+    args, extra = parser.parse_known_args(argv)
+    # Only `run` takes flags it does not know up front (the chosen family's own).
+    if extra and not getattr(args, "accepts_extra", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    func: Callable[..., int] | None = getattr(args, "func", None)
     try:
         if func is None:
             from proactive_tui.cli.app_cmd import run_app
 
             return run_app(args)
+        if getattr(args, "accepts_extra", False):
+            return func(args, extra)
         return func(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

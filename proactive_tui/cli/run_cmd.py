@@ -2,7 +2,11 @@
 
 The same engine as the playground. `--user human` lets a person play the simulated user on
 stdin; `--out` writes the run record (also after Ctrl-C, with what exists). Exit codes: 0 for a
-completed session, 1 on error, 130 on Ctrl-C.
+completed session, 1 on error, 2 on a bad command line, 130 on Ctrl-C.
+
+Flags come in two kinds: the common ones below, and each family's own (`Family.run_flags`),
+parsed once the environment, and so its family, is known. A flag of another family is an error
+that names the family, never silently ignored.
 """
 
 from __future__ import annotations
@@ -10,43 +14,92 @@ from __future__ import annotations
 import argparse
 import sys
 
-FAMILY_RUNNERS = ("proactiveeval", "proactivebench", "chronos")
+
+class _Help(argparse.Action):
+    """-h/--help: the common flags, then the flags of ENV_ID's family (or of every family)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from proactive_tui.core import registry
+
+        env_id = getattr(namespace, "env_id", None)
+        family = registry.find(env_id.split("/", 1)[0]) if env_id else None
+        shown = [family] if family else list(registry.families().values())
+        parser.print_help()
+        for fam in shown:
+            print(f"\n{fam.name} flags ({fam.title}):")
+            family_parser(fam).print_help_lines()
+        parser.exit()
+
+
+class _FamilyParser(argparse.ArgumentParser):
+    def print_help_lines(self) -> None:
+        text = self.format_help()
+        body = text.split("options:", 1)[-1] if "options:" in text else text
+        lines = [line for line in body.splitlines() if line.strip() and "-h, --help" not in line]
+        print("\n".join(lines) if lines else "  (none)")
+
+    def error(self, message: str):  # pragma: no cover - replaced by the caller's message
+        raise ValueError(message)
+
+
+def family_parser(family) -> _FamilyParser:
+    p = _FamilyParser(prog=f"proactive-tui run {family.name}/...", add_help=False, allow_abbrev=False)
+    for flag in family.run_flags:
+        p.add_argument(flag.flag, dest=flag.dest, **flag.kwargs)
+    return p
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("run", help="run one session headless and print it (scripts, CI, batch)")
+    p = subparsers.add_parser("run", help="run one session headless and print it (scripts, CI, batch)", add_help=False,
+                              allow_abbrev=False)
+    p.add_argument("-h", "--help", action=_Help, help="show this help (with ENV_ID first: that family's flags)")
     p.add_argument("env_id", metavar="ENV_ID", help="e.g. proactiveeval/recommendation/fair/0")
     p.add_argument("--agent", metavar="MODEL", help="litellm model for the agent (default local/smollm2)")
-    p.add_argument("--user", metavar="MODEL|human", help="model for the simulated user, or 'human' to play it on stdin")
-    p.add_argument("--judge", metavar="MODEL", help="model for the judge")
+    p.add_argument("--user", metavar="MODEL|human", help="model for the simulated user (ProactiveBench: the reward judge), "
+                                                         "or 'human' to play it on stdin")
+    p.add_argument("--judge", metavar="MODEL", help="model for the judge (families with a judge seat)")
     p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every model seat")
-    p.add_argument("--agreeableness", choices=("low", "medium", "high"))
-    p.add_argument("--max-turns", type=int, metavar="N")
-    p.add_argument("--memory-turns", type=int, metavar="N")
-    p.add_argument("--no-planning", action="store_true", help="skip target planning (task A)")
-    p.add_argument("--own-plan", action="store_true", help="guide with the agent's own plan instead of the reference")
-    p.add_argument("--live", action="store_true", help="score the guidance after every turn too")
-    p.add_argument("--seed", type=int)
-    bench = p.add_argument_group("proactivebench sessions (--user MODEL is the reward judge; --user human: accept/reject/skip on stdin)")
-    bench.add_argument("--retries", type=int, metavar="N", help="after a rejection the agent may answer the event again, up to N times (default 0)")
-    bench.add_argument("--candidates", type=int, choices=(1, 3), help="tasks proposed per event; with 3 an event counts as accepted if any one is")
-    bench.add_argument("--no-feedback", action="store_true", help="do not show the agent the user's earlier verdicts")
-    bench.add_argument("--max-events", type=int, metavar="N", help="stop after the first N events of the trace")
     p.add_argument("--out", metavar="FILE.json", help="write the run record here")
     p.add_argument("--no-store", action="store_true", help="do not save this session in the session history")
     p.add_argument("--envs", action="append", default=[], metavar="PATH")
     p.add_argument("--quiet", action="store_true", help="print only the final scores")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, accepts_extra=True)
 
 
-def run(args: argparse.Namespace) -> int:
+def parse_family_flags(family, args: argparse.Namespace, extra: list[str]) -> argparse.Namespace:
+    """`extra` (what the common parser did not know) as `family`'s flags; raises ValueError naming
+    the family when a flag is not one of them."""
+    from proactive_tui.core import registry
+
+    own = {flag.flag for flag in family.run_flags}
+    for token in extra:
+        name = token.split("=", 1)[0]
+        if name.startswith("--") and name not in own:
+            others = [f.name for f in registry.families().values() if f is not family and name in {x.flag for x in f.run_flags}]
+            where = f" (a {', '.join(others)} flag)" if others else ""
+            takes = ", ".join(sorted(own)) or "no flags of its own"
+            raise ValueError(f"{name} does not apply to {family.name} sessions{where}; {family.name} takes: {takes}")
+    try:
+        parsed = family_parser(family).parse_args(extra)
+    except ValueError as exc:
+        raise ValueError(f"{family.name} flags: {exc}") from None
+    merged = argparse.Namespace(**vars(args))
+    for key, value in vars(parsed).items():
+        setattr(merged, key, value)
+    return merged
+
+
+def run(args: argparse.Namespace, extra: list[str] | None = None) -> int:
     import asyncio
 
     from proactive_tui.cli.headless import HeadlessRun, SetupError
 
     try:
-        runner = HeadlessRun.from_args(args)
+        runner = HeadlessRun.from_args(args, extra or [])
     except SetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return 2 if exc.usage else 1
     return asyncio.run(runner.main())

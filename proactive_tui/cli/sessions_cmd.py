@@ -134,7 +134,10 @@ def run_show(args: argparse.Namespace) -> int:
     console.print(transcript(record))
     status = effective_status(row) if row else "?"
     note = f"status: {status}"
-    if status in ("interrupted", "cancelled", "error") and record.family == "proactiveeval":
+    from proactive_tui.core import registry
+
+    family = registry.find(record.family)
+    if status in ("interrupted", "cancelled", "error") and family is not None and family.resumable:
         note += f"; continue it with `proactive-tui sessions resume {session_id}`"
     console.print(Text(note, style="dim"))
     return 0
@@ -180,12 +183,8 @@ def run_resume(args: argparse.Namespace) -> int:
             role: spec.roles.for_role(role).model_copy(update={"api_base": args.api_base}) for role in ("agent", "user", "judge")
         })
         spec = spec.model_copy(update={"roles": roles})
-    from proactive_tui.cli.printers import PRINTERS
-
-    if plan.env.family not in PRINTERS:
-        return _fail(f"{plan.env.family} sessions cannot be resumed from the command line yet")
     print(f"resuming session {plan.session_id} after {plan.turns} complete turn{'s' * (plan.turns != 1)}", file=sys.stderr)
-    from proactive_tui.engine.factory import UnsupportedFamily
+    from proactive_tui.core.spec import UnsupportedFamily
 
     runner = HeadlessRun(spec, plan.env, args.out, args.quiet, store=not args.no_store, resume_from=plan.record)
     try:

@@ -1,12 +1,13 @@
-"""Environment schemas and loaders for the three benchmark families.
+"""Environment loading for every installed family: schemas and loaders live in each family's
+folder; this package holds the shared base, the problem type and the folder scan.
 
-`load_paths` is the one entry point; `load_default` adds the samples and the user's folder.
+`load_paths` is the one entry point; `load_default` adds the shipped samples and the user's folder.
 """
 
 from __future__ import annotations
 
 from proactive_tui.envs.problems import LoadProblem
-from proactive_tui.envs.registry import FAMILIES, Environment, EnvironmentSet, load_paths
+from proactive_tui.envs.registry import Environment, EnvironmentSet, EnvSource, load_paths
 
 
 def load_default(extra: list[str] | None = None) -> EnvironmentSet:
@@ -15,4 +16,4 @@ def load_default(extra: list[str] | None = None) -> EnvironmentSet:
     return load_paths(default_env_sources(extra))
 
 
-__all__ = ["FAMILIES", "Environment", "EnvironmentSet", "LoadProblem", "load_default", "load_paths"]
+__all__ = ["Environment", "EnvironmentSet", "EnvSource", "LoadProblem", "load_default", "load_paths"]

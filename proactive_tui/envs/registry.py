@@ -1,13 +1,13 @@
 """One entry point that loads environments of every family from any mix of folders and files.
 
-Family is decided per file, first by where it sits, then by its shape:
+Which family reads a file is decided per file by the families themselves (core.family):
 
-1. `<domain>/{fair,hard,eval}.json` with a ProactiveEval domain folder name -> proactiveeval
-   (`eval.json` is skipped when `fair.json` or `hard.json` sits beside it: it is their union);
-2. `splits.json` -> ProactiveBench split definitions for the traces in the same folder;
-3. under a folder named `chronos`, or a JSON object with a `timeline` key -> chronos;
-4. under a folder named `proactivebench`, or a JSON array whose first item has `observation`
-   -> a ProactiveBench trace;
+1. a source that names its family (the shipped samples) gives every file to it;
+2. a family's companion files (ProactiveBench's `splits.json`) are read first, per folder, and
+   handed to that family's loader for the files beside them;
+3. the first family that claims the file by its location (ProactiveEval's `<domain>/<tier>.json`,
+   a folder named after the family) reads it;
+4. else the first family that recognises the parsed JSON's shape reads it;
 5. anything else is reported as unrecognised.
 
 Problems are collected, never raised: a bad file or record costs only itself.
@@ -16,20 +16,32 @@ Problems are collected, never raised: a bad file or record costs only itself.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Union
+from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from proactive_tui.envs import chronos, proactivebench, proactiveeval
-from proactive_tui.envs.chronos import ChronosEnv
+from proactive_tui.core.family import FileCandidate
 from proactive_tui.envs.problems import LoadProblem
-from proactive_tui.envs.proactivebench import ProactiveBenchEnv
-from proactive_tui.envs.proactiveeval import ProactiveEvalEnv
 from proactive_tui.envs.reading import Unreadable, read_json
 
-Environment = Annotated[Union[ProactiveEvalEnv, ProactiveBenchEnv, ChronosEnv], Field(discriminator="family")]
-FAMILIES = (proactiveeval.FAMILY, proactivebench.FAMILY, chronos.FAMILY)
+Environment = Any
+"""An environment of any installed family (each family's `env_model`, an EnvironmentBase)."""
+
+
+@dataclass(frozen=True)
+class EnvSource:
+    """A folder or file to load; `family` set when its files all belong to one family."""
+
+    path: Path
+    family: str | None = None
+
+
+def _families() -> dict[str, Any]:
+    from proactive_tui.core import registry
+
+    return registry.families()
 
 
 class EnvironmentSet(BaseModel):
@@ -37,7 +49,7 @@ class EnvironmentSet(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    environments: list[Environment] = Field(default_factory=list)
+    environments: list[Any] = Field(default_factory=list)
     problems: list[LoadProblem] = Field(default_factory=list)
     files_read: int = 0
 
@@ -73,34 +85,51 @@ def _json_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.json") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
 
 
-def _folder_names(path: Path, root: Path) -> set[str]:
+def _folder_names(path: Path, root: Path) -> frozenset[str]:
     """Names of the folders a file sits in, from the loaded root down (family hints)."""
     if root.is_file():
-        return {path.parent.name}
-    return set(path.relative_to(root).parts[:-1]) | {root.resolve().name}
+        return frozenset({path.parent.name})
+    return frozenset(set(path.relative_to(root).parts[:-1]) | {root.resolve().name})
 
 
-def load_paths(paths: Iterable[Path | str]) -> EnvironmentSet:
+def load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
     """Load every environment under the given files and folders, in order; first id wins."""
     result = EnvironmentSet()
     seen: dict[str, str] = {}
+    families = _families()
+    companions = {name: fam for fam in families.values() for name in fam.companion_files}
     for raw in paths:
-        root = Path(raw).expanduser()
+        source = raw if isinstance(raw, EnvSource) else EnvSource(Path(raw))
+        root = Path(source.path).expanduser()
         if not root.exists():
             result.problems.append(LoadProblem(file=str(root), message="no such file or folder"))
             continue
-        files = _json_files(root)
-        splits_by_dir = _load_splits(files, result)
-        for path in files:
-            if path.name == "splits.json":
+        files = [FileCandidate(path=p, root=root, display=_display(p), folders=_folder_names(p, root), family=source.family)
+                 for p in _json_files(root)]
+        by_dir: dict[Path, dict[str, Any]] = {}
+        for file in files:
+            owner = companions.get(file.path.name)
+            if owner is None or (file.family and file.family != owner.name):
                 continue
-            envs, problems = _load_file(path, root, splits_by_dir.get(path.parent, {}))
+            result.files_read += 1
+            try:
+                data = read_json(file.path, file.display)
+            except Unreadable as exc:
+                result.problems.append(exc.problem)
+                continue
+            value, problems = owner.read_companion(file, data)
+            result.problems.extend(problems)
+            by_dir.setdefault(file.path.parent, {})[file.path.name] = value
+        for file in files:
+            if file.path.name in companions:
+                continue
+            envs, problems = _load_file(file, families, by_dir.get(file.path.parent, {}))
             result.files_read += 1
             result.problems.extend(problems)
             for env in envs:
                 if env.id in seen:
                     result.problems.append(
-                        LoadProblem(file=_display(path), message=f"duplicate id {env.id} (already loaded from {seen[env.id]}); skipped")
+                        LoadProblem(file=file.display, message=f"duplicate id {env.id} (already loaded from {seen[env.id]}); skipped")
                     )
                     continue
                 seen[env.id] = env.source
@@ -108,53 +137,26 @@ def load_paths(paths: Iterable[Path | str]) -> EnvironmentSet:
     return result
 
 
-def _load_splits(files: list[Path], result: EnvironmentSet) -> dict[Path, dict[str, proactivebench.Split]]:
-    by_dir: dict[Path, dict[str, proactivebench.Split]] = {}
-    for path in files:
-        if path.name != "splits.json":
-            continue
-        result.files_read += 1
-        display = _display(path)
-        try:
-            data = read_json(path, display)
-        except Unreadable as exc:
-            result.problems.append(exc.problem)
-            continue
-        splits, problems = proactivebench.parse_splits(display, data)
-        result.problems.extend(problems)
-        by_dir[path.parent] = splits
-    return by_dir
-
-
-def _load_file(path: Path, root: Path, splits: dict[str, proactivebench.Split]) -> tuple[list[Any], list[LoadProblem]]:
-    display = _display(path)
-    domain = proactiveeval.canonical_domain(path.parent.name)
-    if domain and path.name in proactiveeval.TIER_FILES:
-        if path.name == "eval.json" and any((path.parent / f).exists() for f in ("fair.json", "hard.json")):
-            return [], []
-        try:
-            data = read_json(path, display)
-        except Unreadable as exc:
-            return [], [exc.problem]
-        return proactiveeval.load_tier_file(path, display, domain, path.stem, data)
+def _load_file(file: FileCandidate, families: dict[str, Any], companions: dict[str, Any]) -> tuple[list[Any], list[LoadProblem]]:
+    family = families.get(file.family) if file.family else None
+    if family is None:
+        family = next((f for f in families.values() if f.claims_location(file)), None)
+    if family is not None and family.skip_file(file):
+        return [], []
     try:
-        data = read_json(path, display)
+        data = read_json(file.path, file.display)
     except Unreadable as exc:
         return [], [exc.problem]
-    folders = _folder_names(path, root)
-    in_chronos = "chronos" in folders
-    in_bench = "proactivebench" in folders
-    if in_chronos or (not in_bench and isinstance(data, dict) and "timeline" in data):
-        return chronos.load_scenarios(path.stem, display, data)
-    looks_like_trace = isinstance(data, list) and bool(data) and isinstance(data[0], dict) and "observation" in data[0]
-    if in_bench or looks_like_trace:
-        return proactivebench.load_trace(path.stem, display, data, splits)
-    return [], [
-        LoadProblem(
-            file=display,
-            message=(
-                "unrecognised environment file: expected <domain>/fair|hard|eval.json (proactiveeval), "
-                "an array of {observation: ...} events (proactivebench) or a scenario with a timeline (chronos)"
-            ),
-        )
-    ]
+    if family is None:
+        family = next((f for f in families.values() if f.claims_shape(data)), None)
+    if family is None:
+        return [], [
+            LoadProblem(
+                file=file.display,
+                message=(
+                    "unrecognised environment file: expected <domain>/fair|hard|eval.json (proactiveeval), "
+                    "an array of {observation: ...} events (proactivebench) or a scenario with a timeline (chronos)"
+                ),
+            )
+        ]
+    return family.load_file(file, data, companions)

@@ -1,18 +1,22 @@
 """Export: pure functions from run records to files, shared by the TUI, the CLI and batch runs.
 
-Every format registers itself in `registry.EXPORTERS` when its module is imported;
-`load_builtin_formats()` imports the built-in ones. A family with a dataset format of its own adds
-its module under `export/formats/` and one import line below.
+The generic formats (run-record, markdown, html, svg) live in `export/formats/` and register
+themselves when imported; each family contributes its dataset format through
+`Family.exporters()`. `load_formats()` gathers both.
 """
 
 from __future__ import annotations
 
 
-def load_builtin_formats() -> dict:
-    """Import every built-in format module (each registers itself); returns the registry."""
+def load_formats() -> dict:
+    """Every export format: the generic ones, then each installed family's; returns the registry."""
+    from proactive_tui.core import registry as families
     from proactive_tui.export import registry
-    from proactive_tui.export.formats import html, markdown, proactiveeval, run_record, svg  # noqa: F401
-    from proactive_tui.export.formats import proactivebench  # noqa: F401
-    from proactive_tui.export.formats import chronos  # noqa: F401
+    from proactive_tui.export.formats import html, markdown, run_record, svg  # noqa: F401  (each registers itself)
 
+    for family in families.families().values():
+        for exporter in family.exporters():
+            registry.register(exporter)
     return registry.EXPORTERS
+
+

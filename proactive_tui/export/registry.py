@@ -23,6 +23,8 @@ class Exporter:
     families: tuple[str, ...] | None = None
     """Families this format accepts; None means every family."""
     out_is_dir: bool = False
+    suffix: str | None = None
+    """The file name ending of a one-file export (`.md`); None for folder formats."""
 
     def accepts(self, record: Any) -> bool:
         return self.families is None or record.family in self.families

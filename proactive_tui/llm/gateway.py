@@ -46,7 +46,7 @@ def litellm_module() -> Any:
         litellm.telemetry = False
         _quiet_litellm_logging()
         try:
-            from proactive_tui.llm import local_model
+            from proactive_tui.llm import local as local_model
 
             local_model.register(litellm)
         except Exception as exc:  # the local extra may not be installed

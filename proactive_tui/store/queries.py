@@ -8,12 +8,12 @@ event log by the engine's own reducer (`run_record.fold`), never stored separate
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from proactive_tui.engine.events import parse_event
-from proactive_tui.engine.run_record import RunRecord, fold
+from proactive_tui.core.events import parse_event
+from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.store.db import SessionRow, Store, StoreError
 
 STATUSES = ("running", "finished", "cancelled", "error", "interrupted")
@@ -48,47 +48,25 @@ def effective_status(row: SessionRow) -> str:
 # -- headline scores ------------------------------------------------------------------------------
 
 
+def _family(record: RunRecord) -> Any:
+    from proactive_tui.core import registry
+
+    return registry.find(record.family)
+
+
 def complete_turns(record: RunRecord) -> int:
-    """Turns 1..k where both the agent's and the user's message finished (the ones a resume keeps)."""
-    from proactive_tui.engine.protocols.guidance import complete_turns as guidance_turns
-
-    return guidance_turns(record)
-
-
-def _guidance_headline(record: RunRecord) -> dict[str, Any]:
-    return {"turns": complete_turns(record), "overall": record.guidance.overall if record.guidance else None,
-            "plan": record.planning.score}
-
-
-def _generic_headline(record: RunRecord) -> dict[str, Any]:
-    return {"messages": len([m for m in record.messages if not m.partial])}
-
-
-def _proposals_headline(record: RunRecord) -> dict[str, Any]:
-    section = record.proposals
-    if section is None:
-        return _generic_headline(record)
-    f1 = section.metrics.f1
-    c = section.confusion
-    return {"events": c.tp + c.fp + c.tn + c.fn, "f1": None if f1 is None else f"{100 * f1:.1f}%"}
-
-
-def _timeline_headline(record: RunRecord) -> dict[str, Any]:
-    from proactive_tui.engine.timeline_record import timeline_headline
-
-    return timeline_headline(record)
-
-
-# family -> the few numbers a history row shows. Families add theirs (one line).
-HEADLINES: dict[str, Callable[[RunRecord], dict[str, Any]]] = {
-    "proactiveeval": _guidance_headline,
-    "proactivebench": _proposals_headline,
-    "chronos": _timeline_headline,
-}
+    """Turns (ProactiveEval turns, ProactiveBench events judged, Chronos agent turns) that a
+    resume keeps and a history row counts."""
+    family = _family(record)
+    if family is None:
+        return len([m for m in record.messages if m.role == "agent" and not m.partial])
+    return family.complete_turns(record)
 
 
 def headline(record: RunRecord) -> dict[str, Any]:
-    values = HEADLINES.get(record.family, _generic_headline)(record)
+    """The few values a history row shows: turns, the family's headline scores, how it ended."""
+    values: dict[str, Any] = {"turns": complete_turns(record)}
+    values.update({s.name: s.display for s in record.scores if s.headline and s.value is not None})
     values["ended"] = record.termination.reason if record.termination else None
     return values
 
@@ -198,7 +176,7 @@ class ResumePlan(BaseModel):
 
     session_id: str
     spec: Any
-    """proactive_tui.engine.factory.SessionSpec: the original seats, models and protocol settings."""
+    """proactive_tui.core.spec.SessionSpec: the original seats, models and protocol settings."""
     env: Any
     record: RunRecord
     turns: int
@@ -207,7 +185,7 @@ class ResumePlan(BaseModel):
 
 def spec_from_record(record: RunRecord) -> Any:
     """A SessionSpec rebuilt from a run record, for sessions recorded without one."""
-    from proactive_tui.engine.factory import SessionSpec
+    from proactive_tui.core.spec import SessionSpec
     from proactive_tui.llm.settings import ROLES, ModelSettings, RoleSettings
 
     roles = {}
@@ -223,12 +201,11 @@ def spec_from_record(record: RunRecord) -> Any:
 
 def _environment(record: RunRecord) -> Any:
     """The environment as the session saw it (stored in its start event), else the one on disk today."""
-    from pydantic import TypeAdapter
-
-    from proactive_tui.envs.registry import Environment
-
+    family = _family(record)
     try:
-        return TypeAdapter(Environment).validate_python(record.environment)
+        if family is None:
+            raise StoreError(f"session {record.id} is a {record.family} session; that family is not installed")
+        return family.validate_env(record.environment)
     except ValidationError:
         from proactive_tui.envs import load_default
 
@@ -240,7 +217,7 @@ def _environment(record: RunRecord) -> Any:
 
 def resume_spec(store: Store, session_id: str) -> ResumePlan:
     """How to continue a session that did not finish: same seats, models and settings."""
-    from proactive_tui.engine.factory import SessionSpec
+    from proactive_tui.core.spec import SessionSpec
 
     row = session_row(store, session_id)
     status = effective_status(row)
@@ -249,6 +226,9 @@ def resume_spec(store: Store, session_id: str) -> ResumePlan:
     if status == "running":
         raise StoreError(f"session {session_id} is still running (process {row.pid})")
     record = load_record(store, session_id)
+    family = _family(record)
+    if family is None or not family.resumable:
+        raise StoreError(f"session {session_id}: {record.family} sessions cannot be resumed yet")
     try:
         spec = SessionSpec.model_validate(row.spec) if row.spec else spec_from_record(record)
     except ValidationError as exc:

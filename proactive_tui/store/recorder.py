@@ -27,8 +27,8 @@ import os
 import time
 from typing import Any, AsyncIterator, Callable
 
-from proactive_tui.engine.event_base import now_iso
-from proactive_tui.engine.run_record import RunRecordBuilder
+from proactive_tui.core.events import now_iso
+from proactive_tui.core.run_record import RunRecordBuilder
 from proactive_tui.store.db import SessionRow, Store, StoreError
 from proactive_tui.store.queries import headline, status_for
 

@@ -174,9 +174,10 @@ class ProactiveApp(App[None]):
         if self.start_session_hook is not None:
             self.start_session_hook(message.env)
             return
-        from proactive_tui.ui.family_screens import playable
+        from proactive_tui.core import registry
 
-        if playable(message.env.family):
+        family = registry.find(message.env.family)
+        if family is not None and family.setup_screen() is not None:
             self.open_setup(message.env)
             return
         from proactive_tui.ui.screens.detail import EnvironmentDetailScreen
@@ -191,10 +192,10 @@ class ProactiveApp(App[None]):
 
     def open_setup(self, env: Any, spec: Any = None) -> None:
         """Setup modal for `env`; on Start, the session screen."""
+        from proactive_tui.core import registry
         from proactive_tui.llm.settings import resolve_roles
-        from proactive_tui.ui.family_screens import setup_screen_class
 
-        SetupScreen = setup_screen_class(env.family)
+        SetupScreen = registry.get(env.family).setup_screen()
         roles = resolve_roles(self.config.roles)
 
         def started(chosen: Any) -> None:
@@ -204,10 +205,10 @@ class ProactiveApp(App[None]):
         self.push_screen(SetupScreen(env, roles=roles, recent=self.config.recent_models, spec=spec), started)
 
     def start_session(self, env: Any, spec: Any) -> None:
-        from proactive_tui.ui.family_screens import session_screen_class
+        from proactive_tui.core import registry
 
         self._remember_models(spec)
-        self.push_screen(session_screen_class(env.family)(env, spec))
+        self.push_screen(registry.get(env.family).session_screen()(env, spec))
 
     def _remember_models(self, spec: Any) -> None:
         """Keep the models a person typed at the top of the setup suggestions (in the config)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from proactive_tui.envs import FAMILIES
+from proactive_tui.core import registry
 from proactive_tui.envs.describe import describe
 
 
@@ -61,13 +61,15 @@ def group(environments: Sequence[Any]) -> list[Group]:
     families in their canonical order, then domains and tiers alphabetically, environments in
     load order."""
     families: dict[str, Group] = {}
-    order = {name: i for i, name in enumerate(FAMILIES)}
+    installed = registry.families()
+    order = {name: i for i, name in enumerate(installed)}
     for env in environments:
         fam = families.setdefault(env.family, Group(env.family, (env.family,)))
         fam.environments.append(env)
         dom = _child(fam, env.domain)
         dom.environments.append(env)
-        if env.family == "proactiveeval" and env.tier:
+        family = installed.get(env.family)
+        if family is not None and family.group_by_tier and env.tier:
             tier = _child(dom, env.tier)
             tier.environments.append(env)
     result = sorted(families.values(), key=lambda g: (order.get(g.label, len(order)), g.label))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from proactive_tui.engine.factory import SessionSpec, build_seats, build_session
+from proactive_tui.core.spec import SessionSpec, build_seats, build_session
 
 
 async def start_session(spec: SessionSpec, env: Any, resume_from: Any = None) -> tuple[Any, dict[str, Any]]:

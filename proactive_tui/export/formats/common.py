@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from proactive_tui.engine.run_record import RunRecord
+from proactive_tui.core.run_record import RunRecord
 
 SEATS = ("agent", "user", "judge")
 
@@ -126,29 +126,3 @@ def header_facts(record: RunRecord) -> list[tuple[str, str]]:
     facts.append(("Usage", usage))
     facts.append(("Versions", ", ".join(f"{k} {v}" for k, v in sorted(record.versions.items())) or "-"))
     return facts
-
-
-def env_item(record: RunRecord) -> dict[str, Any]:
-    """The ProactiveEval item as the session saw it (empty for other families)."""
-    item = record.environment.get("item")
-    return item if isinstance(item, dict) else {}
-
-
-DIMENSIONS = ("effectiveness", "personalization", "tone", "engagement", "naturalness")
-
-
-def score_rows(record: RunRecord) -> list[tuple[str, str]]:
-    """(what, score) rows for the score table."""
-    rows: list[tuple[str, str]] = []
-    if record.planning.score is not None:
-        rows.append(("Plan", f"{record.planning.score}/10"))
-    g = record.guidance
-    if g is not None:
-        rows += [(d.capitalize(), f"{getattr(g, d)}/10") for d in DIMENSIONS]
-        rows.append(("Overall", f"{g.overall}/10"))
-    return rows
-
-
-def ordered_messages(record: RunRecord) -> list[Any]:
-    order = {"agent": 0, "user": 1}
-    return sorted(record.messages, key=lambda m: (m.turn, order.get(m.role, 2)))

@@ -26,4 +26,4 @@ def write(records: list[Any], out: Path) -> list[Path]:
     return write_documents(records, out, "html", render)
 
 
-EXPORTER = register(Exporter(name="html", description="a standalone web page of the session (.html)", write=write))
+EXPORTER = register(Exporter(suffix='.html', name="html", description="a standalone web page of the session (.html)", write=write))

@@ -21,4 +21,4 @@ def write(records: list[Any], out: Path) -> list[Path]:
     return write_documents(records, out, "json", render)
 
 
-EXPORTER = register(Exporter(name="run-record", description="the full run record (JSON, lossless)", write=write))
+EXPORTER = register(Exporter(suffix='.json', name="run-record", description="the full run record (JSON, lossless)", write=write))

@@ -25,4 +25,4 @@ def write(records: list[Any], out: Path) -> list[Path]:
     return write_documents(records, out, "svg", render)
 
 
-EXPORTER = register(Exporter(name="svg", description="a terminal-style picture of the session (.svg)", write=write))
+EXPORTER = register(Exporter(suffix='.svg', name="svg", description="a terminal-style picture of the session (.svg)", write=write))

@@ -19,7 +19,6 @@ from textual.widgets.option_list import Option
 from proactive_tui.textsafe import plain
 
 # The file a single-record export goes to, by format; formats not listed write into a folder.
-FILE_SUFFIX = {"run-record": ".json", "markdown": ".md", "html": ".html", "svg": ".svg", "chronos": ".jsonl"}
 
 
 def exports_dir() -> Path:
@@ -30,17 +29,17 @@ def exports_dir() -> Path:
 
 def default_target(record: Any, fmt: str, exporter: Any = None) -> Path:
     """`<data>/exports/<session id>.<ext>`, or a folder `<data>/exports/<format>-<session id>`."""
-    suffix = FILE_SUFFIX.get(fmt)
+    suffix = getattr(exporter, "suffix", None)
     if suffix and not getattr(exporter, "out_is_dir", False):
         return exports_dir() / f"{record.id}{suffix}"
     return exports_dir() / f"{fmt}-{record.id}"
 
 
 def formats_for(record: Any) -> list[Any]:
-    from proactive_tui.export import load_builtin_formats
+    from proactive_tui.export import load_formats
 
     order = {name: k for k, name in enumerate(("run-record", "markdown", "html", "svg"))}
-    found = [e for e in load_builtin_formats().values() if e.accepts(record)]
+    found = [e for e in load_formats().values() if e.accepts(record)]
     return sorted(found, key=lambda e: order.get(e.name, len(order)))  # stable: family formats after
 
 

@@ -8,7 +8,6 @@ headline scores per family). Enter replays a session: families whose session scr
 
 from __future__ import annotations
 
-import inspect
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,13 @@ COLUMNS = (("when", "When"), ("env", "Family / environment"), ("status", "Status
            ("scores", "Scores"), ("models", "Models"))
 ROW_HEIGHT = 2
 RESUMABLE = ("interrupted", "cancelled")
-RESUMABLE_FAMILIES = ("proactiveeval",)
+
+
+def _resumable(family: str) -> bool:
+    from proactive_tui.core import registry
+
+    found = registry.find(family)
+    return found is not None and found.resumable
 
 
 def when(ts: str, sep: str = " ") -> str:
@@ -241,7 +246,7 @@ class HistoryScreen(Screen[None]):
             return None if self.current is not None and self.current.status == "running" else self.current is not None
         if action == "resume":  # shown dimmed for a session that cannot be continued
             current = self.current
-            return (current is not None and current.status in RESUMABLE and current.family in RESUMABLE_FAMILIES
+            return (current is not None and current.status in RESUMABLE and _resumable(current.family)
                     and bool(current.headline.get("turns"))) or None
         return True
 
@@ -283,15 +288,15 @@ class HistoryScreen(Screen[None]):
 
     @staticmethod
     def _replay_screen(family: str) -> Any:
-        from proactive_tui.ui.family_screens import playable, session_screen_class
+        from proactive_tui.core import registry
 
-        if not playable(family):
+        found = registry.find(family)
+        if found is None or not found.replayable:
             return None
-        cls = session_screen_class(family)
-        return cls if "replay_events" in inspect.signature(cls.__init__).parameters else None
+        return found.session_screen()
 
     def _spec(self, session_id: str, record: Any) -> Any:
-        from proactive_tui.engine.factory import SessionSpec
+        from proactive_tui.core.spec import SessionSpec
         from proactive_tui.store.queries import spec_from_record
 
         row = self.app.store.session(session_id)
@@ -313,8 +318,8 @@ class HistoryScreen(Screen[None]):
         summary = self.current
         if summary is None or not self.check_action("resume", ()):
             return
+        from proactive_tui.core import registry
         from proactive_tui.store import StoreError, resume_spec
-        from proactive_tui.ui.screens.session import SessionScreen
 
         try:
             plan = resume_spec(self.app.store, summary.id)
@@ -323,7 +328,8 @@ class HistoryScreen(Screen[None]):
             return
         self.notify(f"Resuming after {plan.turns} complete turn{'s' * (plan.turns != 1)} as a new session",
                     timeout=5, markup=False)
-        self.app.push_screen(SessionScreen(plan.env, plan.spec, self.session_factory, resume_from=plan.record))
+        screen = registry.get(plan.env.family).session_screen()
+        self.app.push_screen(screen(plan.env, plan.spec, self.session_factory, resume_from=plan.record))
 
     def action_export(self) -> None:
         summary = self.current

@@ -21,8 +21,8 @@ from typing import Any, AsyncIterator, Callable, Iterable
 from textual import work
 from textual.screen import Screen
 
-from proactive_tui.engine.factory import SessionSpec
-from proactive_tui.engine.run_record import RunRecordBuilder
+from proactive_tui.core.spec import SessionSpec
+from proactive_tui.core.run_record import RunRecordBuilder
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.widgets.status_line import StatusLine
 

@@ -1,0 +1,105 @@
+"""What every headless printer does: stream messages, hold judge lines, report retries and errors.
+
+Model text is printed as plain text (escapes stripped by `plain`, wrapped in `Text` so Rich never
+reads it as markup).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from proactive_tui.textsafe import plain
+
+SPEAKER_STYLE = {"agent": "bold cyan", "user": "bold green", "judge": "bold magenta"}
+
+
+class EventPrinter:
+    """Streams one session; a family's printer (its `cli.py`) overrides `show_family` and,
+    rarely, `show`. The closing summary is the family's summary report sections."""
+
+    def __init__(self, console: Console, err: Console, spec: Any, env: Any, quiet: bool = False,
+                 family: Any = None) -> None:
+        from proactive_tui.core import registry
+
+        self.family = family or registry.get(env.family)
+        self.SEATS: tuple[str, ...] = tuple(self.family.seats)
+        """The seats this family's sessions use (announced at the start of a run)."""
+        self.console = console
+        self.err = err
+        self.spec = spec
+        self.env = env
+        self.quiet = quiet
+        # Judge verdicts for turn n can arrive while turn n+1's message is streaming (the engine
+        # overlaps them); they are held back until that message line is finished.
+        self.streaming: str | None = None
+        self.held: list[Text] = []
+
+    def note(self, text: Text) -> None:
+        if self.streaming:
+            self.held.append(text)
+        else:
+            self.console.print(text)
+
+    def release(self) -> None:
+        self.streaming = None
+        for text in self.held:
+            self.console.print(text)
+        self.held.clear()
+
+    def is_human(self, seat: str) -> bool:
+        return self.spec.seats.get(seat) == "human"
+
+    def show(self, event: Any) -> None:
+        if self.quiet:
+            if event.type == "error":
+                self.err.print(Text(plain(event.message), style="red"))
+            return
+        c = self.console
+        t = event.type
+        if t == "phase_changed":
+            c.print(Text(f"— {event.phase} —", style="dim"))
+        elif t == "message_started":
+            if not self.is_human(event.role):
+                self.streaming = event.message_id
+                c.print(Text(f"\n[turn {event.turn}] {event.role} ({event.model}): ", style=SPEAKER_STYLE.get(event.role, "bold")), end="")
+        elif t == "message_delta":
+            if not event.message_id.startswith(tuple(s + "-" for s in self.spec.human_seats)):
+                c.print(Text(plain(event.text)), end="")
+        elif t == "message_done":
+            if event.message.partial:
+                c.print(Text(" [cut off]", style="yellow"), end="")
+            if not self.is_human(event.message.role):
+                c.print()
+            self.release()
+        elif t == "message_discarded":
+            c.print()
+            self.release()
+            c.print(Text("  (the agent's next message, prepared ahead, was dropped: the target was reached)", style="dim"))
+        elif t == "retrying":
+            self.err.print(Text(f"{event.seat}: Retrying ({event.attempt}/{event.max_attempts}) in {event.wait_s:.0f}s: {plain(event.reason)}", style="yellow"))
+        elif t == "error":
+            self.err.print(Text(f"{'error' if event.fatal else 'warning'}: {plain(event.message)}", style="red"))
+        elif t == "session_ended":
+            self.release()
+            c.print(Text(f"\nsession ended: {event.reason}" + (f" ({plain(event.detail)})" if event.detail else ""), style="bold"))
+        else:
+            self.show_family(event)
+
+    def show_family(self, event: Any) -> None:
+        """Family-specific events (plans, checks, proposals, timeline...)."""
+
+    def summary(self, record: Any) -> None:
+        """The closing summary: the family's summary sections, then usage and how it ended."""
+        from proactive_tui.export.rich_view import family_sections, render_sections
+
+        for part in render_sections(family_sections(record, summary_only=True)):
+            self.console.print(part)
+        t = record.totals
+        cost = "-" if t.cost is None else f"${t.cost:.4f}"
+        ended = record.termination.reason if record.termination else "-"
+        self.console.print(Text(
+            f"termination: {ended} · turns: {self.family.complete_turns(record)} · tokens: {t.total_tokens} · cost: {cost} · "
+            f"wall time: {t.wall_time_s if t.wall_time_s is not None else '-'}s"))

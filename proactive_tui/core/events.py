@@ -1,0 +1,196 @@
+"""Session events: typed, JSON-serialisable, folded by every consumer.
+
+Each event carries `seq` (its position in the session) and `ts` (wall time, ISO 8601), set by
+the session when it emits the event, so a store can append them and a replay reproduces the view.
+
+This module holds the event base and the events every family uses. A family's own events live in
+its folder, with `type` literals prefixed by the family's name (`proactivebench.proposal_made`);
+`parse_event` reads the union of all installed families' events, built on first use from the
+registry, and maps event names written by earlier versions to today's.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+Seat = Literal["agent", "user", "judge"]
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class UsageInfo(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cost: float | None = None
+
+
+class SeatInfo(BaseModel):
+    kind: Literal["llm", "human", "scripted"]
+    label: str
+    """The model string for a model, "person" for a human, the script name for a scripted seat."""
+
+
+class EventBase(BaseModel):
+    """Every event: `seq` and `ts` are stamped by the session when it emits the event."""
+
+    seq: int = 0
+    ts: str = ""
+
+
+class ChatMessage(BaseModel):
+    role: str
+    content: str
+
+
+class MessageRecord(BaseModel):
+    id: str
+    role: Literal["agent", "user"]
+    content: str
+    turn: int
+    started_at: str
+    finished_at: str
+    model: str
+    usage: UsageInfo = Field(default_factory=UsageInfo)
+    visible_context: list[ChatMessage] = Field(default_factory=list)
+    """The dialogue messages this seat's model saw (its static system prompt excluded)."""
+    context_turns: list[int] = Field(default_factory=list)
+    partial: bool = False
+
+
+class SessionStarted(EventBase):
+    type: Literal["session_started"] = "session_started"
+    session_id: str
+    family: str
+    env_id: str
+    environment: dict[str, Any]
+    mode: Literal["watch", "play"]
+    seats: dict[str, SeatInfo]
+    settings: dict[str, Any]
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    prompt_version: str
+    app_version: str
+    resumed_from: dict[str, Any] | None = None
+    """For a resumed session: {"session_id": the interrupted session, "turns": complete turns kept}."""
+
+
+class PhaseChanged(EventBase):
+    type: Literal["phase_changed"] = "phase_changed"
+    phase: str
+    """planning | dialogue | scoring for ProactiveEval; each family names its own phases."""
+
+
+class MessageStarted(EventBase):
+    type: Literal["message_started"] = "message_started"
+    message_id: str
+    role: Literal["agent", "user"]
+    turn: int
+    model: str
+
+
+class MessageDelta(EventBase):
+    type: Literal["message_delta"] = "message_delta"
+    message_id: str
+    text: str
+
+
+class MessageDone(EventBase):
+    type: Literal["message_done"] = "message_done"
+    message: MessageRecord
+
+
+class MessageDiscarded(EventBase):
+    """A message generated ahead (overlapping a judge call) that the dialogue no longer needs."""
+
+    type: Literal["message_discarded"] = "message_discarded"
+    message_id: str
+    reason: str
+
+
+class AwaitingHuman(EventBase):
+    type: Literal["awaiting_human"] = "awaiting_human"
+    seat: Seat
+    turn: int
+    hint: str = ""
+
+
+class Retrying(EventBase):
+    type: Literal["retrying"] = "retrying"
+    seat: Seat
+    model: str
+    attempt: int
+    max_attempts: int
+    wait_s: float
+    reason: str
+
+
+class UsageRecorded(EventBase):
+    """Tokens and cost of a call that is not a dialogue message (planning, judging)."""
+
+    type: Literal["usage_recorded"] = "usage_recorded"
+    seat: Seat
+    model: str
+    purpose: str
+    usage: UsageInfo
+
+
+class ErrorRaised(EventBase):
+    type: Literal["error"] = "error"
+    seat: Seat | None = None
+    message: str
+    fatal: bool = False
+
+
+class SessionEnded(EventBase):
+    type: Literal["session_ended"] = "session_ended"
+    reason: str
+    """Why it ended: target_reached, max_turns, user_stopped, cancelled, error, completed, or a
+    family's own reason (task_completed, derailed, ...)."""
+    detail: str = ""
+
+
+COMMON_EVENTS = (
+    SessionStarted, PhaseChanged, MessageStarted, MessageDelta, MessageDone, MessageDiscarded, AwaitingHuman,
+    Retrying, UsageRecorded, ErrorRaised, SessionEnded,
+)
+
+_adapter: TypeAdapter[Any] | None = None
+_legacy: dict[str, str] = {}
+
+
+def reset_adapter() -> None:
+    global _adapter
+    _adapter = None
+
+
+def event_adapter() -> TypeAdapter[Any]:
+    """The discriminated union of the common events and every installed family's."""
+    global _adapter
+    if _adapter is None:
+        from proactive_tui.core import registry
+
+        classes = list(COMMON_EVENTS)
+        _legacy.clear()
+        for family in registry.families().values():
+            classes.extend(family.event_types())
+            _legacy.update(family.legacy_event_types())
+        _adapter = TypeAdapter(Annotated[Union[tuple(classes)], Field(discriminator="type")])  # type: ignore[misc]
+    return _adapter
+
+
+def parse_event(data: str | bytes | dict[str, Any]) -> Any:
+    """One event from its JSON (or dict); event names of earlier versions are read as today's."""
+    import json
+
+    adapter = event_adapter()
+    if isinstance(data, (str, bytes)):
+        data = json.loads(data)
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind in _legacy:
+        data = {**data, "type": _legacy[kind]}
+    return adapter.validate_python(data)

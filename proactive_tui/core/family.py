@@ -1,0 +1,237 @@
+"""The one interface a benchmark family implements (docs/adding-a-family.md walks through it).
+
+A family is one folder (`proactive_tui/families/<name>/`, or a package of its own) holding
+everything one benchmark needs; the rest of proactive-tui reaches it only through a `Family`
+object found by the registry (`core.registry`, entry-point group `proactive_tui.families`), the way
+Harlequin finds its database adapters.
+
+What a family can do is said by attributes (`resumable`, `replayable`, `seats`, `judge_seat`,
+`play_modes`), never probed with `inspect.signature`. Heavy parts (protocol, printer, screens,
+exporters) are imported inside the methods that need them, so listing the families at start-up
+costs only their environment schemas.
+
+This module imports neither Textual nor Rich (a test checks): the engine side of every family
+stays usable headless.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from proactive_tui.core.report import ReportSection
+    from proactive_tui.core.run_record import RunRecord, Score
+    from proactive_tui.core.spec import SessionSpec
+    from proactive_tui.envs.base import EnvironmentBase
+    from proactive_tui.envs.problems import LoadProblem
+    from proactive_tui.export.registry import Exporter
+
+
+class SourceRef(BaseModel):
+    """Where a benchmark comes from: named in `envs show`, the picker preview and export metadata,
+    because other papers share these names."""
+
+    paper: str
+    arxiv: str
+    repository: str | None = None
+
+
+class UnsupportedFamily(ValueError):
+    """A family, or a capability of one, that this installation cannot provide."""
+
+
+@dataclass(frozen=True)
+class RunFlag:
+    """One family-specific option of `proactive-tui run` (and of the family's settings).
+
+    `setting` names the field of the family's settings model the flag fills; `kwargs` go to
+    argparse's `add_argument` as they are (type, choices, action, help, metavar).
+    """
+
+    flag: str
+    setting: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+@dataclass
+class FileCandidate:
+    """One environment file as the folder scan met it: which family reads it is decided from this."""
+
+    path: Path
+    root: Path
+    display: str
+    """The path as messages show it (relative to the working directory when shorter)."""
+    folders: frozenset[str]
+    """Names of the folders the file sits in, from the loaded root down (family hints)."""
+    family: str | None = None
+    """Set when the source said which family its files belong to (the shipped samples)."""
+
+    def relative_stem(self, family: str) -> str:
+        """The file's path without suffix, relative to the nearest folder named after the family
+        (else the loaded root): `proactivebench/real/code_11.json` -> `real/code_11`."""
+        parts = self.path.relative_to(self.root).parts if self.root.is_dir() else (self.path.name,)
+        parts = tuple(parts)
+        if family in parts[:-1]:
+            index = len(parts) - 2 - parts[:-1][::-1].index(family)
+            parts = parts[index + 1:]
+        return "/".join(parts[:-1] + (Path(parts[-1]).stem,))
+
+
+class Family:
+    """Base class of every family; subclasses set the class attributes and override methods."""
+
+    name: ClassVar[str]
+    """The one name of this family: module, ids, event prefix, CSS ids, export format."""
+    title: ClassVar[str]
+    summary: ClassVar[str] = ""
+    source: ClassVar[SourceRef | None] = None
+
+    seats: ClassVar[tuple[str, ...]] = ("agent", "user", "judge")
+    """The seats its sessions use. `judge_seat` is True when "judge" is among them."""
+    seat_labels: ClassVar[dict[str, str]] = {}
+    """How setup and summaries name a seat when the plain name would mislead (ProactiveBench's
+    user seat is its reward judge)."""
+    play_modes: ClassVar[dict[str, str]] = {"watch": "Watch models"}
+    """Mode -> label for the setup screen: `watch`, `play_user`, `play_agent`."""
+    resumable: ClassVar[bool] = False
+    """A session interrupted before its end can be continued from its last complete turn."""
+    group_by_tier: ClassVar[bool] = False
+    """The picker nests this family's environments domain -> tier (ProactiveEval's fair/hard)."""
+    replayable: ClassVar[bool] = True
+    """History can replay a finished session in the family's session screen."""
+
+    settings_model: ClassVar[type[BaseModel]]
+    """Typed protocol settings: the defaults live here once."""
+    section_model: ClassVar[type[BaseModel]]
+    """The family's own section of the run record."""
+    env_model: ClassVar[type["EnvironmentBase"]]
+    run_flags: ClassVar[tuple[RunFlag, ...]] = ()
+    companion_files: ClassVar[tuple[str, ...]] = ()
+    """File names that describe their folder rather than hold environments (ProactiveBench's
+    `splits.json`); read before the folder's other files and handed to `load_file`."""
+
+    @property
+    def judge_seat(self) -> bool:
+        return "judge" in self.seats
+
+    # -- environments ---------------------------------------------------------------------
+
+    def sample_sources(self) -> list[Path]:
+        """Folders of environments shipped with the family (package data)."""
+        return []
+
+    def claims_location(self, file: FileCandidate) -> bool:
+        """The file's place says it is ours (a folder named after the family, by default)."""
+        return self.name in file.folders
+
+    def claims_shape(self, data: Any) -> bool:
+        """The parsed JSON looks like one of ours (asked when no family claimed the location)."""
+        return False
+
+    def read_companion(self, file: FileCandidate, data: Any) -> tuple[Any, list["LoadProblem"]]:
+        return data, []
+
+    def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]) -> tuple[list[Any], list["LoadProblem"]]:
+        raise NotImplementedError
+
+    def skip_file(self, file: FileCandidate) -> bool:
+        """Files this family knows to ignore without reading (ProactiveEval's `eval.json` beside
+        `fair.json`)."""
+        return False
+
+    def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
+        """(heading, body) sections after the common header; `reveal_reference=False` hides what a
+        person playing the user should not see."""
+        return []
+
+    def validate_env(self, data: Any) -> Any:
+        return self.env_model.model_validate(data)
+
+    # -- settings -------------------------------------------------------------------------
+
+    def settings(self, values: dict[str, Any] | None = None) -> BaseModel:
+        return self.settings_model(**(values or {}))
+
+    def settings_from_args(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The protocol settings from `run`'s flags (only this family's flags exist on `args`)."""
+        values: dict[str, Any] = {}
+        for flag in self.run_flags:
+            value = getattr(args, flag.dest, None)
+            if value is not None:
+                values[flag.setting] = value
+        return self.settings_model(**values).model_dump()
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def build_session(self, spec: "SessionSpec", env: Any, seats: dict[str, Any], session_id: str | None = None,
+                      resume_from: "RunRecord | None" = None) -> Any:
+        raise NotImplementedError
+
+    def complete_turns(self, record: "RunRecord") -> int:
+        """Turns a resume keeps (for families that resume)."""
+        return 0
+
+    def event_types(self) -> tuple[type, ...]:
+        """The family's own event classes; each `type` literal starts with `<name>.`."""
+        return ()
+
+    def legacy_event_types(self) -> dict[str, str]:
+        """Event type names written by earlier versions -> today's (so old stores still read)."""
+        return {}
+
+    def new_section(self, record: "RunRecord") -> BaseModel:
+        return self.section_model()
+
+    def apply(self, record: "RunRecord", event: Any) -> None:
+        """Fold one of the family's events into `record.section` (a pure reducer)."""
+
+    def scores(self, record: "RunRecord") -> list["Score"]:
+        """The generic scores of a record (headline numbers, each naming who gave it)."""
+        return []
+
+    def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Move a version-1 run record's family fields into `section` (see core.run_record)."""
+        return data
+
+    # -- views ----------------------------------------------------------------------------
+
+    def report(self, record: "RunRecord") -> list["ReportSection"]:
+        """What every readable view shows of a session, in the order things happened."""
+        return []
+
+    def printer_class(self) -> type:
+        """The headless `run` printer (a cli.printer.EventPrinter subclass)."""
+        from proactive_tui.cli.printer import EventPrinter
+
+        return EventPrinter
+
+    def exporters(self) -> list["Exporter"]:
+        """The family's own dataset formats."""
+        return []
+
+    def setup_screen(self) -> type | None:
+        """The playground's setup modal, or None when the family cannot be played in the TUI."""
+        return None
+
+    def session_screen(self) -> type | None:
+        return None
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def try_validate_env(self, data: Any) -> Any | None:
+        try:
+            return self.validate_env(data)
+        except ValidationError:
+            return None
+
+    def __repr__(self) -> str:
+        return f"<Family {self.name}>"

@@ -1,0 +1,176 @@
+"""Participants: whoever sits in a seat. The protocol code never knows which kind it has.
+
+- `LLMParticipant` answers through the gateway (streaming, retries, structured output).
+- `HumanParticipant` awaits text from an asyncio queue that the UI, the headless `run` command's
+  stdin reader, or a test fills.
+- `ScriptedParticipant` answers from a list or a function: deterministic tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from proactive_tui.core.events import SeatInfo, UsageInfo
+from proactive_tui.llm.jsonreply import NoJSON, extract_json
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class UserStopped(Exception):
+    """A person in a seat chose to end the dialogue."""
+
+
+@dataclass
+class ReplyRequest:
+    seat: str
+    system: str
+    messages: list[dict[str, str]]
+    """The dialogue as this seat sees it (its own lines as `assistant`), system prompt excluded."""
+    turn: int = 0
+    hint: str = ""
+    on_delta: Callable[[str], Any] | None = None
+    on_retry: Callable[[Any], Any] | None = None
+
+    def full_messages(self) -> list[dict[str, str]]:
+        return [{"role": "system", "content": self.system}] + list(self.messages)
+
+
+@dataclass
+class Reply:
+    text: str
+    model: str
+    usage: UsageInfo = field(default_factory=UsageInfo)
+    asks: int = 1
+    """Replies a structured answer took (1 = valid at once; the gateway re-asks up to twice)."""
+
+
+async def _emit(callback: Callable[[str], Any] | None, text: str) -> None:
+    if callback is None:
+        return
+    result = callback(text)
+    if asyncio.iscoroutine(result):
+        await result
+
+
+class Participant:
+    info: SeatInfo
+
+    async def reply(self, request: ReplyRequest) -> Reply:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    async def reply_structured(
+        self, request: ReplyRequest, schema: type[T], parse_text: Callable[[str], T] | None = None
+    ) -> tuple[T, Reply]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class LLMParticipant(Participant):
+    def __init__(self, gateway: Any, settings: Any) -> None:
+        self.gateway = gateway
+        self.settings = settings
+        self.info = SeatInfo(kind="llm", label=settings.model)
+
+    async def reply(self, request: ReplyRequest) -> Reply:
+        completion = await self.gateway.complete(
+            self.settings, request.full_messages(), on_retry=request.on_retry, on_delta=request.on_delta
+        )
+        return Reply(text=completion.text, model=completion.model, usage=UsageInfo(**completion.usage.model_dump()))
+
+    async def reply_structured(self, request, schema, parse_text=None):
+        result = await self.gateway.complete_structured(
+            self.settings, request.full_messages(), schema, on_retry=request.on_retry
+        )
+        c = result.completion
+        return result.value, Reply(text=c.text, model=c.model, usage=UsageInfo(**c.usage.model_dump()), asks=result.asks)
+
+
+class HumanParticipant(Participant):
+    """A person: `submit(text)` answers the pending request; `stop()` ends the dialogue."""
+
+    def __init__(self, label: str = "person") -> None:
+        self.info = SeatInfo(kind="human", label=label)
+        self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.pending: ReplyRequest | None = None
+
+    def submit(self, text: str) -> None:
+        self.inbox.put_nowait(text)
+
+    def stop(self) -> None:
+        self.inbox.put_nowait(None)
+
+    async def _next_line(self, request: ReplyRequest) -> str:
+        self.pending = request
+        try:
+            text = await self.inbox.get()
+        finally:
+            self.pending = None
+        if text is None:
+            raise UserStopped()
+        return text
+
+    async def reply(self, request: ReplyRequest) -> Reply:
+        text = await self._next_line(request)
+        await _emit(request.on_delta, text)
+        return Reply(text=text, model="person")
+
+    async def reply_structured(self, request, schema, parse_text=None):
+        while True:
+            text = await self._next_line(request)
+            try:
+                value = parse_text(text) if parse_text else schema.model_validate(extract_json(text))
+                return value, Reply(text=text, model="person")
+            except (ValueError, ValidationError, NoJSON) as exc:
+                request.hint = f"That could not be used ({exc}); try again."
+
+
+Script = list[str] | Callable[[ReplyRequest], str | Awaitable[str]]
+
+
+class ScriptedParticipant(Participant):
+    """Deterministic answers; text is streamed word by word like a model would."""
+
+    def __init__(self, script: Script, structured: list[Any] | Callable[[ReplyRequest, type], Any] | None = None,
+                 label: str = "scripted", delay: float = 0.0) -> None:
+        self.script = script
+        self.structured = structured
+        self.info = SeatInfo(kind="scripted", label=label)
+        self.calls: list[ReplyRequest] = []
+        self.delay = delay
+        self._i = 0
+        self._j = 0
+
+    async def _text(self, request: ReplyRequest) -> str:
+        if callable(self.script):
+            out = self.script(request)
+            return await out if asyncio.iscoroutine(out) else out  # type: ignore[return-value]
+        text = self.script[min(self._i, len(self.script) - 1)]
+        self._i += 1
+        return text
+
+    async def reply(self, request: ReplyRequest) -> Reply:
+        self.calls.append(request)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        text = await self._text(request)
+        for k, word in enumerate(text.split(" ")):
+            await _emit(request.on_delta, word if k == 0 else " " + word)
+            await asyncio.sleep(0)
+        return Reply(text=text, model=self.info.label, usage=UsageInfo(completion_tokens=len(text.split())))
+
+    async def reply_structured(self, request, schema, parse_text=None):
+        self.calls.append(request)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if callable(self.structured):
+            raw = self.structured(request, schema)
+            raw = await raw if asyncio.iscoroutine(raw) else raw
+        else:
+            items = self.structured or []
+            raw = items[min(self._j, len(items) - 1)]
+            self._j += 1
+        value = raw if isinstance(raw, schema) else schema.model_validate(raw)
+        return value, Reply(text=value.model_dump_json(), model=self.info.label)

@@ -1,0 +1,192 @@
+"""The run record: one JSON document per session, folded from its events by a pure reducer.
+
+`RunRecordBuilder.apply(event)` is the reducer the UI, the store's replay, export and the
+headless command all share, so every view of a session agrees with its event log.
+
+Format version 2 (this one) holds what every family has (messages, seats, settings, usage,
+termination), generic `scores` (each naming who gave it), and the family's own `section`
+(a pydantic model the family defines). Version 1 (proactive-tui 0.1) kept ProactiveEval's fields
+at the top level and the other families' sections under `proposals` / `timeline`; `RunRecord`
+still reads it: `upgrade_v1` moves those fields into `section` and recomputes the scores.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable
+
+from pydantic import BaseModel, Field, model_validator
+
+from proactive_tui.core.events import (
+    ErrorRaised, MessageDiscarded, MessageDone, MessageRecord, Retrying, SeatInfo, SessionEnded, SessionStarted,
+    UsageInfo, UsageRecorded,
+)
+
+FORMAT_VERSION = 2
+
+
+class Totals(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cost: float | None = None
+    wall_time_s: float | None = None
+    retries: int = 0
+
+
+class Termination(BaseModel):
+    reason: str
+    detail: str = ""
+
+
+class Score(BaseModel):
+    """One headline number of a session, the same shape for every family (history rows, batch
+    tables). `by_kind` says whether a model, a person, a rule (the Chronos oracle, the confusion
+    counts) or nobody produced it."""
+
+    name: str
+    label: str
+    value: float | None
+    """None when undefined (a zero denominator) or not produced."""
+    display: str
+    by: str = ""
+    by_kind: str = ""
+    headline: bool = True
+    """Shown in the history's one-line summary."""
+
+
+class RunRecord(BaseModel):
+    format_version: int = FORMAT_VERSION
+    id: str
+    family: str
+    env_id: str
+    environment: dict[str, Any]
+    mode: str
+    human_seats: list[str]
+    seats: dict[str, SeatInfo]
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    settings: dict[str, Any]
+    messages: list[MessageRecord] = Field(default_factory=list)
+    scores: list[Score] = Field(default_factory=list)
+    section: Any = None
+    """The family's own section (its `section_model`): plans and judges, proposals and verdicts,
+    the timeline and the oracle's checks."""
+    errors: list[str] = Field(default_factory=list)
+    termination: Termination | None = None
+    totals: Totals = Field(default_factory=Totals)
+    versions: dict[str, str] = Field(default_factory=dict)
+    started_at: str = ""
+    ended_at: str | None = None
+    resumed_from: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "format_version" not in data:
+            data = upgrade_v1(data)
+        return data
+
+    @model_validator(mode="after")
+    def _typed_section(self) -> "RunRecord":
+        from proactive_tui.core import registry
+
+        family = registry.find(self.family)
+        if family is None:
+            return self
+        if self.section is None:
+            self.section = family.new_section(self)
+        elif isinstance(self.section, dict):
+            self.section = family.section_model.model_validate(self.section)
+        if not self.scores:  # derived from the section: a version-1 record gets them here
+            self.scores = family.scores(self)
+        return self
+
+    def score(self, name: str) -> Score | None:
+        return next((s for s in self.scores if s.name == name), None)
+
+
+def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 run record as version 2: the family moves its fields into `section`."""
+    from proactive_tui.core import registry
+
+    data = dict(data)
+    family = registry.find(str(data.get("family", "")))
+    if family is not None:
+        data = family.upgrade_record(data)
+    for key in ("planning", "turn_checks", "guidance", "live_scores", "proposals", "timeline"):
+        data.pop(key, None)
+    data["format_version"] = FORMAT_VERSION
+    return data
+
+
+class RunRecordBuilder:
+    """Fold events into a RunRecord, one at a time."""
+
+    def __init__(self) -> None:
+        self.record: RunRecord | None = None
+        self._family: Any = None
+
+    def _add_usage(self, usage: UsageInfo) -> None:
+        totals = self.record.totals  # type: ignore[union-attr]
+        totals.prompt_tokens += usage.prompt_tokens
+        totals.completion_tokens += usage.completion_tokens
+        totals.total_tokens += usage.total_tokens
+        if usage.cost is not None:
+            totals.cost = (totals.cost or 0.0) + usage.cost
+
+    def apply(self, event: Any) -> RunRecord | None:
+        if isinstance(event, SessionStarted):
+            from proactive_tui.core import registry
+
+            self._family = registry.find(event.family)
+            self.record = RunRecord(
+                id=event.session_id, family=event.family, env_id=event.env_id, environment=event.environment,
+                mode=event.mode, human_seats=[s for s, info in event.seats.items() if info.kind == "human"],
+                seats=event.seats, models=event.models, settings=event.settings,
+                versions={"app": event.app_version, "prompts": event.prompt_version}, started_at=event.ts,
+                resumed_from=event.resumed_from,
+            )
+            return self.record
+        rec = self.record
+        if rec is None:
+            return None
+        if isinstance(event, MessageDone):
+            rec.messages = [m for m in rec.messages if m.id != event.message.id] + [event.message]
+            self._add_usage(event.message.usage)
+        elif isinstance(event, MessageDiscarded):
+            rec.messages = [m for m in rec.messages if m.id != event.message_id]
+        elif isinstance(event, UsageRecorded):
+            self._add_usage(event.usage)
+        elif isinstance(event, Retrying):
+            rec.totals.retries += 1
+        elif isinstance(event, ErrorRaised):
+            rec.errors.append(event.message)
+        elif isinstance(event, SessionEnded):
+            rec.termination = Termination(reason=event.reason, detail=event.detail)
+            rec.ended_at = event.ts
+            try:
+                rec.totals.wall_time_s = round(
+                    (datetime.fromisoformat(event.ts) - datetime.fromisoformat(rec.started_at)).total_seconds(), 3
+                )
+            except ValueError:
+                pass
+        elif self._family is not None:
+            self._family.apply(rec, event)
+            rec.scores = self._family.scores(rec)
+        return rec
+
+
+def fold(events: Iterable[Any]) -> RunRecord:
+    builder = RunRecordBuilder()
+    for event in events:
+        builder.apply(event)
+    if builder.record is None:
+        raise ValueError("no session_started event: not a session log")
+    return builder.record
+
+
+def read_record(data: str | bytes | dict[str, Any]) -> RunRecord:
+    """A run record from JSON of either format version."""
+    if isinstance(data, (str, bytes)):
+        return RunRecord.model_validate_json(data)
+    return RunRecord.model_validate(data)

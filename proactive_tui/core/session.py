@@ -1,0 +1,109 @@
+"""The session runner shared by every protocol: an event queue, sequencing and stopping.
+
+A protocol runs as one asyncio task that emits events into a queue; `events()` yields them in
+order and ends right after the single SessionEnded. Stopping cancels the protocol task; the
+protocol turns the cancellation into a SessionEnded(cancelled) with partial text kept, and, when
+asked to ("stop and score"), still lets the judge score what exists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any, AsyncIterator
+
+from proactive_tui.core.events import SessionEnded, now_iso
+
+
+class SessionBase:
+    def __init__(self, session_id: str | None = None) -> None:
+        self.session_id = session_id or uuid.uuid4().hex[:12]
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._seq = 0
+        self._task: asyncio.Task[None] | None = None
+        self.score_on_stop = False
+        self.ended = False
+        # Turn gate: auto-play runs freely; pause holds before the next turn; step lets one through.
+        self.auto = True
+        self._credits = 0
+        self._gate_changed = asyncio.Event()
+
+    def emit(self, event: Any) -> Any:
+        """Stamp and queue one event. Protocols call this; consumers read `events()`."""
+        self._seq += 1
+        event.seq = self._seq
+        event.ts = now_iso()
+        self._queue.put_nowait(event)
+        return event
+
+    async def run_protocol(self) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    async def _guarded(self) -> None:
+        try:
+            await self.run_protocol()
+        except BaseException as exc:  # the protocol must always end the stream
+            if not self.ended:
+                self.emit(SessionEnded(reason="error", detail=f"{type(exc).__name__}: {exc}"))
+                self.ended = True
+            if not isinstance(exc, (Exception, asyncio.CancelledError)):
+                raise
+        finally:
+            self._queue.put_nowait(None)
+
+    def end(self, reason: str, detail: str = "") -> None:
+        if not self.ended:
+            self.ended = True
+            self.emit(SessionEnded(reason=reason, detail=detail))  # type: ignore[arg-type]
+
+    async def events(self) -> AsyncIterator[Any]:
+        self._task = asyncio.create_task(self._guarded(), name=f"session-{self.session_id}")
+        try:
+            while True:
+                event = await self._queue.get()
+                if event is None:
+                    break
+                yield event
+        finally:
+            if self._task and not self._task.done():
+                self._task.cancel()
+                try:
+                    await self._task
+                except BaseException:
+                    pass
+
+    async def checkpoint(self) -> None:
+        """Protocols await this before starting a turn; it returns at once while auto-playing."""
+        while not self.auto and self._credits == 0:
+            self._gate_changed.clear()
+            await self._gate_changed.wait()
+        if not self.auto:
+            self._credits -= 1
+
+    def pause(self) -> None:
+        """Hold before the next turn (the turn under way finishes)."""
+        self.auto = False
+
+    def play(self) -> None:
+        self.auto = True
+        self._gate_changed.set()
+
+    def step(self) -> None:
+        """Let exactly one more turn start, then hold again."""
+        self.auto = False
+        self._credits += 1
+        self._gate_changed.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self.auto and self._credits == 0
+
+    def stop(self, score: bool = False) -> None:
+        """End the session as `cancelled`; with `score=True` the judge still scores the transcript."""
+        self.score_on_stop = score
+        if self._task and not self._task.done():
+            self._task.cancel()
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()

@@ -1,0 +1,65 @@
+"""Build a runnable session from a plain description (a SessionSpec).
+
+The headless command, the playground and resume all describe a session the same way (which
+environment, who sits in each seat, which model settings, which protocol settings) and get the
+same engine object back.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from proactive_tui.core.family import UnsupportedFamily  # noqa: F401  (raised here)
+from proactive_tui.core.participants import HumanParticipant, LLMParticipant, Participant
+from proactive_tui.llm.settings import ROLES, RoleSettings
+
+SeatKind = Literal["model", "human"]
+
+
+class SessionSpec(BaseModel):
+    env_id: str
+    roles: RoleSettings = Field(default_factory=RoleSettings)
+    seats: dict[str, SeatKind] = Field(default_factory=lambda: {"agent": "model", "user": "model", "judge": "model"})
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Protocol settings (for ProactiveEval: ProactiveEvalSettings fields)."""
+
+    @property
+    def human_seats(self) -> list[str]:
+        return [s for s, kind in self.seats.items() if kind == "human"]
+
+    def models_summary(self) -> dict[str, dict[str, Any]]:
+        """Per seat: model, api base, temperature, max tokens (for run records; never keys)."""
+        out = {}
+        for role in ROLES:
+            s = self.roles.for_role(role)
+            out[role] = {"model": "person" if self.seats.get(role) == "human" else s.model, "api_base": s.api_base,
+                         "temperature": s.temperature, "max_tokens": s.max_tokens}
+        return out
+
+
+def build_seats(spec: SessionSpec, gateway: Any) -> dict[str, Participant]:
+    seats: dict[str, Participant] = {}
+    for role in ROLES:
+        if spec.seats.get(role) == "human":
+            seats[role] = HumanParticipant()
+        else:
+            seats[role] = LLMParticipant(gateway, spec.roles.for_role(role))
+    return seats
+
+
+def build_session(spec: SessionSpec, env: Any, gateway: Any, seats: dict[str, Participant] | None = None,
+                  session_id: str | None = None, resume_from: Any = None):
+    """The engine session for `env`'s family, seated per the spec.
+
+    `resume_from` (a RunRecord) continues an interrupted session, for families that say they
+    are `resumable`.
+    """
+    from proactive_tui.core import registry
+
+    family = registry.get(env.family)
+    if resume_from is not None and not family.resumable:
+        raise UnsupportedFamily(f"{env.family} sessions cannot be resumed yet")
+    return family.build_session(spec, env, seats or build_seats(spec, gateway), session_id=session_id,
+                                resume_from=resume_from)

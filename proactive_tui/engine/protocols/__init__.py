@@ -1,1 +1,0 @@
-"""One module per family protocol, each a SessionBase subclass that emits events."""

@@ -1,0 +1,110 @@
+"""Chronos (arXiv 2601.09382): keep a long-term intent on a simulated timeline, with reminders,
+monitoring and follow-ups, judged turn by turn against an expected-action oracle.
+
+The `family` object is what the registry loads; heavy parts are imported inside its methods.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
+from proactive_tui.families.chronos import env as env_module
+from proactive_tui.families.chronos.record import ChronosSection
+from proactive_tui.families.chronos.settings import ChronosSettings
+
+HERE = Path(__file__).resolve().parent
+
+
+class ChronosFamily(Family):
+    name = "chronos"
+    title = "Chronos"
+    summary = "keeps a long-term intent on a simulated timeline with reminders and follow-ups"
+    source = SourceRef(paper="Long-term Task-oriented Agent: Proactive Long-term Intent Maintenance in Dynamic Environments (ChronosBench)",
+                       arxiv="2601.09382")
+    seats = ("agent", "user")
+    play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
+    settings_model = ChronosSettings
+    section_model = ChronosSection
+    env_model = env_module.ChronosEnv
+    run_flags = (
+        RunFlag("--max-turns", "max_turns", {"type": int, "metavar": "N", "help": "lower the scenario's turn limit"}),
+    )
+
+    def sample_sources(self) -> list[Path]:
+        return [HERE / "samples"]
+
+    def claims_shape(self, data: Any) -> bool:
+        return isinstance(data, dict) and "timeline" in data
+
+    def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]):
+        return env_module.load_scenarios(file.relative_stem(self.name), file.display, data)
+
+    def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
+        return env_module.describe(env, reveal_reference)
+
+    def build_session(self, spec, env, seats, session_id=None, resume_from=None):
+        from proactive_tui.families.chronos.protocol import build_chronos_session
+
+        return build_chronos_session(spec, env, seats, session_id)
+
+    def complete_turns(self, record) -> int:
+        return len(record.section.turns)
+
+    def event_types(self):
+        from proactive_tui.families.chronos.events import EVENTS
+
+        return EVENTS
+
+    def legacy_event_types(self):
+        from proactive_tui.families.chronos.events import LEGACY_TYPES
+
+        return LEGACY_TYPES
+
+    def new_section(self, record):
+        from proactive_tui.families.chronos.record import new_section
+
+        return new_section(record)
+
+    def apply(self, record, event) -> None:
+        from proactive_tui.families.chronos.record import apply_timeline_event
+
+        apply_timeline_event(record, event)
+
+    def scores(self, record):
+        from proactive_tui.families.chronos.report import scores
+
+        return scores(record)
+
+    def upgrade_record(self, data):
+        data["section"] = data.get("timeline")
+        return data
+
+    def report(self, record):
+        from proactive_tui.families.chronos.report import report
+
+        return report(record)
+
+    def printer_class(self):
+        from proactive_tui.families.chronos.cli import ChronosPrinter
+
+        return ChronosPrinter
+
+    def exporters(self):
+        from proactive_tui.families.chronos.export import EXPORTER
+
+        return [EXPORTER]
+
+    def setup_screen(self):
+        from proactive_tui.families.chronos.ui.setup import ChronosSetupScreen
+
+        return ChronosSetupScreen
+
+    def session_screen(self):
+        from proactive_tui.families.chronos.ui.session import ChronosSessionScreen
+
+        return ChronosSessionScreen
+
+
+family = ChronosFamily()

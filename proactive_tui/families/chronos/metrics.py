@@ -1,0 +1,86 @@
+"""Chronos metrics (docs/protocols.md#chronos) as pure functions over per-turn outcomes.
+
+- Task success per branch: the share of scored sessions of that branch that succeeded.
+- Overall success: the mean of the branch rates (each branch weighs the same, whatever its count);
+  with only one branch present it is that branch's rate.
+- Action accuracy / status accuracy: the share of agent turns, pooled over all sessions, whose
+  `proactive_action` was acceptable / whose `status` followed the status rules. A format failure is a
+  turn with neither right.
+
+Sessions that were not played to a verdict (`success is None`: cancelled, stopped, error) are left
+out entirely. The same `accuracy` function gives a single session's values in its run record.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+
+class TurnMark(Protocol):
+    action_correct: bool
+    status_correct: bool
+
+
+class SessionSample(BaseModel):
+    """One session as the batch metrics see it."""
+
+    branch: Literal["positive", "negative"]
+    success: bool | None
+    action_correct: list[bool] = Field(default_factory=list)
+    status_correct: list[bool] = Field(default_factory=list)
+
+    @classmethod
+    def from_turns(cls, branch: str, success: bool | None, turns: Iterable[TurnMark]) -> "SessionSample":
+        turns = list(turns)
+        return cls(branch=branch, success=success, action_correct=[t.action_correct for t in turns],  # type: ignore[arg-type]
+                   status_correct=[t.status_correct for t in turns])
+
+
+class ChronosMetrics(BaseModel):
+    sessions: int = 0
+    positive_sessions: int = 0
+    negative_sessions: int = 0
+    positive_success: float | None = None
+    negative_success: float | None = None
+    overall_success: float | None = None
+    turns: int = 0
+    action_accuracy: float | None = None
+    status_accuracy: float | None = None
+
+
+def _share(flags: list[bool]) -> float | None:
+    return sum(flags) / len(flags) if flags else None
+
+
+def accuracy(turns: Iterable[TurnMark]) -> tuple[float | None, float | None]:
+    """(action accuracy, status accuracy) of one session's turns; None for a session with no turns."""
+    turns = list(turns)
+    return _share([t.action_correct for t in turns]), _share([t.status_correct for t in turns])
+
+
+def chronos_metrics(samples: Iterable[SessionSample]) -> ChronosMetrics:
+    scored = [s for s in samples if s.success is not None]
+    pos = [bool(s.success) for s in scored if s.branch == "positive"]
+    neg = [bool(s.success) for s in scored if s.branch == "negative"]
+    rates = [r for r in (_share(pos), _share(neg)) if r is not None]
+    actions = [flag for s in scored for flag in s.action_correct]
+    statuses = [flag for s in scored for flag in s.status_correct]
+    return ChronosMetrics(
+        sessions=len(scored), positive_sessions=len(pos), negative_sessions=len(neg),
+        positive_success=_share(pos), negative_success=_share(neg),
+        overall_success=sum(rates) / len(rates) if rates else None,
+        turns=len(actions), action_accuracy=_share(actions), status_accuracy=_share(statuses),
+    )
+
+
+def samples_from_records(records: Iterable[Any]) -> list[SessionSample]:
+    """Chronos run records -> samples (records of other families, or without a verdict, are skipped)."""
+    out = []
+    for rec in records:
+        section = rec.section if getattr(rec, "family", None) == "chronos" else None
+        if section is None or section.outcome is None:
+            continue
+        out.append(SessionSample.from_turns(section.outcome.branch, section.outcome.success, section.turns))
+    return out

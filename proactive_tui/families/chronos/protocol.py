@@ -1,0 +1,536 @@
+"""Chronos session: long-term intent maintenance on a simulated timeline (docs/protocols.md#chronos).
+
+Every agent turn answers one input (a user message, a tool observation, or an internal-trigger
+observation from the monitor) with a structured reply (`AgentReply`). What the action causes:
+
+- INFO_RETRIEVAL: the system answers at once with a tool observation of the current state.
+- SET_REMINDER: the reminder is registered and the user goes dormant; the monitor then advances
+  the timeline to the next state and injects an internal-trigger observation (new state + the task
+  as the agent last described it) in place of a user message.
+- KEEP_SILENT: nothing reaches the user; the monitor moves on (while the user is active this is
+  premature silence and fails the task).
+- FOLLOW_UP / NO_ACTION: the text reaches the user, who wakes and answers.
+- COMPLETE_TASK / FAILED_TASK: the task ends.
+
+The protocol logic (the expected-action oracle, the failure rules, what the simulated user is told)
+lives in `timeline_oracle`; this module does the talking and emits the events
+(`events_timeline`). A session ends with a TimelineFinished verdict: success or failure and why,
+with the per-session action and status accuracy.
+
+The user seat plays the persona. Its opening message is the scenario's `initial_need`. Before each
+reply it gets a brief (the constraints to reveal now, whether the offer in front of it meets its
+needs, when to voice the intention shift); a model gets it in its system prompt, a person as the
+hint of AwaitingHuman. A person may also type commands:
+
+    /dormant          do not answer; time passes (only once a reminder is set)
+    /shift [text]     voice the intention shift (complex scenarios, once); no text = the scenario's words
+    /confirm [text]   say the needs are met (explicit confirmation)
+    /refuse [text]    turn the offer down / cancel the task
+
+Explicit confirmation: a reply to an offer that fits counts as the user's explicit confirmation
+when it is `/confirm`, or when it reads as thanks/acceptance by a documented keyword check
+(`timeline_oracle.classify_reply`; a refusal cue wins). A reply to an offer is the only place it is
+read: the engine knows when it told the user the needs were met, so "thanks" said earlier (while
+the user is still adding details) never completes anything. A model user at the shift point is
+taken to have voiced the shift (it was told to); a person shifts with /shift.
+
+Controls for a viewer: `fast_forward()` runs the monitor's next scan now (with
+`monitor_delay_s=None` the monitor waits for it: step-by-step time), `state` exposes the
+protocol state (clock, current state, dormancy), `pending` the oracle's expectation for the turn
+being generated. A person in the agent seat answers with the JSON reply or the compact line of
+`timeline_reply.parse_agent_text`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from proactive_tui import __version__
+from proactive_tui.families.chronos import prompts
+from proactive_tui.core.events import (
+    AwaitingHuman, ChatMessage, ErrorRaised, MessageDelta, MessageDone, MessageRecord, MessageStarted, PhaseChanged,
+    Retrying, SessionStarted, UsageInfo, now_iso,
+)
+from proactive_tui.families.chronos.events import (
+    AgentTurnJudged, IntentionShifted, Reminder, RemindersChanged, SessionOutcome, TimelineAdvanced, TimelineFinished,
+    TimelineObservation, TurnOutcome, UserBrief, UserBriefed, UserPresenceChanged,
+)
+from proactive_tui.families.chronos.metrics import accuracy
+from proactive_tui.core.participants import Participant, Reply, ReplyRequest, UserStopped
+from proactive_tui.families.chronos.oracle import (
+    CRITICAL_TEXT, Expectation, ProtocolState, Signal, brief, classify_reply, critical, expect, expected_status,
+)
+from proactive_tui.core.session import SessionBase
+from proactive_tui.families.chronos.settings import ChronosSettings
+from proactive_tui.families.chronos.reply import AGENT_FORM_HINT, AgentReply, agent_text_parser
+from proactive_tui.families.chronos.env import ChronosEnv
+from proactive_tui.llm.errors import ModelError
+from proactive_tui.llm.gateway import STRUCTURED_REASKS
+
+SEATS = ("agent", "user")
+AGENT_TEMPERATURE = 0.2
+"""The paper's temperature for the model under test; used unless the user set one."""
+
+
+
+class ChronosSeats(BaseModel):
+    model_config = {"arbitrary_types_allowed": True}
+
+    agent: Any
+    user: Any
+
+    def get(self, seat: str) -> Participant:
+        return getattr(self, seat)
+
+
+class _Ended(Exception):
+    """The dialogue is over: carries the SessionEnded reason and the verdict."""
+
+    def __init__(self, reason: str, success: bool | None, why: str, detail: str = "") -> None:
+        super().__init__(why)
+        self.reason, self.success, self.why, self.detail = reason, success, why, detail
+
+
+def _short(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ())) or 'reply'}: {e.get('msg')}"
+                         for e in exc.errors(include_url=False)[:3])
+    return str(exc)
+
+
+class UserCommand(BaseModel):
+    kind: Literal["reply", "dormant", "shift", "confirm", "refuse"]
+    text: str = ""
+
+
+def parse_user_command(text: str) -> UserCommand:
+    stripped = text.strip()
+    if stripped.startswith("/"):
+        head, _, rest = stripped[1:].partition(" ")
+        name = {"cancel": "refuse", "thanks": "confirm", "wait": "dormant"}.get(head.lower(), head.lower())
+        if name in ("dormant", "shift", "confirm", "refuse"):
+            return UserCommand(kind=name, text=rest.strip())  # type: ignore[arg-type]
+    return UserCommand(kind="reply", text=stripped)
+
+
+class ChronosSession(SessionBase):
+    family = "chronos"
+
+    def __init__(self, env: ChronosEnv, seats: ChronosSeats, settings: ChronosSettings | None = None,
+                 session_id: str | None = None, models: dict[str, dict[str, Any]] | None = None) -> None:
+        super().__init__(session_id)
+        self.env = env
+        self.scenario = env.scenario
+        self.seats = seats
+        self.settings = settings or ChronosSettings()
+        self.models = models or {}
+        self.state = ProtocolState(self.scenario)
+        self.dialogue: list[dict[str, str]] = []
+        """What the agent's model sees, in order (observations as user-role messages)."""
+        self.user_view: list[tuple[str, str]] = []
+        """What reached the user: ("agent" | "user", text)."""
+        self.turns: list[TurnOutcome] = []
+        self.replies: list[AgentReply] = []
+        self.reminders: list[Reminder] = []
+        self.pending: Expectation | None = None
+        self.current_brief: UserBrief | None = None
+        self._failure: str | None = None
+        self._wake = asyncio.Event()
+        self._fast_forwarded = False
+        for seat in SEATS:
+            attach = getattr(self.seats.get(seat), "attach", None)
+            if callable(attach):
+                attach(self)
+
+    # -- controls -------------------------------------------------------------------------------
+
+    @property
+    def turn_limit(self) -> int:
+        return self.settings.max_turns or self.scenario.turn_limit
+
+    @property
+    def user_dormant(self) -> bool:
+        return self.state.monitoring
+
+    def fast_forward(self) -> bool:
+        """Run the monitor's next scan now instead of after `monitor_delay_s` (only while the user is dormant)."""
+        if not self.state.monitoring or self.ended:
+            return False
+        self._fast_forwarded = True
+        self._wake.set()
+        return True
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def _retry_cb(self, seat: str):
+        def callback(notice: Any) -> None:
+            self.emit(Retrying(seat=seat, model=notice.model, attempt=notice.attempt,
+                               max_attempts=notice.max_attempts, wait_s=notice.wait_s, reason=notice.reason))
+        return callback
+
+    def _message(self, role: Literal["agent", "user"], turn: int, content: str, model: str, started: str,
+                 message_id: str, usage: UsageInfo | None = None, context: list[dict[str, str]] | None = None,
+                 partial: bool = False) -> MessageRecord:
+        record = MessageRecord(
+            id=message_id, role=role, content=content, turn=turn, started_at=started, finished_at=now_iso(), model=model,
+            usage=usage or UsageInfo(), visible_context=[ChatMessage(**m) for m in (context or [])],
+            context_turns=list(range(1, turn)), partial=partial,
+        )
+        self.emit(MessageDone(message=record))
+        return record
+
+    def _task_context(self) -> dict[str, Any] | None:
+        """The task as the agent last described it (the latest reply that names an intention)."""
+        for reply in reversed(self.replies):
+            if reply.task_description.intention:
+                return reply.task_description.model_dump(exclude={"status"})
+        return None
+
+    def _active_reminder(self) -> dict[str, Any] | None:
+        for r in reversed(self.reminders):
+            if r.status == "active":
+                return {"type": r.type, "value": r.value}
+        return None
+
+    def _observe(self, turn: int, source: Literal["tool_call", "internal_trigger"]) -> None:
+        st = self.state
+        if source == "tool_call":
+            content = prompts.tool_observation(st.clock, st.current.listings)
+        else:
+            content = prompts.trigger_observation(st.clock, st.current.listings, self._active_reminder(), self._task_context())
+        self.dialogue.append({"role": "user", "content": content})
+        self.emit(TimelineObservation(turn=turn, source=source, clock=st.clock, state_index=st.global_index, content=content))
+
+    def _presence(self, dormant: bool, reason: str) -> None:
+        self.emit(UserPresenceChanged(dormant=dormant, reason=reason, clock=self.state.clock))
+
+    def _close_reminders(self, status: Literal["done", "cancelled"]) -> None:
+        if any(r.status == "active" for r in self.reminders):
+            for r in self.reminders:
+                if r.status == "active":
+                    r.status = status
+            self.emit(RemindersChanged(reminders=[r.model_copy() for r in self.reminders]))
+
+    def _set_reminder(self, turn: int, reply: AgentReply) -> None:
+        for r in self.reminders:
+            if r.status == "active":
+                r.status = "superseded"
+        self.reminders.append(Reminder(
+            id=len(self.reminders) + 1, turn=turn, type=reply.trigger_condition.type, value=reply.trigger_condition.value,
+            set_at=self.state.clock, intention=reply.task_description.intention,
+        ))
+        self.emit(RemindersChanged(reminders=[r.model_copy() for r in self.reminders]))
+
+    # -- the agent ------------------------------------------------------------------------------
+
+    async def _agent_reply(self, turn: int) -> tuple[AgentReply | None, Reply | None, str]:
+        participant: Participant = self.seats.agent
+        context = [dict(m) for m in self.dialogue]
+        message_id = f"agent-{turn}-{uuid.uuid4().hex[:6]}"
+        started = now_iso()
+        parse = agent_text_parser(lambda: self.replies[-1] if self.replies else None)
+        if participant.info.kind == "human":
+            value, reply = await self._human_agent_reply(participant, turn, context, parse)
+            self.emit(MessageStarted(message_id=message_id, role="agent", turn=turn, model=participant.info.label))
+            self._message("agent", turn, value.model_dump_json(), reply.model, started, message_id, context=context)
+            return value, reply, reply.text
+        self.emit(MessageStarted(message_id=message_id, role="agent", turn=turn, model=participant.info.label))
+        request = ReplyRequest(seat="agent", system=prompts.AGENT_SYSTEM, messages=context, turn=turn,
+                               on_retry=self._retry_cb("agent"))
+        try:
+            value, reply = await participant.reply_structured(request, AgentReply, parse)
+        except ModelError as exc:
+            if exc.kind != "structured":
+                raise
+            self.emit(ErrorRaised(seat="agent", message=f"turn {turn}: {exc.message}"))
+            self._message("agent", turn, exc.partial_text, participant.info.label, started, message_id,
+                          context=context, partial=True)
+            return None, None, exc.message
+        content = value.model_dump_json()
+        self._message("agent", turn, content, reply.model, started, message_id, usage=reply.usage, context=context)
+        return value, reply, reply.text
+
+    async def _human_agent_reply(self, participant: Participant, turn: int, context: list[dict[str, str]],
+                                 parse: Any) -> tuple[AgentReply, Reply]:
+        """A person in the agent seat: asked again, with the problem, until the reply parses."""
+        hint = AGENT_FORM_HINT
+        while True:
+            self.emit(AwaitingHuman(seat="agent", turn=turn, hint=hint))
+            request = ReplyRequest(seat="agent", system=prompts.AGENT_SYSTEM, messages=context, turn=turn, hint=hint)
+            reply = await participant.reply(request)
+            try:
+                return parse(reply.text), reply
+            except (ValueError, ValidationError) as exc:
+                hint = f"That could not be used ({_short(exc)}); try again. {AGENT_FORM_HINT}"
+
+    # -- the user -------------------------------------------------------------------------------
+
+    def _user_messages(self) -> list[dict[str, str]]:
+        """The dialogue as the user's model sees it: the agent's delivered texts as `user`, merged."""
+        out: list[dict[str, str]] = []
+        for who, text in self.user_view:
+            role = "user" if who == "agent" else "assistant"
+            if out and out[-1]["role"] == role:
+                out[-1]["content"] += "\n\n" + text
+            else:
+                out.append({"role": role, "content": text})
+        return out
+
+    async def _user_reply(self, turn: int) -> Signal | Literal["dormant"]:
+        st = self.state
+        b = brief(st, turn)
+        self.current_brief = b
+        self.emit(UserBriefed(brief=b))
+        participant: Participant = self.seats.user
+        human = participant.info.kind == "human"
+        told = [f"{k}: {v}" for k, v in st.told().items()]
+        system = prompts.user_system_prompt(self.scenario.persona, self.scenario.initial_need, told, b.instruction)
+        context = self._user_messages()
+        message_id = f"user-{turn}-{uuid.uuid4().hex[:6]}"
+        commands = prompts.human_commands(st.can_shift)
+        hint = f"{b.instruction}\n({commands})"
+        if human:
+            while True:
+                self.emit(AwaitingHuman(seat="user", turn=turn, hint=hint))
+                started = now_iso()
+                request = ReplyRequest(seat="user", system=system, messages=context, turn=turn, hint=hint)
+                command = parse_user_command((await participant.reply(request)).text)
+                problem = self._command_problem(command)
+                if problem is None:
+                    break
+                hint = f"{problem}\n{b.instruction}\n({commands})"
+            if command.kind == "dormant":
+                return "dormant"
+            text, signal = self._human_text(command, b)
+            self.emit(MessageStarted(message_id=message_id, role="user", turn=turn, model=participant.info.label))
+            self._message("user", turn, text, participant.info.label, started, message_id, context=context)
+        else:
+            started = now_iso()
+            self.emit(MessageStarted(message_id=message_id, role="user", turn=turn, model=participant.info.label))
+
+            def on_delta(text: str) -> None:
+                self.emit(MessageDelta(message_id=message_id, text=text))
+
+            request = ReplyRequest(seat="user", system=system, messages=context, turn=turn, hint=b.instruction,
+                                   on_delta=on_delta, on_retry=self._retry_cb("user"))
+            reply = await participant.reply(request)
+            text = reply.text.strip()
+            self._message("user", turn, text, reply.model, started, message_id, usage=reply.usage, context=context)
+            if b.situation == "shift":
+                signal = "shift"
+            elif b.situation in ("offer_meets", "offer_fails"):
+                signal = classify_reply(text)
+            else:
+                signal = "reply"
+        self._user_said(turn, text, signal, [c.key for c in b.reveal])
+        return signal
+
+    def _command_problem(self, command: UserCommand) -> str | None:
+        if command.kind == "dormant" and not self.state.reminder_active:
+            return "No reminder is set yet, so nothing would ever wake you: reply instead."
+        if command.kind == "shift" and not self.state.can_shift:
+            return "There is no change of plans to voice in this scenario (or it was voiced already)."
+        if command.kind == "reply" and not command.text:
+            return "Type a reply, or one of the commands."
+        return None
+
+    def _human_text(self, command: UserCommand, b: UserBrief) -> tuple[str, Signal]:
+        if command.kind == "shift":
+            assert self.scenario.intention_shift is not None
+            return command.text or self.scenario.intention_shift.utterance, "shift"
+        if command.kind == "confirm":
+            return command.text or prompts.SCRIPTED_CONFIRM, "confirm"
+        if command.kind == "refuse":
+            return command.text or prompts.SCRIPTED_REFUSE, "refuse"
+        if b.offer_meets_needs is not None:
+            return command.text, classify_reply(command.text)
+        return command.text, "reply"
+
+    def _user_said(self, turn: int, text: str, signal: Signal, revealed: list[str]) -> None:
+        st = self.state
+        self.user_view.append(("user", text))
+        self.dialogue.append({"role": "user", "content": text})
+        st.user_replied(signal, revealed)
+        if signal == "shift" and self.scenario.intention_shift is not None:
+            shift = self.scenario.intention_shift
+            self.emit(IntentionShifted(turn=turn, utterance=text, intention=shift.intention,
+                                       constraints=dict(shift.constraints)))
+            self.emit(TimelineAdvanced(view=st.view(), cause="shift"))
+
+    # -- the monitor ----------------------------------------------------------------------------
+
+    async def _monitor(self, turn: int) -> None:
+        """The user is dormant: wait for the next scan, move the timeline, inject the trigger."""
+        delay = self.settings.monitor_delay_s
+        if not self._wake.is_set():
+            if delay is None:
+                await self._wake.wait()
+            elif delay > 0:
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                except asyncio.TimeoutError:
+                    pass
+        cause: Literal["monitor", "fast_forward"] = "fast_forward" if self._fast_forwarded else "monitor"
+        self._wake.clear()
+        self._fast_forwarded = False
+        if not self.state.advance():
+            raise self._timeline_end()
+        self.emit(TimelineAdvanced(view=self.state.view(), cause=cause))
+        self._observe(turn, "internal_trigger")
+
+    def _timeline_end(self) -> _Ended:
+        last = self.turns[-1] if self.turns else None
+        if self.scenario.branch == "positive":
+            return _Ended("timeline_exhausted", False, "timeline_exhausted",
+                          "no state left to report and the task was never completed")
+        if last is None or last.action != "KEEP_SILENT":
+            return _Ended("timeline_exhausted", False, "not_silent_at_end", "the last state was not met with silence")
+        if last.status != "IN_PROGRESS":
+            return _Ended("timeline_exhausted", False, "wrong_status_at_end", f"status {last.status} while silent, not IN_PROGRESS")
+        return _Ended("timeline_exhausted", True, "kept_silent",
+                      "kept silent (IN_PROGRESS) through every state that did not meet the needs")
+
+    # -- one agent turn -------------------------------------------------------------------------
+
+    async def _turn(self, turn: int) -> None:
+        await self.checkpoint()  # a viewer's pause / step holds here, before the agent's turn
+        st = self.state
+        last_chance = st.verdict == "refused" or self._failure is not None
+        self.pending = expectation = expect(st)
+        input_kind, monitoring, clock, index = st.input_kind, st.monitoring, st.clock, st.global_index
+        reply, raw_reply, raw = await self._agent_reply(turn)
+        action = reply.proactive_action if reply else None
+        crit = critical(st, action) if action else "format_failure"
+        status_want = expected_status(st, action)
+        delivered = action in ("NO_ACTION", "FOLLOW_UP", "COMPLETE_TASK", "FAILED_TASK") or (
+            not monitoring and action in ("INFO_RETRIEVAL", "SET_REMINDER"))
+        outcome = TurnOutcome(
+            turn=turn, input_kind=input_kind, clock=clock, state_index=index, monitoring=monitoring, reply=reply, raw=raw,
+            asks=raw_reply.asks if raw_reply else STRUCTURED_REASKS + 1, format_failure=reply is None,
+            expected_action=expectation.action, acceptable_actions=expectation.acceptable, expected_status=status_want,
+            why=expectation.why, action_correct=action in expectation.acceptable,
+            status_correct=reply is not None and reply.task_description.status == status_want,
+            critical=crit, delivered=bool(delivered and reply and reply.response_text.strip()),
+            model=raw_reply.model if raw_reply else self.seats.agent.info.label,
+        )
+        self.turns.append(outcome)
+        self.emit(AgentTurnJudged(outcome=outcome))
+        if reply is None:
+            raise _Ended("derailed", False, "format_failure", CRITICAL_TEXT["format_failure"])
+        self.replies.append(reply)
+        self.dialogue.append({"role": "assistant", "content": reply.model_dump_json()})
+        if outcome.delivered:
+            self.user_view.append(("agent", reply.response_text.strip()))
+        self._failure = self._failure or crit
+        failure = self._failure
+        if action == "COMPLETE_TASK":
+            self._close_reminders("done")
+            if failure:
+                raise _Ended("derailed", False, failure, CRITICAL_TEXT.get(failure, failure))
+            if reply.task_description.status != "COMPLETED":
+                raise _Ended("task_completed", False, "wrong_status_at_end",
+                             f"completed with status {reply.task_description.status}, not COMPLETED")
+            raise _Ended("task_completed", True, "completed", "completed after the user's explicit confirmation")
+        if action == "FAILED_TASK":
+            self._close_reminders("cancelled")
+            if failure:
+                raise _Ended("derailed" if crit else "task_failed", False, failure, CRITICAL_TEXT.get(failure, failure))
+            raise _Ended("task_failed", False, "user_refused", "the user turned the offer down or cancelled")
+        if failure and (last_chance or crit != "bad_follow_up"):
+            raise _Ended("derailed", False, failure, CRITICAL_TEXT.get(failure, failure))
+        if last_chance:
+            raise _Ended("task_failed", False, "user_refused", "the user turned the offer down or cancelled")
+        was_dormant = st.monitoring
+        st.agent_acted(action)  # type: ignore[arg-type]
+        if action == "INFO_RETRIEVAL":
+            st.tool_observed()
+            self._observe(turn + 1, "tool_call")
+            return
+        if action == "SET_REMINDER":
+            self._set_reminder(turn, reply)
+            if not was_dormant:
+                self._presence(True, "a reminder is set: the monitor watches while the user is away")
+        if st.monitoring:
+            await self._monitor(turn + 1)
+            return
+        if was_dormant:
+            self._presence(False, "the agent's message woke the user")
+        said = await self._user_reply(turn + 1)
+        if said == "dormant":
+            st.go_dormant()
+            self._presence(True, "the user chose not to answer")
+            await self._monitor(turn + 1)
+
+    async def _dialogue(self) -> None:
+        opening = self.scenario.initial_need
+        message_id = f"user-1-{uuid.uuid4().hex[:6]}"
+        started = now_iso()
+        self.emit(MessageStarted(message_id=message_id, role="user", turn=1, model="scenario"))
+        self.emit(MessageDelta(message_id=message_id, text=opening))
+        self._message("user", 1, opening, "scenario", started, message_id)
+        self.user_view.append(("user", opening))
+        self.dialogue.append({"role": "user", "content": opening})
+        for turn in range(1, self.turn_limit + 1):
+            await self._turn(turn)
+        raise _Ended("max_turns", False, "turn_limit", f"the task was still open after {self.turn_limit} agent turns")
+
+    # -- the run --------------------------------------------------------------------------------
+
+    def _verdict(self, success: bool | None, why: str, detail: str) -> SessionOutcome:
+        action_acc, status_acc = accuracy(self.turns)
+        return SessionOutcome(branch=self.scenario.branch, tier=self.scenario.tier, success=success, reason=why,
+                              detail=detail, turns=len(self.turns), action_accuracy=action_acc, status_accuracy=status_acc)
+
+    async def run_protocol(self) -> None:
+        self.emit(SessionStarted(
+            session_id=self.session_id, family=self.family, env_id=self.env.id,
+            environment=self.env.model_dump(mode="json"),
+            mode="play" if any(self.seats.get(s).info.kind == "human" for s in SEATS) else "watch",
+            seats={s: self.seats.get(s).info for s in SEATS},
+            settings={**self.settings.model_dump(), "turn_limit": self.turn_limit},
+            models={k: v for k, v in self.models.items() if k in SEATS},
+            prompt_version=prompts.PROMPT_VERSION, app_version=__version__,
+        ))
+        self.emit(PhaseChanged(phase="dialogue"))
+        self.emit(TimelineAdvanced(view=self.state.view(), cause="start"))
+        reason, detail = "error", ""
+        verdict: SessionOutcome
+        try:
+            await self._dialogue()
+        except _Ended as end:
+            reason, detail = end.reason, end.detail
+            verdict = self._verdict(end.success, end.why, end.detail)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            reason = "cancelled"
+            verdict = self._verdict(None, "cancelled", "the session was stopped before a verdict")
+        except UserStopped:
+            reason = "user_stopped"
+            verdict = self._verdict(None, "user_stopped", "the person left the session")
+        except ModelError as exc:
+            reason, detail = "error", exc.message
+            self.emit(ErrorRaised(seat=None, message=exc.message, fatal=True))
+            verdict = self._verdict(None, "error", exc.message)
+        self.emit(TimelineFinished(outcome=verdict))
+        self.end(reason, detail)
+
+
+def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participant], session_id: str | None):
+    """The factory's builder: the agent model runs at temperature 0.2 unless the user chose one."""
+    from proactive_tui.core.participants import LLMParticipant
+
+    agent = seats["agent"]
+    roles = spec.roles
+    if isinstance(agent, LLMParticipant) and "temperature" not in roles.agent.model_fields_set:
+        agent_settings = roles.agent.model_copy(update={"temperature": AGENT_TEMPERATURE})
+        agent.settings = agent_settings
+        roles = roles.model_copy(update={"agent": agent_settings})
+        spec = spec.model_copy(update={"roles": roles})
+    return ChronosSession(env, ChronosSeats(agent=agent, user=seats["user"]), ChronosSettings(**spec.settings),
+                           session_id=session_id, models=spec.models_summary())

@@ -1,0 +1,78 @@
+"""The `timeline` section of a Chronos run record, folded from the session's events.
+
+`apply_timeline_event` is registered in run_record.FAMILY_REDUCERS. It only reads events, so a
+replayed event log rebuilds the same section; it holds what the dialogue messages alone cannot
+say: the observations the agent read, the oracle's verdict on every turn, the reminders, the
+user's briefs, the shift, the clock, and the session's verdict with its accuracies.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from proactive_tui.families.chronos.events import (
+    AgentTurnJudged, IntentionShifted, Reminder, RemindersChanged, SessionOutcome, TimelineAdvanced, TimelineFinished,
+    TimelineObservation, TimelineView, TurnOutcome, UserBrief, UserBriefed, UserPresenceChanged,
+)
+
+
+class ObservationRecord(BaseModel):
+    turn: int
+    source: Literal["tool_call", "internal_trigger"]
+    clock: str
+    state_index: int
+    content: str
+
+
+class ShiftRecord(BaseModel):
+    turn: int
+    utterance: str
+    intention: str
+    constraints: dict[str, str]
+
+
+class ChronosSection(BaseModel):
+    scenario: str = ""
+    branch: str = ""
+    tier: str = ""
+    view: TimelineView | None = None
+    """The timeline as it last stood: the clock, the current state, past and upcoming states."""
+    user_dormant: bool = False
+    observations: list[ObservationRecord] = Field(default_factory=list)
+    briefs: list[UserBrief] = Field(default_factory=list)
+    reminders: list[Reminder] = Field(default_factory=list)
+    shift: ShiftRecord | None = None
+    turns: list[TurnOutcome] = Field(default_factory=list)
+    outcome: SessionOutcome | None = None
+
+
+def new_section(record: Any) -> ChronosSection:
+    scenario = (record.environment or {}).get("scenario") or {}
+    return ChronosSection(scenario=str(scenario.get("scenario", "")), branch=str(scenario.get("branch", "")),
+                          tier=str(scenario.get("tier", "")))
+
+
+def apply_timeline_event(record: Any, event: Any) -> None:
+    """Fold one Chronos event into `record.section`."""
+    section: ChronosSection = record.section
+    if isinstance(event, TimelineAdvanced):
+        section.view = event.view
+    elif isinstance(event, TimelineObservation):
+        section.observations.append(ObservationRecord(turn=event.turn, source=event.source, clock=event.clock,
+                                                      state_index=event.state_index, content=event.content))
+    elif isinstance(event, UserBriefed):
+        section.briefs.append(event.brief)
+    elif isinstance(event, RemindersChanged):
+        section.reminders = list(event.reminders)
+    elif isinstance(event, UserPresenceChanged):
+        section.user_dormant = event.dormant
+    elif isinstance(event, AgentTurnJudged):
+        section.turns.append(event.outcome)
+    elif isinstance(event, IntentionShifted):
+        section.shift = ShiftRecord(turn=event.turn, utterance=event.utterance, intention=event.intention,
+                                    constraints=dict(event.constraints))
+    elif isinstance(event, TimelineFinished):
+        section.outcome = event.outcome
+

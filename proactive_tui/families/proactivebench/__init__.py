@@ -1,0 +1,125 @@
+"""ProactiveBench (arXiv 2410.12361, thunlp/ProactiveAgent): after each observed user-activity
+event the agent proposes a task or stays quiet; a reward judge (or a person) accepts or rejects.
+
+The `family` object is what the registry loads; heavy parts are imported inside its methods.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
+from proactive_tui.families.proactivebench import env as env_module
+from proactive_tui.families.proactivebench.record import ProactiveBenchSection
+from proactive_tui.families.proactivebench.settings import ProactiveBenchSettings
+
+HERE = Path(__file__).resolve().parent
+
+
+class ProactiveBenchFamily(Family):
+    name = "proactivebench"
+    title = "ProactiveBench"
+    summary = "proposes help (or stays quiet) after each observed user-activity event"
+    source = SourceRef(paper="Proactive Agent: Shifting LLM Agents from Reactive Responses to Active Assistance",
+                       arxiv="2410.12361", repository="https://github.com/thunlp/ProactiveAgent")
+    seats = ("agent", "user")
+    seat_labels = {"user": "judge (user)"}
+    play_modes = {"watch": "Watch models", "play_user": "Play the user (you accept or reject)"}
+    settings_model = ProactiveBenchSettings
+    section_model = ProactiveBenchSection
+    env_model = env_module.ProactiveBenchEnv
+    companion_files = ("splits.json",)
+    run_flags = (
+        RunFlag("--retries", "retries", {"type": int, "metavar": "N",
+                                         "help": "after a rejection the agent may answer the event again, up to N times (default 0)"}),
+        RunFlag("--candidates", "candidates", {"type": int, "choices": (1, 3),
+                                               "help": "tasks proposed per event; with 3 an event counts as accepted if any one is"}),
+        RunFlag("--no-feedback", "feedback", {"action": "store_const", "const": False,
+                                              "help": "do not show the agent the user's earlier verdicts"}),
+        RunFlag("--max-events", "max_events", {"type": int, "metavar": "N", "help": "stop after the first N events of the trace"}),
+    )
+
+    def sample_sources(self) -> list[Path]:
+        # The real test set (Apache-2.0, thunlp/ProactiveAgent) loads as proactivebench/real/<stem>.
+        return [HERE / "samples", HERE / "data"]
+
+    def claims_shape(self, data: Any) -> bool:
+        return isinstance(data, list) and bool(data) and isinstance(data[0], dict) and "observation" in data[0]
+
+    def read_companion(self, file: FileCandidate, data: Any):
+        return env_module.parse_splits(file.display, data)
+
+    def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]):
+        return env_module.load_trace(file.path.stem, file.display, data, companions.get("splits.json") or {},
+                                     id_stem=file.relative_stem(self.name))
+
+    def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
+        return env_module.describe(env, reveal_reference)
+
+    def build_session(self, spec, env, seats, session_id=None, resume_from=None):
+        from proactive_tui.families.proactivebench.protocol import ProactiveBenchSeats, ProactiveBenchSession
+
+        return ProactiveBenchSession(env, ProactiveBenchSeats(agent=seats["agent"], user=seats["user"]),
+                                     ProactiveBenchSettings(**spec.settings), session_id=session_id,
+                                     models=spec.models_summary())
+
+    def complete_turns(self, record) -> int:
+        return sum(1 for ev in record.section.events if ev.judgement is not None)
+
+    def event_types(self):
+        from proactive_tui.families.proactivebench.events import EVENTS
+
+        return EVENTS
+
+    def legacy_event_types(self):
+        from proactive_tui.families.proactivebench.events import LEGACY_TYPES
+
+        return LEGACY_TYPES
+
+    def new_section(self, record):
+        from proactive_tui.families.proactivebench.record import new_section
+
+        return new_section(record)
+
+    def apply(self, record, event) -> None:
+        from proactive_tui.families.proactivebench.record import apply_proposal_event
+
+        apply_proposal_event(record, event)
+
+    def scores(self, record):
+        from proactive_tui.families.proactivebench.report import scores
+
+        return scores(record)
+
+    def upgrade_record(self, data):
+        data["section"] = data.get("proposals")
+        return data
+
+    def report(self, record):
+        from proactive_tui.families.proactivebench.report import report
+
+        return report(record)
+
+    def printer_class(self):
+        from proactive_tui.families.proactivebench.cli import ProactiveBenchPrinter
+
+        return ProactiveBenchPrinter
+
+    def exporters(self):
+        from proactive_tui.families.proactivebench.export import EXPORTER
+
+        return [EXPORTER]
+
+    def setup_screen(self):
+        from proactive_tui.families.proactivebench.ui.setup import ProactiveBenchSetupScreen
+
+        return ProactiveBenchSetupScreen
+
+    def session_screen(self):
+        from proactive_tui.families.proactivebench.ui.session import ProactiveBenchSessionScreen
+
+        return ProactiveBenchSessionScreen
+
+
+family = ProactiveBenchFamily()

@@ -1,0 +1,146 @@
+"""Check a reward judge against people: ProactiveBench's 120 human-labelled judgements.
+
+Each item (`reward_data/test_data.jsonl`) holds the observations, a predicted task (or null),
+three annotators' accept/reject votes and a category (Missed-Need, Correct-Rejection,
+Correct-Detection, False-Alarm). The judge under test sees exactly what the session's user-judge
+sees (same prompt), and its verdict is compared with the annotators' majority vote: agreement
+per category, and the confusion (positive = accepted) with precision, recall, accuracy and F1,
+through the same `metrics` function the sessions use. The paper's own reward model reaches
+91.8% F1 here.
+
+A verdict that never parsed counts as "not accepted" in the confusion (as upstream's scoring
+script does) and as a disagreement in its category.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from proactive_tui.families.proactivebench import prompts
+from proactive_tui.families.proactivebench.judges import JudgeVerdict
+from proactive_tui.families.proactivebench.metrics import Confusion, Metrics, metrics
+from proactive_tui.core.participants import Participant, ReplyRequest
+from proactive_tui.llm.errors import ModelError
+
+
+class RewardObservation(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    time: str | float
+    event: str
+
+
+class RewardItem(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    obs: list[RewardObservation]
+    pred_task: str | None = None
+    valid: bool | None = None
+    help_needed: bool | None = None
+    annotation: list[bool] = Field(default_factory=list)
+    category: str = ""
+
+    @property
+    def majority(self) -> bool:
+        """True when most annotators accepted (upstream's `valid` is the same vote)."""
+        if not self.annotation:
+            return bool(self.valid)
+        return sum(self.annotation) * 2 > len(self.annotation)
+
+
+class ItemResult(BaseModel):
+    index: int
+    category: str
+    task: str | None
+    human: bool
+    judge: bool | None
+    """None when the judge gave no usable verdict."""
+    thought: str = ""
+    error: str = ""
+
+    @property
+    def agrees(self) -> bool:
+        return self.judge is not None and self.judge == self.human
+
+
+class CategoryAgreement(BaseModel):
+    category: str
+    items: int
+    agreed: int
+
+    @property
+    def agreement(self) -> float | None:
+        return self.agreed / self.items if self.items else None
+
+
+class RewardReport(BaseModel):
+    judge: str
+    results: list[ItemResult]
+    categories: list[CategoryAgreement]
+    confusion: Confusion
+    metrics: Metrics
+    agreement: float | None
+    failed: int
+
+
+def load_items(path: Path, limit: int | None = None) -> list[RewardItem]:
+    items = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            items.append(RewardItem.model_validate(json.loads(line)))
+            if limit is not None and len(items) >= limit:
+                break
+    return items
+
+
+async def judge_item(judge: Participant, item: RewardItem, index: int) -> ItemResult:
+    observations = [(str(o.time), o.event) for o in item.obs]
+    request = ReplyRequest(seat="user", system=prompts.JUDGE_SYSTEM,
+                           messages=[{"role": "user", "content": prompts.judge_prompt(observations, item.pred_task)}])
+    base = {"index": index, "category": item.category, "task": item.pred_task, "human": item.majority}
+    try:
+        verdict, _ = await judge.reply_structured(request, JudgeVerdict)
+    except ModelError as exc:
+        if exc.kind != "structured":
+            raise
+        return ItemResult(**base, judge=None, error=exc.message)
+    return ItemResult(**base, judge=verdict.judgement == "accepted", thought=verdict.thought)
+
+
+def report(judge: str, results: list[ItemResult]) -> RewardReport:
+    by_category: dict[str, CategoryAgreement] = {}
+    confusion = Confusion()
+    for r in results:
+        cat = by_category.setdefault(r.category, CategoryAgreement(category=r.category, items=0, agreed=0))
+        cat.items += 1
+        cat.agreed += int(r.agrees)
+        accepted = bool(r.judge)
+        cell = ("TP" if r.human else "FP") if accepted else ("FN" if r.human else "TN")
+        confusion = confusion.add(cell)  # type: ignore[arg-type]
+    agreed = sum(r.agrees for r in results)
+    return RewardReport(
+        judge=judge, results=sorted(results, key=lambda r: r.index), categories=list(by_category.values()),
+        confusion=confusion, metrics=metrics(confusion), agreement=agreed / len(results) if results else None,
+        failed=sum(r.judge is None for r in results),
+    )
+
+
+async def run_check(judge: Participant, items: list[RewardItem], concurrency: int = 4,
+                    on_result: Callable[[ItemResult], Any] | None = None) -> RewardReport:
+    """Judge every item (at most `concurrency` calls at once) and compare with the human majority."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(i: int, item: RewardItem) -> ItemResult:
+        async with gate:
+            result = await judge_item(judge, item, i)
+        if on_result is not None:
+            on_result(result)
+        return result
+
+    results = await asyncio.gather(*(one(i, item) for i, item in enumerate(items)))
+    return report(judge.info.label, list(results))

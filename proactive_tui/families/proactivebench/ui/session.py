@@ -1,0 +1,236 @@
+"""The ProactiveBench session screen: the trace's events as a timeline, the agent's proposal and the
+verdict under each, and live metrics beside it.
+
+Engine events are consumed by one async worker and folded into the run record as they arrive
+(`RunRecordBuilder`), so the metrics panel shows exactly what the record holds. A person playing
+the user answers each proposal in a small prompt in the bottom-right corner (buttons, or a / r / i);
+the answer goes to the HumanParticipant, which feeds the same verdict path as the judge model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Horizontal, VerticalScroll
+
+from proactive_tui.core.spec import SessionSpec
+from proactive_tui.families.proactivebench.metrics import METRIC_LABELS
+from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.session_base import SessionScreenBase
+from proactive_tui.families.proactivebench.ui.event_timeline import EventTimeline
+from proactive_tui.ui.widgets.key_bar import KeyBar
+from proactive_tui.families.proactivebench.ui.metrics_panel import MetricsPanel, pct
+from proactive_tui.ui.widgets.status_line import StatusLine
+from proactive_tui.ui.widgets.title_bar import TitleBar
+from proactive_tui.families.proactivebench.ui.verdict_prompt import VerdictPrompt
+
+ENDED_TEXT = {
+    "completed": "every event was judged",
+    "user_stopped": "the user ended the session",
+    "cancelled": "stopped",
+    "error": "stopped by an error",
+}
+
+
+PROMPT_ROWS = 8
+"""Blank rows kept under the timeline while the verdict prompt covers its bottom-right corner."""
+
+
+class EventStatusLine(StatusLine):
+    UNIT = "event"
+
+
+class ProactiveBenchSessionScreen(SessionScreenBase):
+    HELP_TITLE = "ProactiveBench session"
+    ENDED_TEXT = ENDED_TEXT
+    CSS_PATH = Path(__file__).with_name("session.tcss")
+    BINDINGS = [
+        # The verdict keys come first: while the prompt is up, "a" accepts instead of auto-playing.
+        Binding("a", "verdict('a')", "Accept", show=False, tooltip="Accept the assistant's offer"),
+        Binding("r", "verdict('r')", "Reject", show=False, tooltip="Reject the assistant's offer"),
+        Binding("i", "verdict('s')", "Ignore", show=False, tooltip="Ignore the offer: the event is not counted"),
+        Binding("a", "autoplay", "Auto", tooltip="Auto-play: run events without stopping"),
+        Binding("s", "step", "Step", tooltip="Run one more event, then hold"),
+        Binding("p", "pause", "Pause", tooltip="Hold before the next event"),
+        Binding("x", "stop", "Stop", tooltip="Stop now (the events judged so far are kept)"),
+        Binding("R", "restart", "Restart", tooltip="Start again with the same settings"),
+        Binding("m", "toggle_panel", "Metrics", show=False, tooltip="Show or hide the metrics panel"),
+        Binding("c", "copy_transcript", "Copy", show=False, tooltip="Copy the transcript to the clipboard (OSC 52)"),
+        Binding("e", "show_errors", "Errors", show=False, tooltip="Details of the errors so far"),
+        Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
+    ]
+
+    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None) -> None:
+        """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default."""
+        super().__init__(env, spec, session_factory)
+        self._proposal: dict[str, Any] = {}
+        self._asked = 0
+
+    @property
+    def judge_name(self) -> str:
+        if self.spec.seats.get("user") == "human":
+            return "you (person)"
+        return self.spec.roles.for_role("user").model
+
+    @property
+    def total(self) -> int:
+        n = len(self.env.events)
+        limit = self.spec.settings.get("max_events")
+        return min(n, int(limit)) if limit else n
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="pb-body"):
+            yield EventTimeline(id="timeline")
+            with VerticalScroll(id="pb-side"):
+                yield MetricsPanel(self.judge_name, id="metrics", classes="panel")
+        with Container(id="prompt-rack"):
+            prompt = VerdictPrompt(id="verdict-prompt")
+            prompt.display = False
+            yield prompt
+        yield EventStatusLine(self.total, id="status")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        seats = " · ".join(f"{'judge' if seat == 'user' else seat}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
+                           for seat, kind in self.spec.seats.items() if seat in ("agent", "user"))
+        self.app.sub_title = f"{self.env.id} · {seats}"
+        if self._any_local_model(("agent", "user")):
+            from proactive_tui.llm.local import LOCAL_MODEL_BLURB
+
+            self.timeline.note(f"local/smollm2 is {LOCAL_MODEL_BLURB}")
+        if self.human_seat == "user":
+            self.timeline.note("You are the user: accept or reject each offer in the prompt (a / r / i).")
+        self.run_session()
+
+    @property
+    def timeline(self) -> EventTimeline:
+        return self.query_one(EventTimeline)
+
+    # -- showing events (the worker is SessionScreenBase.run_session) ----------------------
+
+    def apply(self, event: Any) -> Any:
+        """Show one engine event; returns an awaitable when it mounted a new event card (the worker
+        awaits it, so a new event's card exists before its proposal arrives)."""
+        status = self.status
+        t = event.type
+        if t == "proactivebench.trace_observation":
+            status.set(turn=event.index, max_turns=event.total, retry="", activity="agent is thinking…")
+            return self.timeline.add_event(event.index, event.total, event.time, event.event)
+        elif t == "proactivebench.proposal_made":
+            card = self.timeline.card(event.index)
+            if card is not None:
+                card.add_proposal(event.tasks, event.purpose, event.thoughts, event.response, event.model, event.attempt)
+                self.timeline.changed()
+            self._proposal = {"index": event.index, "tasks": list(event.tasks), "response": event.response}
+            self._asked = 0
+            status.set(retry="", activity="your verdict" if self.human_seat == "user" else "judge is deciding…")
+        elif t == "proactivebench.proposal_verdict":
+            card = self.timeline.card(event.index)
+            if card is not None:
+                many = int(self.spec.settings.get("candidates") or 1) > 1
+                by = "you" if event.by_kind == "human" else event.by
+                card.add_verdict(event.judgement, by, event.thought, event.candidate, many)
+                self.timeline.changed()
+            if event.by_kind != "human":
+                self.query_one(MetricsPanel).set_judge(event.by)
+        elif t == "proactivebench.proposal_metrics":
+            self.query_one(MetricsPanel).show(event.confusion, event.metrics)
+            card = self.timeline.card(event.index)
+            if card is not None:
+                card.set_outcome(event.outcome, event.judgement)
+            status.set(activity=f"event {event.index} scored: {event.outcome or 'skipped'}")
+        elif t == "awaiting_human":
+            self._await_person(event)
+        elif t == "session_ended":
+            self.ended = event.reason  # before the prompt goes: hiding it refreshes the bindings
+            self._hide_prompt()
+            self._announce_end(event, self.timeline.note, plain)
+            self.refresh_bindings()
+        else:
+            self._apply_common(event)
+        return None
+
+    # -- a person playing the user ------------------------------------------------------------
+
+    def _await_person(self, event: Any) -> None:
+        if event.seat != "user":
+            return
+        self.awaiting = "user"
+        tasks = self._proposal.get("tasks") or []
+        k = min(self._asked, max(len(tasks) - 1, 0))
+        task = tasks[k] if tasks else None
+        self.query_one(VerdictPrompt).ask(event.turn, task, self._proposal.get("response"),
+                                          candidate=k if tasks else None, of=max(len(tasks), 1))
+        self.status.set(activity=f"your verdict on event {event.turn}")
+        self.timeline.make_room(PROMPT_ROWS)
+        self.refresh_bindings()
+
+    def _hide_prompt(self) -> None:
+        self.awaiting = None
+        self.query_one(VerdictPrompt).hide()
+        self.timeline.make_room(0)
+        self.refresh_bindings()
+
+    def action_verdict(self, code: str) -> None:
+        if self.awaiting != "user":
+            return
+        participant = self.seats.get("user")
+        if participant is not None and hasattr(participant, "submit"):
+            participant.submit(code)
+            self._asked += 1
+            self._hide_prompt()
+            self.status.set(activity="your verdict is in")
+
+    @on(VerdictPrompt.Chosen)
+    def _chosen(self, event: VerdictPrompt.Chosen) -> None:
+        self.action_verdict(event.code)
+
+    # -- controls ---------------------------------------------------------------------------
+
+    PANEL_ID = "#pb-side"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "verdict":
+            return self.running and self.awaiting == "user"
+        return super().check_action(action, parameters)
+
+    PALETTE = (
+        ("autoplay", "Session: auto-play", "Run events without stopping"),
+        ("step", "Session: step one event", "Run one more event, then hold"),
+        ("pause", "Session: pause", "Hold before the next event"),
+        ("stop", "Session: stop", "Stop now; the events judged so far are kept"),
+        ("restart", "Session: restart", "Start again with the same settings"),
+        ("copy_transcript", "Copy transcript", "Copy the events, proposals and verdicts to the clipboard (OSC 52)"),
+        ("toggle_panel", "Toggle metrics panel", "Show or hide the metrics panel"),
+        ("show_errors", "Show errors", "Details of the errors so far"),
+    )
+
+    def transcript_text(self) -> str:
+        """The run as plain text, from the run record (what was shown is what it holds)."""
+        lines = [self.env.id, ""]
+        rec = self.builder.record
+        section = rec.section if rec is not None else None
+        if section is None:
+            return "\n".join(lines + ["(no events yet)"])
+        for ev in section.events:
+            lines.append(f"[event {ev.index}] {ev.time}: {plain(ev.event)}")
+            for att in ev.attempts:
+                head = f"  retry {att.attempt}: " if att.attempt else "  "
+                offer = "; ".join(plain(t) for t in att.tasks) if att.tasks else "no help needed"
+                lines.append(f"{head}agent ({att.model}) proposes: {offer}")
+                lines.append(f"    purpose: {plain(att.purpose)}")
+                lines.append(f"    thoughts: {plain(att.thoughts)}")
+                for v in att.verdicts:
+                    lines.append(f"  verdict by {v.by}: {v.judgement}" + (f" — {plain(v.thought)}" if v.thought else ""))
+            lines.append(f"  = {ev.outcome or ev.judgement or 'not scored'}")
+        c = section.confusion
+        lines += ["", f"TP {c.tp}  FP {c.fp}  TN {c.tn}  FN {c.fn}  skipped {c.skipped}"]
+        lines += [f"{label}: {pct(getattr(section.metrics, key))}" for key, label in METRIC_LABELS]
+        return "\n".join(lines)

@@ -1,0 +1,133 @@
+"""ProactiveEval (arXiv 2508.20973): target planning, then dialogue guidance toward the target.
+
+The `family` object is what the registry loads (entry point `proactive_tui.families`); every heavy
+part (protocol, printer, screens) is imported inside the method that needs it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
+from proactive_tui.families.proactiveeval import env as env_module
+from proactive_tui.families.proactiveeval.record import ProactiveEvalSection
+from proactive_tui.families.proactiveeval.settings import ProactiveEvalSettings
+
+HERE = Path(__file__).resolve().parent
+
+
+class ProactiveEvalFamily(Family):
+    name = "proactiveeval"
+    title = "ProactiveEval"
+    summary = "plans a target and sub-targets, then guides a simulated user toward it (6 domains)"
+    source = SourceRef(paper="ProactiveEval: A Unified Evaluation Framework for Proactive Dialogue Agents",
+                       arxiv="2508.20973")
+    seats = ("agent", "user", "judge")
+    play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
+    resumable = True
+    group_by_tier = True
+    settings_model = ProactiveEvalSettings
+    section_model = ProactiveEvalSection
+    env_model = env_module.ProactiveEvalEnv
+    run_flags = (
+        RunFlag("--agreeableness", "agreeableness", {"choices": ("low", "medium", "high"),
+                                                     "help": "the simulated user's agreeableness (default medium)"}),
+        RunFlag("--max-turns", "max_turns", {"type": int, "metavar": "N", "help": "turns before the dialogue ends (default 6)"}),
+        RunFlag("--memory-turns", "memory_turns", {"type": int, "metavar": "N",
+                                                   "help": "turns of dialogue each model sees (default 3)"}),
+        RunFlag("--no-planning", "planning", {"action": "store_const", "const": False,
+                                              "help": "skip target planning (task A)"}),
+        RunFlag("--own-plan", "guide_with", {"action": "store_const", "const": "own_plan",
+                                             "help": "guide with the agent's own plan instead of the reference"}),
+        RunFlag("--live", "live_judging", {"action": "store_const", "const": True,
+                                           "help": "score the guidance after every turn too"}),
+        RunFlag("--seed", "seed", {"type": int, "help": "seed passed to every model call that takes one"}),
+    )
+
+    def sample_sources(self) -> list[Path]:
+        return [HERE / "samples"]
+
+    def claims_location(self, file: FileCandidate) -> bool:
+        return bool(env_module.canonical_domain(file.path.parent.name)) and file.path.name in env_module.TIER_FILES
+
+    def skip_file(self, file: FileCandidate) -> bool:
+        # eval.json is the union of fair.json and hard.json: read only when neither exists.
+        return file.path.name == "eval.json" and any((file.path.parent / f).exists() for f in ("fair.json", "hard.json"))
+
+    def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]):
+        domain = env_module.canonical_domain(file.path.parent.name)
+        if not domain or file.path.name not in env_module.TIER_FILES:
+            from proactive_tui.envs.problems import LoadProblem
+
+            return [], [LoadProblem(file=file.display, message="expected <domain>/fair.json, hard.json or eval.json "
+                                                                "with a ProactiveEval domain folder name")]
+        return env_module.load_tier_file(file.path, file.display, domain, file.path.stem, data)
+
+    def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
+        return env_module.describe(env, reveal_reference)
+
+    def build_session(self, spec, env, seats, session_id=None, resume_from=None):
+        from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSeats, ProactiveEvalSession
+
+        return ProactiveEvalSession(env, ProactiveEvalSeats(**{s: seats[s] for s in self.seats}),
+                                    ProactiveEvalSettings(**spec.settings), session_id=session_id,
+                                    models=spec.models_summary(), resume_from=resume_from)
+
+    def complete_turns(self, record) -> int:
+        from proactive_tui.families.proactiveeval.record import complete_turns
+
+        return complete_turns(record)
+
+    def event_types(self):
+        from proactive_tui.families.proactiveeval.events import EVENTS
+
+        return EVENTS
+
+    def legacy_event_types(self):
+        from proactive_tui.families.proactiveeval.events import LEGACY_TYPES
+
+        return LEGACY_TYPES
+
+    def apply(self, record, event) -> None:
+        from proactive_tui.families.proactiveeval.record import apply_event
+
+        apply_event(record, event)
+
+    def scores(self, record):
+        from proactive_tui.families.proactiveeval.report import scores
+
+        return scores(record)
+
+    def upgrade_record(self, data):
+        from proactive_tui.families.proactiveeval.record import upgrade_v1
+
+        return upgrade_v1(data)
+
+    def report(self, record):
+        from proactive_tui.families.proactiveeval.report import report
+
+        return report(record)
+
+    def printer_class(self):
+        from proactive_tui.families.proactiveeval.cli import ProactiveEvalPrinter
+
+        return ProactiveEvalPrinter
+
+    def exporters(self):
+        from proactive_tui.families.proactiveeval.export import EXPORTER
+
+        return [EXPORTER]
+
+    def setup_screen(self):
+        from proactive_tui.families.proactiveeval.ui.setup import ProactiveEvalSetupScreen
+
+        return ProactiveEvalSetupScreen
+
+    def session_screen(self):
+        from proactive_tui.families.proactiveeval.ui.session import ProactiveEvalSessionScreen
+
+        return ProactiveEvalSessionScreen
+
+
+family = ProactiveEvalFamily()

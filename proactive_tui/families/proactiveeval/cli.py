@@ -1,0 +1,30 @@
+"""Headless printing for ProactiveEval sessions: plan, per-turn checks, live and final scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from proactive_tui.cli.printer import EventPrinter
+from proactive_tui.textsafe import plain
+
+class ProactiveEvalPrinter(EventPrinter):
+    def show_family(self, event: Any) -> None:
+        t = event.type
+        if t == "proactiveeval.plan_proposed":
+            steps = "\n".join(f"  {i}. {plain(s)}" for i, s in enumerate(event.plan.sub_targets, 1))
+            self.console.print(Text(f"plan ({event.plan.model}): {plain(event.plan.target)}\n{steps}"))
+        elif t == "proactiveeval.plan_scored":
+            self.note(Text(f"  ⤷ plan score {event.score}/10 by {event.judge_model}: {plain(event.reasoning)}", style="magenta"))
+        elif t == "proactiveeval.turn_checked":
+            ch = event.check
+            reached = "-" if ch.target_reached is None else ("yes" if ch.target_reached else "no")
+            covered = ",".join(map(str, ch.covered_sub_targets)) or "none"
+            total = len(self.env.item.sub_target)
+            probes = f" · probes: {', '.join(ch.probes)}" if ch.probes else ""
+            self.note(Text(
+                f"  ⤷ turn {ch.turn} check ({ch.judge_model or 'no judge'}): reached {reached} · density {ch.target_density} · "
+                f"covered {covered} · checklist {len(ch.cumulative_sub_targets)}/{total}{probes}", style="magenta"))
+        elif t == "proactiveeval.guidance_scored" and event.score.live:
+            self.note(Text(f"  ⤷ live guidance score {event.score.overall}/10 ({event.score.judge_model})", style="magenta"))

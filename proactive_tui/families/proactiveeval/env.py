@@ -1,0 +1,148 @@
+"""ProactiveEval environments: target planning + dialogue guidance (docs/protocols.md#proactiveeval).
+
+Reads the upstream dataset layout as it is, so a user can point the app at a clone of upstream's
+`dataset/` folder::
+
+    <root>/<domain>/fair.json   # JSON array of items
+    <root>/<domain>/hard.json
+    <root>/<domain>/eval.json   # fair + hard; read only when neither fair.json nor hard.json exists
+
+Domain comes from the folder name and tier from the file name, not from fields. One item::
+
+    {"environment": {"user_information": "...", "trigger_factor": "..."},
+     "target": "...", "sub_target": ["...", "..."], "topic": "..."}
+
+Unknown extra keys are kept (they round-trip through export). Ids look like
+`proactiveeval/recommendation/fair/3`, where 3 is the item's index in the file's array.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from proactive_tui.envs.base import EnvironmentBase, one_line
+from proactive_tui.envs.problems import LoadProblem, problems_from_validation
+from proactive_tui.envs.reading import json_kind
+
+FAMILY = "proactiveeval"
+
+# Canonical domain keys use upstream's folder spelling (including its "ambigious") so exports
+# land back in the layout upstream tools expect; both spellings are accepted on input.
+DOMAINS: dict[str, str] = {
+    "recommendation": "Recommendation",
+    "persuasion": "Persuasion",
+    "ambigious_instruction": "Ambiguous instruction",
+    "long-term_follow_up": "Long-term follow-up",
+    "system_operation": "System operation",
+    "glasses_assistant": "Glasses assistant",
+}
+DOMAIN_ALIASES = {"ambiguous_instruction": "ambigious_instruction"}
+TIERS = ("fair", "hard")
+TIER_FILES = ("fair.json", "hard.json", "eval.json")
+
+
+def canonical_domain(folder_name: str) -> str | None:
+    name = DOMAIN_ALIASES.get(folder_name, folder_name)
+    return name if name in DOMAINS else None
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+class EvalSetting(BaseModel):
+    """What the assistant knows before it speaks: who the user is and what just happened."""
+
+    model_config = ConfigDict(extra="allow")
+
+    user_information: str
+    trigger_factor: str
+
+    _check = field_validator("user_information", "trigger_factor")(_non_blank)
+
+
+class ProactiveEvalItem(BaseModel):
+    """One upstream record, extra keys preserved."""
+
+    model_config = ConfigDict(extra="allow")
+
+    environment: EvalSetting
+    target: str
+    sub_target: list[str] = Field(min_length=1)
+    topic: Any = None
+
+    _check = field_validator("target")(_non_blank)
+
+    def topic_text(self) -> str:
+        """Upstream topics are usually strings but may be objects (a topic-tree node)."""
+        t = self.topic
+        if t is None:
+            return ""
+        if isinstance(t, str):
+            return t
+        if isinstance(t, dict):
+            return " / ".join(str(v) for v in t.values() if isinstance(v, (str, int, float)))
+        if isinstance(t, list):
+            return " / ".join(str(v) for v in t)
+        return str(t)
+
+
+class ProactiveEvalEnv(EnvironmentBase):
+    family: Literal["proactiveeval"] = FAMILY
+    index: int
+    item: ProactiveEvalItem
+
+
+def load_tier_file(path: Path, display: str, domain: str, tier: str, data: Any) -> tuple[list[ProactiveEvalEnv], list[LoadProblem]]:
+    """Turn the parsed JSON of one `<domain>/<tier>.json` into environments and problems."""
+    if not isinstance(data, list):
+        return [], [LoadProblem(file=display, message=f"expected a JSON array of items, got {json_kind(data)}")]
+    envs: list[ProactiveEvalEnv] = []
+    problems: list[LoadProblem] = []
+    for index, raw in enumerate(data):
+        if not isinstance(raw, dict):
+            problems.append(LoadProblem(file=display, record=index, message=f"expected an object, got {json_kind(raw)}"))
+            continue
+        try:
+            item = ProactiveEvalItem.model_validate(raw)
+        except ValidationError as exc:
+            problems.extend(problems_from_validation(display, index, exc))
+            continue
+        topic = item.topic_text()
+        envs.append(
+            ProactiveEvalEnv(
+                id=f"{FAMILY}/{domain}/{tier}/{index}",
+                title=one_line(topic or item.target, 70),
+                summary=one_line(item.environment.trigger_factor),
+                domain=domain,
+                tier=tier,
+                source=f"{display} record {index}",
+                index=index,
+                item=item,
+            )
+        )
+    return envs, problems
+
+
+def describe(env: ProactiveEvalEnv, reveal: bool) -> list[tuple[str, str]]:
+    """The family's sections of `envs show` and the picker preview (see envs.describe)."""
+    item = env.item
+    out = [
+        ("Domain", DOMAINS.get(env.domain, env.domain)),
+        ("User information", item.environment.user_information),
+        ("Trigger", item.environment.trigger_factor),
+    ]
+    if item.topic_text():
+        out.append(("Topic", item.topic_text()))
+    if reveal:
+        steps = "\n".join(f"{i}. {s}" for i, s in enumerate(item.sub_target, 1))
+        out.append(("Reference target", item.target))
+        out.append(("Reference sub-targets", steps))
+    else:
+        out.append(("Reference target", "(hidden)"))
+    return out

@@ -1,0 +1,75 @@
+"""Events of a ProactiveEval session: the plan, its score, the per-turn checks and guidance scores.
+
+Dialogue text uses the common message events; these carry what the judges decided. Every type
+starts with `proactiveeval.` (the family's one name); `LEGACY_TYPES` maps the names earlier
+versions wrote, so old session stores still read.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from proactive_tui.core.events import EventBase
+
+
+class TurnCheck(BaseModel):
+    turn: int
+    target_reached: bool | None
+    reason: str
+    covered_sub_targets: list[int] = Field(default_factory=list)
+    """1-based indices of the reference sub-targets the agent's message of this turn covers."""
+    target_density: int = 0
+    cumulative_sub_targets: list[int] = Field(default_factory=list)
+    probes: list[str] = Field(default_factory=list)
+    judge_model: str = ""
+
+
+class GuidanceScore(BaseModel):
+    reasoning: str
+    effectiveness: int
+    personalization: int
+    tone: int
+    engagement: int
+    naturalness: int
+    overall: int
+    judge_model: str
+    live: bool = False
+    turn: int = 0
+
+
+class Plan(BaseModel):
+    target: str
+    sub_targets: list[str]
+    model: str
+    score: int | None = None
+    reasoning: str | None = None
+    judge_model: str | None = None
+
+
+class PlanProposed(EventBase):
+    type: Literal["proactiveeval.plan_proposed"] = "proactiveeval.plan_proposed"
+    plan: Plan
+
+
+class PlanScored(EventBase):
+    type: Literal["proactiveeval.plan_scored"] = "proactiveeval.plan_scored"
+    score: int
+    reasoning: str
+    judge_model: str
+
+
+class TurnChecked(EventBase):
+    type: Literal["proactiveeval.turn_checked"] = "proactiveeval.turn_checked"
+    check: TurnCheck
+
+
+class GuidanceScored(EventBase):
+    type: Literal["proactiveeval.guidance_scored"] = "proactiveeval.guidance_scored"
+    score: GuidanceScore
+
+
+
+EVENTS = (PlanProposed, PlanScored, TurnChecked, GuidanceScored)
+LEGACY_TYPES = {cls.model_fields["type"].default.split(".", 1)[1]: cls.model_fields["type"].default for cls in EVENTS}

