@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,12 +11,25 @@ from conftest import ROOT
 from proactive_tui.core.run_record import RunRecord
 
 
+# The bound on the model's work is the turn and token caps, not the clock. One turn is the fewest
+# the assertions need: the plan and its score, one agent and one user message, one turn check and
+# the final guidance score, 6 calls of the embedded model (live judging stays off, as by default).
+# The user seat only writes free text, so its replies are capped short; the agent seat keeps the
+# gateway's defaults because its plan is structured (a cap that cut the JSON short would make the
+# gateway re-ask, more work, and fail the plan). The judge's replies are bounded by the grammar's
+# string and list caps.
+MODEL_WORK = ["--max-turns", "1"]
+MODEL_ENV = {"PROACTIVE_TUI_USER_MAX_TOKENS": "24"}
+# Only a hang guard, ~10x what the run takes on an idle 2-core machine, so that a loaded one passes.
+HANG_GUARD_S = 900
+
+
 def test_run_on_local_smollm2_every_seat(tmp_path: Path) -> None:
     out = tmp_path / "local.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "proactive_tui", "run", "proactiveeval/system_operation/fair/0", "--max-turns", "2",
+        [sys.executable, "-m", "proactive_tui", "run", "proactiveeval/system_operation/fair/0", *MODEL_WORK,
          "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT, env={**os.environ, **MODEL_ENV}, capture_output=True, text=True, timeout=HANG_GUARD_S,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "135M-parameter offline demo model" in proc.stderr

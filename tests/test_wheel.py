@@ -119,7 +119,7 @@ def test_installed_package_comes_from_the_wheel(built: dict[str, Path]) -> None:
         import json, sys
         from importlib import metadata
         import proactive_tui
-        from proactive_tui.cli.eval_cmd import default_reward_data
+        from proactive_tui.families.proactivebench.eval_cli import default_reward_data
         from proactive_tui.paths import builtin_themes_dir
         print(json.dumps({
             "file": proactive_tui.__file__,

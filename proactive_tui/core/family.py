@@ -106,8 +106,9 @@ class Family:
     """A session interrupted before its end can be continued from its last complete turn."""
     group_by_tier: ClassVar[bool] = False
     """The picker nests this family's environments domain -> tier (ProactiveEval's fair/hard)."""
-    replayable: ClassVar[bool] = True
-    """History can replay a finished session in the family's session screen."""
+    replayable: ClassVar[bool] = False
+    """History can replay a recorded session in the family's session screen (its screen takes
+    `replay_events`); otherwise History shows the session's report as text."""
 
     settings_model: ClassVar[type[BaseModel]]
     """Typed protocol settings: the defaults live here once."""
@@ -207,6 +208,9 @@ class Family:
     def report(self, record: "RunRecord") -> list["ReportSection"]:
         """What every readable view shows of a session, in the order things happened."""
         return []
+
+    def add_eval_commands(self, subparsers: argparse._SubParsersAction) -> None:
+        """Add the family's own `proactive-tui eval` checks (argparse sub-commands)."""
 
     def printer_class(self) -> type:
         """The headless `run` printer (a cli.printer.EventPrinter subclass)."""

@@ -101,6 +101,11 @@ class ProactiveBenchFamily(Family):
 
         return report(record)
 
+    def add_eval_commands(self, subparsers) -> None:
+        from proactive_tui.families.proactivebench.eval_cli import add_eval_commands
+
+        add_eval_commands(subparsers)
+
     def printer_class(self):
         from proactive_tui.families.proactivebench.cli import ProactiveBenchPrinter
 

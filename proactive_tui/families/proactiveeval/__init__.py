@@ -26,6 +26,7 @@ class ProactiveEvalFamily(Family):
     seats = ("agent", "user", "judge")
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     resumable = True
+    replayable = True
     group_by_tier = True
     settings_model = ProactiveEvalSettings
     section_model = ProactiveEvalSection
