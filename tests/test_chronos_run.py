@@ -71,7 +71,7 @@ def test_run_with_a_person_as_the_user_then_export(tmp_path: Path) -> None:
 LOCAL_WORK = ["--max-turns", "1"]
 LOCAL_ENV = {"PROACTIVE_TUI_USER_MAX_TOKENS": "24"}
 # Only a hang guard, ~10x what the run takes on an idle 2-core machine, so that a loaded one passes.
-LOCAL_HANG_GUARD_S = 300
+LOCAL_HANG_GUARD_S = 600
 
 
 def test_run_on_local_smollm2(tmp_path: Path, monkeypatch) -> None:

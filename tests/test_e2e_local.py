@@ -21,7 +21,7 @@ from proactive_tui.core.run_record import RunRecord
 MODEL_WORK = ["--max-turns", "1"]
 MODEL_ENV = {"PROACTIVE_TUI_USER_MAX_TOKENS": "24"}
 # Only a hang guard, ~10x what the run takes on an idle 2-core machine, so that a loaded one passes.
-HANG_GUARD_S = 900
+HANG_GUARD_S = 1800
 
 
 def test_run_on_local_smollm2_every_seat(tmp_path: Path) -> None:

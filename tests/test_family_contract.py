@@ -339,23 +339,14 @@ def test_without_the_plugin_its_events_and_records_do_not_resolve() -> None:
 
 # -- screens that replay ---------------------------------------------------------------------------
 
-REPLAY_GAPS = {
-    "proactivebench": "ProactiveBenchSessionScreen.__init__(env, spec, session_factory) takes no replay_events, "
-                      "yet the family is replayable (Family.replayable defaults to True)",
-    "chronos": "ChronosSessionScreen.__init__(env, spec, session_factory) takes no replay_events, "
-               "yet the family is replayable (Family.replayable defaults to True)",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=REPLAY_GAPS[n])) if n in REPLAY_GAPS else n
-    for n in FAMILIES
-])
+@pytest.mark.parametrize("name", FAMILIES)
 async def test_replayable_family_screen_takes_replay_events(name: str, countdown_plugin) -> None:
-    """History replays with `screen_class(env, spec, replay_events=events)` (ui/screens/history.py)."""
+    """History replays with `screen_class(env, spec, replay_events=events)` (ui/screens/history.py)
+    for a family that says it is `replayable`; the others' sessions show as their report text."""
     family = registry.get(name)
-    if not family.replayable or family.session_screen() is None:
-        pytest.skip(f"{name} does not replay")
+    if not family.replayable:
+        pytest.skip(f"{name} is not replayable: History shows its report as text")
+    assert family.session_screen() is not None
     env = family_envs(name)[0]
     spec, events = await run_to_end(family, env)
     screen = family.session_screen()(env, spec, replay_events=events)

@@ -22,7 +22,7 @@ from proactive_tui.core.run_record import RunRecord
 # here is structured: its length is bounded by the grammar's string and list caps, and a
 # max-tokens cap that cut the JSON short would only make the gateway re-ask (more work).
 # The timeouts are only hang guards, ~10x what each run takes on an idle 2-core machine.
-HANG_GUARD_S = 600
+HANG_GUARD_S = 1200
 
 
 def test_run_a_sample_trace_on_local_smollm2(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ class CountdownFamily(Family):
     summary = "says one number per turn, counting down to zero (a test-only plug-in family)"
     source = SourceRef(paper="A test-only family proving the plug-in interface", arxiv="0000.00000")
     seats = ("agent", "user")
+    replayable = True
     settings_model = CountdownSettings
     section_model = CountdownSection
     env_model = env_module.CountdownEnv
