@@ -302,3 +302,24 @@ def test_sync_completion_and_streaming(litellm_module) -> None:
         if c.choices and c.choices[0].delta.content
     ]
     assert len(texts) >= 2
+
+
+def test_thread_count_override_and_passive_waiting(monkeypatch) -> None:
+    from proactive_tui.llm.local import loader
+
+    monkeypatch.setenv("PROACTIVE_TUI_LOCAL_THREADS", "1")
+    assert loader.thread_count() == 1
+    monkeypatch.setenv("PROACTIVE_TUI_LOCAL_THREADS", "0")
+    with pytest.raises(loader.LocalModelUnavailable, match="at least 1"):
+        loader.thread_count()
+    monkeypatch.setenv("PROACTIVE_TUI_LOCAL_THREADS", "two")
+    with pytest.raises(loader.LocalModelUnavailable, match="whole number"):
+        loader.thread_count()
+    monkeypatch.delenv("PROACTIVE_TUI_LOCAL_THREADS")
+    assert loader.thread_count() == (os.cpu_count() or 1)
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    loader.prepare_threads()
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    loader.prepare_threads()
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"

@@ -21,7 +21,9 @@ from proactive_tui.core.run_record import RunRecord
 # items (two judge calls: the report still has several results to order and group). Every call
 # here is structured: its length is bounded by the grammar's string and list caps, and a
 # max-tokens cap that cut the JSON short would only make the gateway re-ask (more work).
-# The timeouts are only hang guards, ~10x what each run takes on an idle 2-core machine.
+# The timeouts are only hang guards, never timing checks: each run takes ~16-18 s on an idle 2-core
+# machine and up to ~200 s measured with both cores kept busy by other work; the guard sits well
+# above that.
 HANG_GUARD_S = 1200
 
 

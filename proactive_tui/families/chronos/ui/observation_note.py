@@ -16,11 +16,10 @@ SOURCE = {"tool_call": "tool result", "internal_trigger": "internal trigger (mon
 class ObservationNote(Static):
     def __init__(self, event: Any, **kwargs: Any) -> None:
         kind = "obs-tool" if event.source == "tool_call" else "obs-trigger"
-        super().__init__(classes=f"observation {kind}", **kwargs)
         self.event = event
-
-    def on_mount(self) -> None:
-        self.update(self.render_text())
+        # The text is known up front: give it to Static now. Set in on_mount instead, the height
+        # measured while empty could stick (a 1-row tag), and the transcript's scroll height with it.
+        super().__init__(self.render_text(), classes=f"observation {kind}", **kwargs)
 
     def render_text(self) -> Text:
         e = self.event

@@ -14,11 +14,10 @@ from proactive_tui.textsafe import plain
 class TurnTag(Static):
     def __init__(self, outcome: Any, **kwargs: Any) -> None:
         ok = outcome.action_correct and outcome.status_correct
-        super().__init__(classes="turn-tag " + ("turn-ok" if ok else "turn-bad"), **kwargs)
         self.outcome = outcome
-
-    def on_mount(self) -> None:
-        self.update(self.render_text())
+        # The text is known up front: give it to Static now. Set in on_mount instead, the height
+        # measured while empty could stick (a 1-row tag), and the transcript's scroll height with it.
+        super().__init__(self.render_text(), classes="turn-tag " + ("turn-ok" if ok else "turn-bad"), **kwargs)
 
     def render_text(self) -> Text:
         o = self.outcome
