@@ -9,8 +9,6 @@ import os
 from pathlib import Path
 
 APP_NAME = "proactive-tui"
-PACKAGE_ROOT = Path(__file__).resolve().parent
-REPO_ROOT = PACKAGE_ROOT.parent
 
 
 def _dirs():

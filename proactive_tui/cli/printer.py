@@ -25,8 +25,6 @@ class EventPrinter:
         from proactive_tui.core import registry
 
         self.family = family or registry.get(env.family)
-        self.SEATS: tuple[str, ...] = tuple(self.family.seats)
-        """The seats this family's sessions use (announced at the start of a run)."""
         self.console = console
         self.err = err
         self.spec = spec

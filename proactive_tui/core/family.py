@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 if TYPE_CHECKING:  # pragma: no cover
     from proactive_tui.core.report import ReportSection
@@ -228,14 +228,6 @@ class Family:
 
     def session_screen(self) -> type | None:
         return None
-
-    # -- helpers --------------------------------------------------------------------------
-
-    def try_validate_env(self, data: Any) -> Any | None:
-        try:
-            return self.validate_env(data)
-        except ValidationError:
-            return None
 
     def __repr__(self) -> str:
         return f"<Family {self.name}>"

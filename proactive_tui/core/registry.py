@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 from importlib import metadata
-from typing import Any, Iterator
+from typing import Any
 
 from proactive_tui.core.family import Family, UnsupportedFamily
 
@@ -95,10 +95,6 @@ def find(name: str) -> Family | None:
 
 def names() -> list[str]:
     return list(families())
-
-
-def __iter__() -> Iterator[Family]:  # pragma: no cover - convenience
-    return iter(families().values())
 
 
 def reset() -> None:

@@ -17,9 +17,6 @@ first screen must paint first; `LocalLLM` is built (and litellm imported) on fir
 
 from __future__ import annotations
 
-# Not used here: kept so `local.importlib.util.find_spec` (what tests monkeypatch) resolves as it
-# did on the old single module; `loader` imports it anyway, so this costs nothing.
-import importlib.util  # noqa: F401
 from typing import Any
 
 from proactive_tui.llm.local.grammar import LOCAL_LIST_CAP, LOCAL_STRING_CAP, grammar_schema, schema_to_gbnf
@@ -32,9 +29,6 @@ from proactive_tui.llm.local.provider import (
     build_request, local_llm_class, make_handler, register,
 )
 from proactive_tui.llm.local.worker import acomplete, astream, complete, stream
-
-# Private, re-exported for the tests that wait until a cancelled generation has let go of it.
-from proactive_tui.llm.local.loader import _GEN_LOCK  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:
