@@ -86,7 +86,7 @@ async def test_play_as_user_typed_text_is_judged() -> None:
         screen = app.screen
         box = screen.query_one(ComposeBox)
         await wait_for(pilot, lambda: not box.disabled)
-        assert "You are" in str(screen.query_one("#context-card").render())
+        assert "You are" in screen.query_one("#context-card").plain_text()
         box.focus()
         await pilot.press(*"I walk a bit", "ctrl+j", *"already", "enter")
         await wait_for(pilot, lambda: screen.query_one(TurnChecks).row_count == 1)
@@ -251,7 +251,7 @@ async def test_play_as_agent_plan_and_messages_go_through_the_engine() -> None:
         app.push_screen(ProactiveEvalSessionScreen(env, spec, scripted_factory(human="agent")))
         await pilot.pause()
         screen = app.screen
-        card = str(screen.query_one("#context-card").render())
+        card = screen.query_one("#context-card").plain_text()
         assert "Your target" in card and env.item.target[:30] in card
         box = screen.query_one(ComposeBox)
         await wait_for(pilot, lambda: not box.disabled)  # the plan first

@@ -144,7 +144,7 @@ async def test_play_as_user_dormant_and_shift_keys_reach_the_engine() -> None:
         await pilot.pause()
         screen = app.screen
         box = screen.query_one(ComposeBox)
-        assert "You are" in str(screen.query_one("#context-card").render())
+        assert "You are" in screen.query_one("#context-card").plain_text()
         await wait_for(pilot, lambda: screen.query_one(TimelinePanel).view is not None)
         hidden = shown(screen.query_one(TimelinePanel))  # spoilers hidden for a player
         assert "not visible yet" in hidden and "✓" not in hidden and "is hidden" in hidden

@@ -14,8 +14,16 @@ class ComposeBox(TextArea):
             self.box = box
             self.text = text
 
-    def __init__(self, **kwargs) -> None:
-        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
+    PLACEHOLDER = "Type your reply here"
+    HOW_TO_SEND = "Enter sends · ctrl+j new line"
+
+    def __init__(self, placeholder: str = PLACEHOLDER, **kwargs) -> None:
+        """The placeholder says what to type; the bottom border always says how to send it."""
+        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
+                         placeholder=placeholder, **kwargs)
+
+    def on_mount(self) -> None:
+        self.border_subtitle = self.HOW_TO_SEND
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
