@@ -1,5 +1,11 @@
-"""The scrolling transcript: messages, observations and system notes, following the bottom only
-while the person is at the bottom (scrolling up to read is never yanked back)."""
+"""The scrolling transcript: messages, observations and system notes.
+
+It follows the newest message unless the person scrolled up to read, and then it is never yanked
+back: the bottom border says that more arrived, and End (or scrolling to the bottom) follows again.
+Following uses Textual's scroll anchor, which the compositor re-applies on every layout, so it holds
+through a terminal resize and through a message growing after it was mounted (checking "was at the
+bottom" before each change did not: a resize moved the bottom away and following stopped).
+"""
 
 from __future__ import annotations
 
@@ -18,13 +24,30 @@ class Transcript(VerticalScroll):
         super().__init__(**kwargs)
         self.views: dict[str, MessageView] = {}
 
+    MORE_BELOW = "↓ more below · End follows"
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    @property
+    def following(self) -> bool:
+        """Whether new content scrolls into view (False once the person scrolled up)."""
+        return self._anchored and not self._anchor_released
+
     @property
     def at_bottom(self) -> bool:
-        return self.scroll_y >= self.max_scroll_y - 1
+        return self.following or self.scroll_y >= self.max_scroll_y - 1
 
-    def _follow(self, was_at_bottom: bool) -> None:
-        if was_at_bottom:
-            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.following and self.border_subtitle:
+            self.border_subtitle = ""
+
+    def _follow(self, was_at_bottom: bool = True) -> None:
+        """After new content: the anchor keeps a following transcript at the bottom; one the person
+        scrolled up in says that more arrived."""
+        if not self.following:
+            self.border_subtitle = self.MORE_BELOW
 
     def start_message(self, message_id: str, role: str, turn: int, speaker: str) -> MessageView:
         follow = self.at_bottom
