@@ -27,6 +27,9 @@ class SessionBase:
         self.auto = True
         self._credits = 0
         self._gate_changed = asyncio.Event()
+        self.holding = False
+        """True while the protocol waits at `checkpoint` (paused between turns), so a viewer can say
+        "paused" only when nothing is running, not while the turn a step let through runs."""
 
     def emit(self, event: Any) -> Any:
         """Stamp and queue one event. Protocols call this; consumers read `events()`."""
@@ -74,9 +77,13 @@ class SessionBase:
 
     async def checkpoint(self) -> None:
         """Protocols await this before starting a turn; it returns at once while auto-playing."""
-        while not self.auto and self._credits == 0:
-            self._gate_changed.clear()
-            await self._gate_changed.wait()
+        try:
+            while not self.auto and self._credits == 0:
+                self.holding = True
+                self._gate_changed.clear()
+                await self._gate_changed.wait()
+        finally:
+            self.holding = False
         if not self.auto:
             self._credits -= 1
 

@@ -25,6 +25,16 @@ from proactive_tui.core.spec import SessionSpec
 from proactive_tui.core.run_record import RunRecordBuilder
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.widgets.status_line import StatusLine
+from proactive_tui.ui.widgets.transcript import Transcript
+
+COMMON_ENDED_TEXT = {
+    "max_turns": "the turn limit was reached",
+    "user_stopped": "you left the session",
+    "cancelled": "stopped",
+    "error": "stopped by an error",
+}
+"""Reasons every family may end with, in words; a family's ENDED_TEXT says its own (and may
+override these)."""
 
 
 class SessionScreenBase(Screen[None]):
@@ -88,6 +98,7 @@ class SessionScreenBase(Screen[None]):
             self._error(f"could not start the session: {exc}")
             status.set(activity="not started", finished=status.started)
             return
+        status.set(activity="starting the session…", gate=self._gate_state)
         self.refresh_bindings()  # the controls depend on having a session
         async with self._events() as events:
             async for event in events:
@@ -97,7 +108,18 @@ class SessionScreenBase(Screen[None]):
                         await mounting  # e.g. a new card exists before what belongs in it arrives
                     except Exception as exc:  # a display problem must never stop the session
                         self._display_error(exc)
+        if self.ended is None:  # the stream ended without session_ended (should not happen): say so
+            status.set(activity="the session stopped", finished=status.clock())
         self.refresh_bindings()
+
+    def _gate_state(self) -> str:
+        """For the status line: whether the session holds between turns, or will after this one."""
+        session = self.session
+        if session is None or self.ended is not None:
+            return ""
+        if getattr(session, "holding", False):
+            return "holding"
+        return "pausing" if not session.auto else ""
 
     def _show(self, event: Any) -> Any:
         """Fold the event into the run record, then show it; returns what `apply` returned."""
@@ -124,15 +146,23 @@ class SessionScreenBase(Screen[None]):
             self.status.set(retry=f"{event.seat}: Retrying {event.attempt}/{event.max_attempts} in {event.wait_s:.0f}s")
         elif t == "error":
             self._error(event.message, fatal=event.fatal)
+            if event.fatal:
+                self.status.set(activity="stopped by an error (e: details)")
 
     def _announce_end(self, event: Any, note: Callable[..., Any], clean: Callable[[str], str] = str) -> None:
         """On `session_ended`: remember why, say so with `note(text, kind="end")` (the detail passed
         through `clean`) and stop the status line's clock."""
         self.ended = event.reason
-        text = self.ENDED_TEXT.get(event.reason, event.reason)
+        text = self.ended_text(event.reason)
+        for transcript in self.query(Transcript):
+            transcript.close_open()
         note(f"Session ended: {text}" + (f" ({clean(event.detail)})" if event.detail else ""), kind="end")
         status = self.status
-        status.set(activity=f"finished: {event.reason}", finished=status.clock(), retry="")
+        status.set(activity=f"finished: {text}", finished=status.clock(), retry="")
+
+    def ended_text(self, reason: str) -> str:
+        """A session_ended reason in words (an unknown code is still readable: `a_b` -> "a b")."""
+        return self.ENDED_TEXT.get(reason) or COMMON_ENDED_TEXT.get(reason) or reason.replace("_", " ")
 
     def _update_usage(self) -> None:
         rec = self.builder.record
@@ -174,22 +204,23 @@ class SessionScreenBase(Screen[None]):
 
     def action_autoplay(self) -> None:
         self.session.play()
-        self.status.set(paused=False)
+        self.status.refresh_line()
         self.refresh_bindings()
 
     def action_pause(self) -> None:
         self.session.pause()
-        self.status.set(paused=True)
+        self.status.refresh_line()
         self.refresh_bindings()
 
     def action_step(self) -> None:
         self.session.step()
-        self.status.set(paused=True)
+        self.status.refresh_line()
         self.refresh_bindings()
 
     def action_stop(self) -> None:
         if self.running:
             self.session.stop()
+            self.status.set(activity="stopping…")
 
     def action_restart(self) -> None:
         self.app.switch_screen(type(self)(self.env, self.spec, self.session_factory))

@@ -1,8 +1,17 @@
-"""The session's status line: turn n/N, who is generating, tokens, cost, elapsed, retries."""
+"""The session's status line: turn n/N, what is happening now, tokens, cost, elapsed, retries.
+
+What is happening comes from two places: the screen's `activity` (set from engine events: who is
+generating, who is judged, whose turn it is) and the session's turn gate (`gate`, asked on every
+refresh), so "paused" is said only while the session really holds between turns, and a step's
+running turn reads as running ("pauses after this turn"), not as paused.
+"""
 
 from __future__ import annotations
 
 import time
+from typing import Callable, Literal
+
+GateState = Literal["", "holding", "pausing"]
 
 from rich.text import Text
 from textual.widgets import Static
@@ -24,7 +33,9 @@ class StatusLine(Static):
         self.retry = ""
         self.started = self.clock()
         self.finished: float | None = None
-        self.paused = False
+        self.gate: Callable[[], GateState] | None = None
+        """The session's turn gate: "holding" (paused between turns), "pausing" (a turn runs, then
+        it holds) or "" (auto-play); None before the session exists."""
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_line)
@@ -36,11 +47,20 @@ class StatusLine(Static):
         line = Text()
         line.append(f"{self.UNIT} {self.turn}/{self.max_turns}", style="bold")
         line.append("  ·  ")
-        line.append(self.activity + (" (paused)" if self.paused and self.finished is None else ""))
+        line.append(self.activity_text())
         line.append(f"  ·  {self.tokens} tokens  ·  cost {cost}  ·  {int(elapsed // 60)}:{int(elapsed % 60):02d}")
         if self.retry:
             line.append(f"  ·  {self.retry}", style="bold")
         self.update(line)
+
+    def activity_text(self) -> str:
+        """The activity as shown now: the gate's state wins over a stale "next" while paused."""
+        gate = self.gate() if self.gate is not None and self.finished is None else ""
+        if gate == "holding":
+            return f"paused before the next {self.UNIT}: s steps, a auto-plays"
+        if gate == "pausing":
+            return f"{self.activity} (pauses after this {self.UNIT})"
+        return self.activity
 
     def set(self, **changes) -> None:
         for key, value in changes.items():

@@ -82,6 +82,19 @@ class Transcript(VerticalScroll):
             del self.views[message_id]
             view.remove()
 
+    def close_open(self) -> None:
+        """The session ended: a message still streaming or waiting for a person will get no more
+        text, so it must not keep saying "typing…" / "waiting for you…" (an empty one goes; one
+        with text is marked cut off, as the record has it)."""
+        for message_id, view in list(self.views.items()):
+            if view.state != "streaming":
+                continue
+            if view.body.strip():
+                view.finish(view.body, partial=True)
+            else:
+                del self.views[message_id]
+                view.remove()
+
     def note(self, text: str, kind: str = "system") -> None:
         """A system note or observation, styled apart from dialogue."""
         follow = self.at_bottom
