@@ -205,14 +205,110 @@ async def test_title_bar_and_key_bar() -> None:
         assert "proactive-tui" in title and f"{len(load_default().environments)} environments" in title
         bar = app.screen.query_one(KeyBar)
         hints = bar.visual.plain
-        assert "r Reference" in hints and "f1 Help" in hints and "Clear filter" not in hints
+        assert "r Reference" in hints and "f1 Help" in hints and "esc Clear" not in hints
+        assert "h History" in hints
         await pilot.click(bar, offset=(hints.index("r Reference") + 1, 0))  # +1: left padding
         await pilot.pause()
         assert app.screen.reveal_reference is False
         await pilot.press("slash", "x")
         await pilot.pause()
         hints = bar.visual.plain
-        assert "esc Clear filter" in hints and "r Reference" not in hints  # typing: r goes to the input
+        assert "esc Clear" in hints and "r Reference" not in hints  # typing: r goes to the input
+
+
+async def test_key_bar_keeps_the_screens_keys_and_palette_at_80_columns() -> None:
+    from proactive_tui.ui.widgets.key_bar import KeyBar
+
+    app = ProactiveApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("slash", *"car", "down")  # a filter: Clear joins the screen's keys
+        await pilot.pause()
+        bar = app.screen.query_one(KeyBar)
+        hints = bar.visual.plain
+        for hint in ("⏎ Open", "/ Filter", "r Reference", "d Details", "h History", "esc Clear", "^p palette"):
+            assert hint in hints, hints
+        assert len(hints) <= bar.content_region.width  # nothing cut at the edge: app-wide keys gave way
+        await pilot.click(bar, offset=(hints.index("h History") + 1, 0))
+        await pilot.pause()
+        from proactive_tui.ui.screens.history import HistoryScreen
+
+        assert isinstance(app.screen, HistoryScreen)
+
+
+async def test_preview_follows_the_cursor_after_a_quick_filter_and_down() -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        # no pause between the keys: a person typing fast
+        await pilot.press("slash", *"house", "down", "down", "down", "up", "down")
+        for _ in range(5):
+            await pilot.pause()
+        from proactive_tui.envs.describe import describe
+        from proactive_tui.ui.env_index import Group
+        from proactive_tui.ui.screens.picker import group_sections
+
+        node = app.screen.tree.cursor_node
+        assert node is not None and node.data is not None
+        expected = (group_sections(node.data) if isinstance(node.data, Group)
+                    else describe(node.data, reveal_reference=True))
+        assert app.screen.preview.sections == tuple(expected)
+
+
+async def test_a_filter_with_no_match_says_so() -> None:
+    total = len(load_default().environments)
+    app = ProactiveApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("slash", *"zzzz-nothing")
+        await pilot.pause()
+        tree = app.screen.tree
+        assert tree.border_title == f"No match (0/{total})" and "Escape" in tree.border_subtitle
+        assert "No environment matches 'zzzz-nothing'" in shown_text(app.screen.preview)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert tree.border_title == f"Environments ({total})" and not tree.border_subtitle
+
+
+async def test_environment_count_comes_back_after_a_session() -> None:
+    from proactive_tui.ui.widgets.title_bar import TitleBar
+
+    total = len(load_default().environments)
+    app = ProactiveApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("h")  # the history says "session history"
+        await pilot.pause()
+        assert "session history" in app.screen.query_one(TitleBar).visual.plain
+        await pilot.press("escape")
+        await pilot.pause()
+        from ui_helpers import PE_ENV, fake_spec, scripted_factory
+        from proactive_tui.families.proactiveeval.ui.session import ProactiveEvalSessionScreen
+
+        env = app.environments.get(PE_ENV)
+        app.push_screen(ProactiveEvalSessionScreen(env, fake_spec(PE_ENV, "http://unused", max_turns=1),
+                                                   scripted_factory()))
+        await pilot.pause()
+        assert PE_ENV in app.screen.query_one(TitleBar).visual.plain  # the session's own subtitle
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)
+        assert f"{total} environments" in app.screen.query_one(TitleBar).visual.plain
+
+
+async def test_hidden_reference_hides_the_chronos_branch_and_notes() -> None:
+    env = load_default().get("chronos/car-purchase-negative")
+    notes = [s.note for s in env.scenario.timeline if s.note]
+    assert notes  # the sample has authors' notes to hide
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await highlight(pilot, env.id)
+        text = shown_text(app.screen.preview)
+        assert "negative branch" in text and notes[0] in text
+        await pilot.press("r")
+        await pilot.pause()
+        text = shown_text(app.screen.preview)
+        assert "branch" not in text and "meets needs" not in text
+        assert not any(note in text for note in notes)
+        assert env.scenario.persona in text  # the rest stays
 
 
 # -- untrusted text -----------------------------------------------------------------------------

@@ -229,10 +229,15 @@ def load_scenarios(stem: str, display: str, data: Any) -> tuple[list[ChronosEnv]
 
 
 def describe(env: ChronosEnv, reveal: bool) -> list[tuple[str, str]]:
-    """The family's sections of `envs show` and the picker preview (see envs.describe)."""
+    """The family's sections of `envs show` and the picker preview (see envs.describe).
+
+    With the reference hidden (a person about to play), what gives the outcome away is left out:
+    the branch (whether any state will meet the needs), each state's verdict, and the authors'
+    notes on the states (they say why a state does or does not fit)."""
     sc = env.scenario
+    branch = f"{sc.branch} branch, " if reveal else ""
     out = [
-        ("Scenario", f"{sc.scenario}, {sc.branch} branch, {sc.tier} tier, turn limit {sc.turn_limit}"),
+        ("Scenario", f"{sc.scenario}, {branch}{sc.tier} tier, turn limit {sc.turn_limit}"),
         ("Persona", sc.persona),
         ("Initial need", sc.initial_need),
         ("Intention", sc.intention),
@@ -255,6 +260,6 @@ def _states(start: str | None, states, reveal: bool) -> str:
         verdict = (" ✓ meets needs" if state.meets_needs else " ✗ does not meet needs") if reveal else ""
         lines.append(f"{state.time}{verdict}")
         lines.extend(f"    {listing}" for listing in state.listings)
-        if state.note:
+        if state.note and reveal:
             lines.append(f"    ({state.note})")
     return "\n".join(lines)

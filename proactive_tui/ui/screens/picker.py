@@ -43,9 +43,8 @@ class PickerScreen(Screen[None]):
         Binding("slash", "focus_filter", "Filter", tooltip="Type to filter by id, title or any word of the description"),
         Binding("r", "toggle_reference", "Reference", tooltip="Show or hide the reference solution (spoilers for players)"),
         Binding("d", "details", "Details", tooltip="The highlighted environment in full, in a scrollable window"),
-        # Not in the key bar (at 80 columns it would push out the palette hint): F1 and the palette list it.
-        Binding("h", "history", "History", show=False, tooltip="Recorded sessions: replay, resume, export, delete"),
-        Binding("escape", "clear_filter", "Clear filter", tooltip="Clear the filter and list everything"),
+        Binding("h", "history", "History", tooltip="Recorded sessions: replay, resume, export, delete"),
+        Binding("escape", "clear_filter", "Clear", tooltip="Clear the filter and list everything"),
         Binding("down", "focus_tree", "To the list", show=False, tooltip="From the filter down to the list"),
     ]
 
@@ -82,10 +81,20 @@ class PickerScreen(Screen[None]):
         """Posted once, after the picker's first paint (start-up benchmark, model preload)."""
 
     def on_mount(self) -> None:
+        self._say_count()
         self._rebuild()
         self._update_preview_title()
         self.tree.focus()
         self.call_after_refresh(self.post_message, self.Ready())
+
+    def on_screen_resume(self) -> None:
+        """Back from setup, a session or the history: their subtitles (env id, seats) are gone
+        and the picker's count is back."""
+        self._say_count()
+
+    def _say_count(self) -> None:
+        count = len(self.index)
+        self.app.sub_title = f"{count} environment{'s' if count != 1 else ''}"
 
     # -- filter -----------------------------------------------------------------------------
 
@@ -108,7 +117,13 @@ class PickerScreen(Screen[None]):
         if node is not None:
             self._show_node(node.data)
         total = len(self.index)
-        self.tree.border_title = f"Environments {len(self.shown)}/{total}" if self.query_text.strip() else f"Environments ({total})"
+        if not self.query_text.strip():
+            self.tree.border_title = f"Environments ({total})"
+        elif self.shown:
+            self.tree.border_title = f"Environments {len(self.shown)}/{total}"
+        else:
+            self.tree.border_title = f"No match (0/{total})"
+        self.tree.border_subtitle = "" if self.shown else "Escape clears the filter"
         if not self.shown:
             self.current = None
             self.preview.show([("", f"No environment matches {self.query_text.strip()!r}.\nEscape clears the filter.")])
@@ -146,7 +161,12 @@ class PickerScreen(Screen[None]):
     # -- preview ----------------------------------------------------------------------------
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
-        self._show_node(event.node.data)
+        """Show what is under the cursor now, not the event's node: after a filter rebuilt the
+        tree, highlight messages from the old tree (or from a cursor that moved on) can still be
+        in the queue, and showing their node left a stale preview."""
+        node = self.tree.cursor_node
+        if node is not None:
+            self._show_node(node.data)
 
     def _show_node(self, data: Any) -> None:
         if isinstance(data, Group):

@@ -5,6 +5,10 @@ picker that cost ~25-40 ms of start-up, enough on its own to miss the start-up b
 (benchmarks/startup.py). This renders the same information (the active screen's bindings with
 `show=True`, dimmed when disabled, the command-palette key last) as one `Content`, and a click on
 a hint presses its key, as with `Footer`.
+
+When the line is wider than the bar, the app-wide hints (quit, help) go first, since F1 and the
+palette list them on every screen; the screen's own keys and the palette hint stay. Before this,
+a narrow terminal cut the line at the right edge, so the palette hint was the first to go.
 """
 
 from __future__ import annotations
@@ -34,20 +38,30 @@ class KeyBar(Static):
         if self.is_attached and screen is self.screen:
             self.update(self.hints())
 
+    def on_resize(self) -> None:
+        self.update(self.hints())
+
     def hints(self) -> Content:
         app = self.app
         active = self.screen.active_bindings
-        parts: list[Content] = []
+        parts: list[tuple[Content, bool]] = []  # (hint, app-wide)
         seen: set[str] = set()
-        for key, (_, binding, enabled, _) in active.items():
+        for key, (node, binding, enabled, _) in active.items():
             if not binding.show or binding.action in seen or key == app.COMMAND_PALETTE_BINDING:
                 continue
             seen.add(binding.action)
-            parts.append(self._hint(key, app.get_key_display(binding), binding.description, enabled))
+            parts.append((self._hint(key, app.get_key_display(binding), binding.description, enabled), node is app))
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
             binding = active[app.COMMAND_PALETTE_BINDING].binding
-            parts.append(self._hint(binding.key, app.get_key_display(binding), "palette", True))
-        return Content("  ").join(parts)
+            parts.append((self._hint(binding.key, app.get_key_display(binding), "palette", True), False))
+        room = self.content_region.width if self.is_attached and self.size.width else 0
+        sep = Content("  ")
+        while room and sep.join(p for p, _ in parts).cell_length > room:
+            app_wide = [i for i, (_, is_app) in enumerate(parts) if is_app]
+            if not app_wide:
+                break
+            del parts[app_wide[-1]]
+        return sep.join(p for p, _ in parts)
 
     @staticmethod
     def _hint(key: str, display: str, description: str, enabled: bool) -> Content:
