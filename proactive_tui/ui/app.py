@@ -195,14 +195,19 @@ class ProactiveApp(App[None]):
         from proactive_tui.core import registry
         from proactive_tui.llm.settings import resolve_roles
 
+        from proactive_tui.ui import setup_memory
+
         SetupScreen = registry.get(env.family).setup_screen()
         roles = resolve_roles(self.config.roles)
+        remembered = setup_memory.load_memories().families.get(env.family)
 
         def started(chosen: Any) -> None:
             if chosen is not None:
+                setup_memory.remember(env.family, chosen)
                 self.start_session(env, chosen)
 
-        self.push_screen(SetupScreen(env, roles=roles, recent=self.config.recent_models, spec=spec), started)
+        self.push_screen(SetupScreen(env, roles=roles, recent=self.config.recent_models, spec=spec,
+                                     remembered=remembered), started)
 
     def start_session(self, env: Any, spec: Any) -> None:
         from proactive_tui.core import registry

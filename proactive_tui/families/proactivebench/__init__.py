@@ -25,7 +25,7 @@ class ProactiveBenchFamily(Family):
                        arxiv="2410.12361", repository="https://github.com/thunlp/ProactiveAgent")
     seats = ("agent", "user")
     seat_labels = {"user": "judge (user)"}
-    play_modes = {"watch": "Watch models", "play_user": "Play the user (you accept or reject)"}
+    play_modes = {"watch": "Watch models", "play_user": "Play the user"}
     settings_model = ProactiveBenchSettings
     section_model = ProactiveBenchSection
     env_model = env_module.ProactiveBenchEnv

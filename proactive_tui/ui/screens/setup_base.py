@@ -2,7 +2,8 @@
 
 Defaults put the embedded offline model everywhere, labelled for what it is. Each model seat
 shows where its key would come from (env var, keyring, none); starting with a missing key asks
-for a second confirmation instead of failing later mid-session.
+for a second confirmation instead of failing later mid-session. The form opens on the family's last
+choices (`setup_memory`), with the focus on the mode: the first thing a person decides.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.llm import keys
 from proactive_tui.llm.settings import DEFAULT_MODEL, ModelSettings, RoleSettings, resolve_roles
+from proactive_tui.ui.widgets.key_bar import KeyBar
 
 PRESET_MODELS = [
     DEFAULT_MODEL, "openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-4o", "anthropic/claude-sonnet-4-5",
@@ -61,12 +63,15 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
     ]
 
     def __init__(self, env: Any, roles: RoleSettings | None = None, recent: list[str] | None = None,
-                 spec: SessionSpec | None = None) -> None:
+                 spec: SessionSpec | None = None, remembered: Any = None) -> None:
+        """`spec`: a session to start again (its settings win); `remembered`: this family's last
+        setup (a `SetupMemory`: mode, models, api base, settings)."""
         super().__init__()
         self.env = env
         self.roles = roles or resolve_roles()
         self.models = list(dict.fromkeys((recent or []) + PRESET_MODELS))
         self.previous = spec
+        self.remembered = remembered
         self.confirmed_missing_keys = False
         from proactive_tui.core import registry
 
@@ -78,30 +83,53 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
     def initial_settings(self) -> Any:
         """The settings the form opens with: the last session's, else the playground's defaults
         over the family's, as the family's typed settings model."""
-        values = self.previous.settings if self.previous else self.PLAYGROUND_DEFAULTS
-        return self.family.settings(values)
+        if self.previous is not None:
+            return self.family.settings(self.previous.settings)
+        if self.remembered is not None and self.remembered.settings:
+            try:
+                return self.family.settings({**self.PLAYGROUND_DEFAULTS, **self.remembered.settings})
+            except Exception:  # a remembered value the family no longer accepts: defaults
+                pass
+        return self.family.settings(self.PLAYGROUND_DEFAULTS)
+
+    def initial_mode(self) -> str:
+        mode = self.remembered.mode if self.remembered is not None else "watch"
+        return mode if mode in self.MODES else "watch"
+
+    def initial_model(self, role: str) -> str:
+        if self.remembered is not None and self.remembered.models.get(role):
+            return self.remembered.models[role]
+        return self.roles.for_role(role).model
+
+    def initial_api_base(self) -> str:
+        if self.remembered is not None and self.remembered.api_base:
+            return self.remembered.api_base
+        return self.roles.agent.api_base or ""
 
     def compose(self) -> ComposeResult:
         prev = self.initial_settings()
         with Vertical(id="setup"):
             yield Static(Text.assemble(("New session  ", "bold"), (self.env.id, ""), "\n", (self.env.title, "dim")), id="setup-title")
             with VerticalScroll(id="setup-body"):
+                mode = self.initial_mode()
                 with RadioSet(id="mode"):
                     for key, label in self.MODES.items():
-                        yield RadioButton(label, value=key == "watch", id=f"mode-{key}")
+                        yield RadioButton(label, value=key == mode, id=f"mode-{key}")
+                api_base = self.initial_api_base()
                 with Grid(id="seats"):
                     for role in self.SEATS:
-                        settings = self.roles.for_role(role)
+                        model = self.initial_model(role)
                         yield Label(self.SEAT_LABELS.get(role, role), classes="seat-label")
-                        yield Input(settings.model, id=f"model-{role}", suggester=SuggestFromList(self.models, case_sensitive=False),
+                        yield Input(model, id=f"model-{role}", suggester=SuggestFromList(self.models, case_sensitive=False),
                                     placeholder="litellm model, e.g. openai/gpt-4.1")
-                        yield Static(key_note(settings.model, settings.api_base), id=f"key-{role}", classes="key-note")
-                yield Input(self.roles.agent.api_base or "", id="api-base", placeholder="api base for OpenAI-compatible servers (optional)")
+                        yield Static(key_note(model, api_base or None), id=f"key-{role}", classes="key-note")
+                yield Input(api_base, id="api-base", placeholder="api base for OpenAI-compatible servers (optional)")
                 yield from self.compose_settings(prev)
                 yield Static("", id="setup-warning")
             with Horizontal(id="setup-buttons"):
                 yield Button("Start", variant="primary", id="start")
                 yield Button("Cancel", id="cancel")
+        yield KeyBar()  # the form's own keys, over the picker's (which do nothing here)
 
     def compose_settings(self, prev: Any) -> ComposeResult:
         """The family's protocol settings part of the form; `prev` is its typed settings model."""
@@ -118,7 +146,10 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
     def on_mount(self) -> None:
         self.query_one("#setup").border_title = "Setup"
         self.query_one("#setup").border_subtitle = "ctrl+s starts · esc cancels"
-        self.query_one("#start", Button).focus()
+        self._mode_changed()  # a remembered play mode: the person's seat has no model
+        modes = self.query_one("#mode", RadioSet)
+        modes.border_title = "Mode · ←→ move, space picks, tab next"
+        modes.focus()
 
     @property
     def mode(self) -> str:

@@ -25,11 +25,11 @@ class ProactiveEvalSetupScreen(SetupScreenBase):
         with Grid(id="settings-grid"):
             yield Label("agreeableness")
             yield Select([(v, v) for v in ("low", "medium", "high")], value=prev.agreeableness, allow_blank=False, id="agreeableness")
-            yield Label("max turns")
+            yield Label("turn limit")
             yield Input(str(prev.max_turns), id="max-turns", validators=[Integer(1, 50)], type="integer")
             yield Label("memory turns")
             yield Input(str(prev.memory_turns), id="memory-turns", validators=[Integer(1, 50)], type="integer")
-            yield Label("target planning")
+            yield Label("agent plans")
             yield Switch(prev.planning, id="planning")
             yield Label("live judging")
             yield Switch(prev.live_judging, id="live")

@@ -1,0 +1,113 @@
+"""The setup form: opens on the mode with visible focus, every field reachable at 80x24, the last
+choices remembered per family (never a credential), the same words in every family."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, RadioSet
+
+from proactive_tui.core import registry
+from proactive_tui.ui import setup_memory
+from proactive_tui.ui.app import ProactiveApp
+from proactive_tui.ui.screens.setup_base import SetupScreenBase
+
+ENVS = {"proactiveeval": "proactiveeval/persuasion/fair/0", "proactivebench": "proactivebench/real/code_11",
+        "chronos": "chronos/car-purchase-positive"}
+
+
+@pytest.fixture(autouse=True)
+def no_preload(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROACTIVE_TUI_NO_PRELOAD", "1")
+
+
+def env_of(app, family: str):
+    env = app.environments.get(ENVS[family])
+    if env is None:  # the ProactiveBench id depends on the bundled traces: take the first
+        env = next(e for e in app.environments.environments if e.family == family)
+    return env
+
+
+async def open_setup(app, pilot, family: str) -> SetupScreenBase:
+    app.open_setup(env_of(app, family))
+    for _ in range(20):
+        await pilot.pause()
+        if isinstance(app.screen, SetupScreenBase):
+            break
+    return app.screen
+
+
+@pytest.mark.parametrize("family", sorted(ENVS))
+async def test_opens_on_the_mode_and_every_field_is_reachable_at_80x24(family: str) -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        setup = await open_setup(app, pilot, family)
+        assert isinstance(app.focused, RadioSet) and app.focused.id == "mode"
+        body = setup.query_one("#setup-body")
+        seen = []
+        for _ in range(40):
+            await pilot.press("tab")
+            await pilot.pause()
+            focused = app.focused
+            if focused is None or focused.id in seen:
+                break
+            seen.append(focused.id)
+            if body in focused.ancestors:
+                # focusing scrolled it into the form's visible part
+                assert body.content_region.contains_region(focused.region), focused.id
+            assert focused.region.height > 0 and setup.region.contains_region(focused.region), focused.id
+        inputs = {w.id for w in setup.query("#setup-body Input, #setup-body Select, #setup-body Switch")
+                  if not w.disabled}
+        assert inputs <= set(seen), inputs - set(seen)
+        assert {"start", "cancel"} <= set(seen)
+
+
+async def test_last_choices_are_remembered_per_family_without_credentials(monkeypatch) -> None:
+    started = []
+    app = ProactiveApp()
+    monkeypatch.setattr(app, "start_session", lambda env, spec: started.append(spec))
+    async with app.run_test(size=(100, 34)) as pilot:
+        setup = await open_setup(app, pilot, "proactiveeval")
+        await pilot.press("right", "space")  # the mode: Play the user
+        await pilot.pause()
+        assert setup.mode == "play_user"
+        setup.query_one("#max-turns", Input).value = "3"
+        setup.query_one("#model-agent", Input).value = "openai/gpt-4.1-mini"
+        setup.query_one("#api-base", Input).value = "http://bob:s3cret@localhost:8011/v1?api-key=k3y"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        if isinstance(app.screen, SetupScreenBase):  # the missing-key confirmation
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+        assert len(started) == 1 and started[0].seats["user"] == "human"
+        stored = setup_memory.memory_file().read_text(encoding="utf-8")
+        assert "s3cret" not in stored and "k3y" not in stored and "bob" not in stored
+        assert "http://localhost:8011/v1" in stored
+
+        setup = await open_setup(app, pilot, "proactiveeval")
+        assert setup.mode == "play_user"
+        assert setup.query_one("#max-turns", Input).value == "3"
+        assert setup.query_one("#model-agent", Input).value == "openai/gpt-4.1-mini"
+        assert setup.query_one("#model-user", Input).disabled  # you play it
+        assert setup.query_one("#api-base", Input).value == "http://localhost:8011/v1"
+        await pilot.press("escape")
+        await pilot.pause()
+
+        setup = await open_setup(app, pilot, "chronos")  # another family: its own defaults
+        assert setup.mode == "watch"
+        assert setup.query_one("#model-agent", Input).value == "local/smollm2"
+
+
+def test_a_broken_memory_file_means_defaults(tmp_path) -> None:
+    path = tmp_path / "last_setup.json"
+    path.write_text("{not json", encoding="utf-8")
+    assert setup_memory.load_memories(path).families == {}
+
+
+def test_the_same_words_for_the_same_thing_in_every_family() -> None:
+    labels: dict[str, set[str]] = {}
+    for family in registry.families().values():
+        for key, label in family.play_modes.items():
+            labels.setdefault(key, set()).add(label)
+    assert labels["watch"] == {"Watch models"}
+    assert labels["play_user"] == {"Play the user"}
+    assert labels.get("play_agent", {"Play the agent"}) == {"Play the agent"}
