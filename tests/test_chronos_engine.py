@@ -14,6 +14,7 @@ from conftest import ROOT
 from proactive_tui.core.events import parse_event
 from proactive_tui.core.spec import SessionSpec, build_session
 from proactive_tui.core.participants import HumanParticipant, LLMParticipant
+from proactive_tui.families.chronos import prompts
 from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession
 from proactive_tui.families.chronos.testing import OracleAgent, ScriptedPersona
 from proactive_tui.core.run_record import RunRecord, fold
@@ -133,14 +134,66 @@ async def test_turn_limit_fails() -> None:
     events, record = await play(make_session("car-purchase-negative", agent=agent))
     o = outcome(record)
     limit = chronos_env("car-purchase-negative").scenario.turn_limit
-    assert (o.success, o.reason, o.turns) == (False, "turn_limit", limit)
+    # the limit counts turns answering the user or the monitor; the one answering the agent's
+    # own INFO_RETRIEVAL (turn 2) continues the first exchange and comes on top
+    assert (o.success, o.reason, o.turns) == (False, "turn_limit", limit + 1)
+    assert sum(t.input_kind != "tool_call" for t in record.section.turns) == limit
     assert record.termination.reason == "max_turns"
     assert record.settings["turn_limit"] == limit
+    # the user is not asked for a reply that no agent turn is left to answer
+    assert record.messages[-1].role == "agent"
 
 
 async def test_max_turns_setting_cuts_the_session_short() -> None:
     _, record = await play(make_session("car-purchase-positive", max_turns=3))
-    assert (outcome(record).reason, outcome(record).turns) == ("turn_limit", 3)
+    # IR (user), NA (its tool result: not counted), NA (user), SR (user): three counted turns
+    assert (outcome(record).reason, outcome(record).turns) == ("turn_limit", 4)
+    assert actions(record) == [IR, NA, NA, SR]
+
+
+# -- an agent that keeps checking (the small local model does) ----------------------------------
+
+def always_checking() -> OracleAgent:
+    return when(lambda s: True, IR, text="Let me check.")
+
+
+async def test_repeated_checks_hand_the_turn_to_the_user() -> None:
+    human = HumanParticipant()
+    session = make_session("car-purchase-positive", agent=always_checking(), user=human, max_turns=3)
+    events, record, hints = await drive(session, {"user": ["budget 12k", "under 90k km", "still there?"]})
+    turns = record.section.turns
+    # each exchange: the check answering the user, then one more check answered by its own
+    # observation (marked unchanged), after which the person's reply comes next
+    assert [t.input_kind for t in turns] == ["user", "tool_call"] * 3
+    assert [seat for seat, _ in hints] == ["user", "user"]  # asked after every exchange but the last
+    obs = record.section.observations
+    assert [o.turn for o in obs] == [2, 3, 4, 5, 6, 7]
+    assert prompts.REPEATED_CHECK in obs[1].content and prompts.HANDOVER["user"] in obs[1].content
+    assert prompts.REPEATED_CHECK not in obs[0].content and "Available now" in obs[1].content
+    assert (outcome(record).reason, outcome(record).turns) == ("turn_limit", 6)
+    user_msgs = [m.content for m in record.messages if m.role == "user"]
+    assert user_msgs[1:] == ["budget 12k", "under 90k km"]
+    # the oracle still judges every turn: the repeated check after a tool result is wrong
+    assert [t.action_correct for t in turns] == [True] + [False] * 5  # no re-check right after a check
+
+
+async def test_repeated_checks_while_dormant_let_the_monitor_scan() -> None:
+    agent = when(lambda s: s.state.monitoring, IR, "IN_PROGRESS", "Checking again.")
+    _, record = await play(make_session("car-purchase-negative", agent=agent, max_tool_calls=2))
+    inputs = [t.input_kind for t in record.section.turns]
+    assert inputs[4:8] == ["internal_trigger", "tool_call", "internal_trigger", "tool_call"]
+    handed = [o for o in record.section.observations if prompts.HANDOVER["monitor"] in o.content]
+    assert handed and all(o.source == "tool_call" for o in handed)
+    assert outcome(record).reason == "not_silent_at_end"  # the timeline ran out without silence
+
+
+async def test_one_tool_call_in_a_row_hands_over_at_once() -> None:
+    human = HumanParticipant()
+    session = make_session("car-purchase-positive", user=human, max_tool_calls=1, max_turns=2)
+    _, record, hints = await drive(session, {"user": ["budget 12k"]})
+    assert [t.input_kind for t in record.section.turns] == ["user", "user"]
+    assert prompts.HANDOVER["user"] in record.section.observations[0].content
+    assert hints and record.section.turns[1].expected_action == NA  # the detail, answered with the listings seen
 
 
 async def test_bad_follow_up_is_refused_then_fails() -> None:

@@ -56,5 +56,6 @@ async def test_history_headline() -> None:
     from proactive_tui.store.queries import headline
 
     _, record = await play(make_session("car-purchase-positive", max_turns=3))
-    assert headline(record) == {"turns": 3, "success": "no", "action": "100%", "status": "100%", "ended": "max_turns"}
+    # three counted turns plus the uncounted answer to the agent's own INFO_RETRIEVAL
+    assert headline(record) == {"turns": 4, "success": "no", "action": "100%", "status": "100%", "ended": "max_turns"}
     assert {s.name: s.by_kind for s in record.scores} == {"success": "rule", "action": "rule", "status": "rule"}

@@ -49,7 +49,8 @@ Field meanings:
 - `timeline`: environment states in time order, each the listings visible then and whether they
   meet the needs. The monitor advances through them while the user is dormant.
 - `intention_shift`: the new intention, the full new constraint set, and the states after the shift.
-- `turn_limit`: agent turns after which the session fails.
+- `turn_limit`: agent turns after which the session fails (turns answering the agent's own INFO_RETRIEVAL are
+  not counted).
 
 Checks beyond types: times never go backwards; `simple` has no shift and `complex` has one; on
 the positive branch the last relevant timeline (the shift's, in the complex tier) has a state that

@@ -40,15 +40,18 @@ FAMILY = "chronos"
 
 
 def dialogue_messages(record: Any) -> list[dict[str, Any]]:
-    """System, then each agent turn's input (user message or observation) followed by its reply."""
+    """System, then each agent turn's input (user message or observation) followed by its reply.
+
+    When the agent has checked as often in a row as `max_tool_calls` allows, the last tool
+    observation and the user's reply are both inputs of the same turn: the observation came first."""
     entries: list[tuple[int, int, dict[str, Any]]] = []
     for m in record.messages:
         if m.partial:
             continue
         if m.role == "user":
-            entries.append((m.turn, 0, {"role": "user", "content": m.content}))
+            entries.append((m.turn, 1, {"role": "user", "content": m.content}))
         else:
-            entries.append((m.turn, 1, {"role": "assistant", "content": m.content}))
+            entries.append((m.turn, 2, {"role": "assistant", "content": m.content}))
     section = record.section
     for obs in section.observations if section else []:
         entries.append((obs.turn, 0, {"role": "observation", "source": obs.source, "content": obs.content}))

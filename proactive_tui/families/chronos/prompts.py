@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-PROMPT_VERSION = "chronos-2026.12.01-1"
+PROMPT_VERSION = "chronos-2026.12.02-1"
 
 AGENT_SYSTEM = """\
 You are a task assistant that looks after a person's request over days or weeks, not only during \
@@ -55,10 +55,21 @@ def _bullets(items: list[str]) -> str:
     return "\n".join(f"- {s}" for s in items)
 
 
-def tool_observation(clock: str, listings: list[str]) -> str:
+REPEATED_CHECK = "Unchanged since your last check: the market only moves while the person is away."
+HANDOVER = {
+    "user": "You have checked enough in a row: the person's reply comes next.",
+    "monitor": "You have checked enough in a row: the monitor's next scan comes next.",
+}
+"""What a tool observation adds when the agent checks again, and when the turn passes on
+(`ChronosSettings.max_tool_calls`): the agent is told why no turn of its own follows."""
+
+
+def tool_observation(clock: str, listings: list[str], repeated: bool = False, handover: str | None = None) -> str:
+    notes = ([REPEATED_CHECK] if repeated else []) + ([HANDOVER[handover]] if handover else [])
     return (
         f'<observation source="tool_call" time="{clock}">\n'
-        f"Available now:\n{_bullets(listings)}\n"
+        + "".join(n + "\n" for n in notes)
+        + f"Available now:\n{_bullets(listings)}\n"
         "</observation>"
     )
 

@@ -34,6 +34,14 @@ read: the engine knows when it told the user the needs were met, so "thanks" sai
 the user is still adding details) never completes anything. A model user at the shift point is
 taken to have voiced the shift (it was told to); a person shifts with /shift.
 
+Turn budget: the turn limit counts the agent turns that answer the user or the monitor. A turn
+answering the agent's own INFO_RETRIEVAL continues the same exchange and is not counted; such
+runs are bounded instead (`ChronosSettings.max_tool_calls`): after that many INFO_RETRIEVALs in a
+row the last observation (marked unchanged) goes into the dialogue and the user, or while the user
+is dormant the monitor, gives the next input. So an agent that keeps checking (the small local
+model does) can neither keep a person from their turn nor spend their turns. Once the limit is
+used up the session ends before the user is asked for a reply no agent turn would answer.
+
 Controls for a viewer: `fast_forward()` runs the monitor's next scan now (with
 `monitor_delay_s=None` the monitor waits for it: step-by-step time), `state` exposes the
 protocol state (clock, current state, dormancy), `pending` the oracle's expectation for the turn
@@ -139,6 +147,10 @@ class ChronosSession(SessionBase):
         self.pending: Expectation | None = None
         self.current_brief: UserBrief | None = None
         self._failure: str | None = None
+        self.counted_turns = 0
+        """Agent turns that count against the turn limit (those answering the user or the monitor)."""
+        self._tool_calls = 0
+        """INFO_RETRIEVALs in a row since the last user message or monitor scan."""
         self._wake = asyncio.Event()
         self._fast_forwarded = False
         for seat in SEATS:
@@ -196,10 +208,11 @@ class ChronosSession(SessionBase):
                 return {"type": r.type, "value": r.value}
         return None
 
-    def _observe(self, turn: int, source: Literal["tool_call", "internal_trigger"]) -> None:
+    def _observe(self, turn: int, source: Literal["tool_call", "internal_trigger"], repeated: bool = False,
+                 handover: Literal["user", "monitor"] | None = None) -> None:
         st = self.state
         if source == "tool_call":
-            content = prompts.tool_observation(st.clock, st.current.listings)
+            content = prompts.tool_observation(st.clock, st.current.listings, repeated=repeated, handover=handover)
         else:
             content = prompts.trigger_observation(st.clock, st.current.listings, self._active_reminder(), self._task_context())
         self.dialogue.append({"role": "user", "content": content})
@@ -447,9 +460,14 @@ class ChronosSession(SessionBase):
         was_dormant = st.monitoring
         st.agent_acted(action)  # type: ignore[arg-type]
         if action == "INFO_RETRIEVAL":
+            self._tool_calls += 1
+            handover = self._tool_calls >= self.settings.max_tool_calls
             st.tool_observed()
-            self._observe(turn + 1, "tool_call")
-            return
+            self._observe(turn + 1, "tool_call", repeated=self._tool_calls > 1,
+                          handover=("monitor" if st.monitoring else "user") if handover else None)
+            if not handover:
+                return  # the agent answers its own observation (an uncounted turn)
+        self._tool_calls = 0
         if action == "SET_REMINDER":
             self._set_reminder(turn, reply)
             if not was_dormant:
@@ -459,6 +477,8 @@ class ChronosSession(SessionBase):
             return
         if was_dormant:
             self._presence(False, "the agent's message woke the user")
+        if self.counted_turns >= self.turn_limit:
+            raise self._turn_limit()  # no agent turn is left to answer the user: do not ask
         said = await self._user_reply(turn + 1)
         if said == "dormant":
             st.go_dormant()
@@ -474,9 +494,25 @@ class ChronosSession(SessionBase):
         self._message("user", 1, opening, "scenario", started, message_id)
         self.user_view.append(("user", opening))
         self.dialogue.append({"role": "user", "content": opening})
-        for turn in range(1, self.turn_limit + 1):
+        turn = 0
+        while True:
+            if self.counts_next_turn:
+                if self.counted_turns >= self.turn_limit:
+                    raise self._turn_limit()
+                self.counted_turns += 1
+            turn += 1
             await self._turn(turn)
-        raise _Ended("max_turns", False, "turn_limit", f"the task was still open after {self.turn_limit} agent turns")
+
+    @property
+    def counts_next_turn(self) -> bool:
+        """Whether the pending agent turn counts against the turn limit: it answers the user or the
+        monitor, not the agent's own INFO_RETRIEVAL (that continues the same exchange)."""
+        return self.state.input_kind != "tool_call"
+
+    def _turn_limit(self) -> _Ended:
+        return _Ended("max_turns", False, "turn_limit",
+                      f"the task was still open after {self.turn_limit} turns "
+                      "(answers to the agent's own checks not counted)")
 
     # -- the run --------------------------------------------------------------------------------
 

@@ -159,6 +159,17 @@ def parse_agent_text(text: str, previous: AgentReply | None = None) -> AgentRepl
     })
 
 
+def typed_reply(text: str) -> bool:
+    """Whether a person's text is a whole reply (a JSON object or the compact line whose head is a
+    known action), not just what the user should read. The agent form sends such text as it is,
+    so the action and status typed there are the ones recorded, whatever its selects say."""
+    stripped = text.strip()
+    if stripped.startswith("{") or stripped.startswith("```"):
+        return True
+    match = _LINE.match(stripped)
+    return bool(match) and _token(match.group("action")) in ACTIONS
+
+
 def agent_text_parser(previous: Callable[[], AgentReply | None]) -> Callable[[str], AgentReply]:
     """`parse_agent_text` bound to the agent's latest reply (for carrying status and task over)."""
     return lambda text: parse_agent_text(text, previous())

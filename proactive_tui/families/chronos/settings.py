@@ -9,6 +9,15 @@ from pydantic import BaseModel, Field
 
 class ChronosSettings(BaseModel):
     max_turns: int | None = Field(default=None, ge=1, le=200)
-    """Agent turns allowed; None uses the scenario's turn_limit (a lower value cuts a session short)."""
+    """Agent turns allowed; None uses the scenario's turn_limit (a lower value cuts a session short).
+    Only turns that answer the user or the monitor count: a turn answering the agent's own
+    INFO_RETRIEVAL continues the same exchange (bounded by `max_tool_calls`), so a looping agent
+    cannot spend a person's turns without them ever being asked."""
     monitor_delay_s: float | None = Field(default=0.0, ge=0.0, le=3600.0)
     """Wall-clock seconds between monitor scans while the user is dormant; None waits for fast_forward()."""
+    max_tool_calls: int = Field(default=2, ge=1, le=20)
+    """INFO_RETRIEVALs in a row (no user message or monitor scan in between) after which the turn
+    passes on. The last one is still answered with its observation (marked unchanged: the market
+    only moves while the user is dormant), but the user's reply (or, while the user is dormant, the
+    monitor's next scan) comes next instead of another agent turn. 2 keeps the protocol's own flow
+    (check, then report) and stops an agent that keeps checking, such as the small local model."""
