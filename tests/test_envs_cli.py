@@ -79,7 +79,9 @@ def test_validate_bad_folder_lists_each_problem(tmp_path: Path) -> None:
     assert any(l.endswith("recommendation/fair.json: record 1: field sub_target: Input should be a valid list (got NoneType)") for l in lines), lines
     assert any("recommendation/hard.json: invalid JSON at line 1 column 2" in l for l in lines)
     assert any(l.endswith("proactivebench/empty.json: empty file: expected JSON") for l in lines)
-    assert lines[-1] == "FAILED: 1 environment(s) loaded from 3 file(s), 3 problem(s)"
+    # the one good record has a sample's id: the app would skip it, and validate says so
+    assert any("duplicate id proactiveeval/recommendation/fair/0: already loaded from" in l for l in lines)
+    assert lines[-1] == "FAILED: 1 environment(s) loaded from 3 file(s), 4 problem(s)"
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
@@ -93,3 +95,21 @@ def test_validate_never_tracebacks_on_odd_paths(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stdout + proc.stderr
     assert "missing: no such file or folder" in proc.stdout
     assert "deep.json" in proc.stdout
+
+
+def test_validate_reports_ids_the_app_already_has(tmp_path: Path) -> None:
+    # a hand-written file whose ids are the samples': the picker would skip it, validate must say so
+    write(tmp_path / "glasses_assistant" / "fair.json", [PE_ITEM])
+    proc = cli("envs", "validate", str(tmp_path))
+    assert proc.returncode == 1
+    assert "duplicate id proactiveeval/glasses_assistant/fair/0: already loaded from" in proc.stdout
+    assert "FAILED" in proc.stdout
+    # the samples themselves validate clean (the same files are no clash with themselves)
+    proc = cli("envs", "validate", str(SAMPLE_DIRS["proactiveeval"]))
+    assert proc.returncode == 0, proc.stdout
+    # an exported session's record has its own id: OK, and listed
+    write(tmp_path / "x" / "glasses_assistant" / "fair.json", [{**PE_ITEM, "meta": {"session_id": "abc123", "env_id": "proactiveeval/glasses_assistant/fair/0"}}])
+    proc = cli("envs", "validate", str(tmp_path / "x"))
+    assert proc.returncode == 0 and "OK: 1 environment(s)" in proc.stdout, proc.stdout
+    proc = cli("envs", "list", "--json", "--envs", str(tmp_path / "x"), "--domain", "glasses_assistant")
+    assert "proactiveeval/glasses_assistant/fair/0@abc123" in proc.stdout and "duplicate" not in proc.stderr

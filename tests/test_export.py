@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT
 from proactive_tui.core.events import parse_event
 from proactive_tui.core.run_record import RunRecord
-from proactive_tui.envs import load_paths
+from proactive_tui.envs import load_default, load_paths
 from proactive_tui.export import load_formats
 from proactive_tui.export.registry import ExportError, export
 from proactive_tui.store import SessionRecorder, Store, load_record
@@ -102,7 +102,13 @@ def test_proactiveeval_export_loads_back_as_environments(golden_record: RunRecor
     export([golden_record, second], "proactiveeval", tmp_path / "dataset")
     loaded = load_paths([tmp_path / "dataset"])
     assert loaded.problems == []
-    assert [e.id for e in loaded.environments] == ["proactiveeval/recommendation/fair/0", "proactiveeval/recommendation/fair/1"]
+    # their own ids (from the session), not the positions the samples' ids use
+    assert [e.id for e in loaded.environments] == [f"{golden_record.env_id}@{golden_record.id}",
+                                                   f"{golden_record.env_id}@second000001"]
+    # read back beside the samples, nothing is skipped as a duplicate
+    with_samples = load_default([str(tmp_path / "dataset")])
+    assert with_samples.problems == []
+    assert {e.id for e in loaded.environments} <= {e.id for e in with_samples.environments}
     original = golden_record.environment["item"]
     for env, record in zip(loaded.environments, (golden_record, second)):
         item = env.item.model_dump(mode="json")

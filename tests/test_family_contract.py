@@ -238,7 +238,7 @@ async def test_session_runs_folds_renders_and_exports(name: str, countdown_plugi
 def _proactiveeval_back(record: RunRecord, out: Path, files: list[Path]) -> None:
     loaded = envs.load_paths([out])
     assert not loaded.problems, [p.render() for p in loaded.problems]
-    assert [e.id for e in loaded.environments] == [record.env_id]
+    assert [e.id for e in loaded.environments] == [f"{record.env_id}@{record.id}"]  # its own id, not the sample's
     item = loaded.environments[0].model_dump()
     assert json.dumps(item, default=str).count("dialogue") >= 1  # the produced keys were kept
 

@@ -103,10 +103,23 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _clashes_with_default(envset) -> list:
+    """Ids the files share with what the app loads anyway (samples, the user's folder, config
+    folders): those files would be skipped there as duplicates, so validation must say so rather
+    than report OK for files the picker would never show."""
+    from proactive_tui.envs import LoadProblem, load_default
+
+    known = {env.id: env.source for env in load_default().environments}
+    return [LoadProblem(file=env.source, message=f"duplicate id {env.id}: already loaded from {known[env.id]} "
+                                                  "(the picker and `envs list` skip this one)")
+            for env in envset.environments if env.id in known and known[env.id] != env.source]
+
+
 def run_validate(args: argparse.Namespace) -> int:
     from proactive_tui.envs import load_paths
 
     envset = load_paths(args.paths)
+    envset.problems.extend(_clashes_with_default(envset))
     _report_problems(envset.problems, stream=sys.stdout)
     status = "OK" if not envset.problems else "FAILED"
     print(

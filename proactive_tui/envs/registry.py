@@ -76,7 +76,7 @@ def _display(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
-        return str(path)
+        return str(path.resolve())
 
 
 def _json_files(root: Path) -> list[Path]:

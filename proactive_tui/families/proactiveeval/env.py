@@ -98,6 +98,22 @@ class ProactiveEvalEnv(EnvironmentBase):
     item: ProactiveEvalItem
 
 
+def record_id(raw: dict[str, Any], domain: str, tier: str, index: int) -> str:
+    """An environment's id: its position (`proactiveeval/<domain>/<tier>/<index>`), or for a record
+    exported from a session (`meta.session_id`, see export.py) `<source env id>@<session id>`, the
+    form every family's read-back export uses. An export keeps the source's domain and tier and
+    its positions start at 0 again, so position ids collided with the samples' and the exported
+    sessions were skipped as duplicates when read back beside them."""
+    meta = raw.get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    session_id, source = meta.get("session_id"), meta.get("env_id")
+    position = f"{FAMILY}/{domain}/{tier}/{index}"
+    if isinstance(session_id, str) and session_id.strip():
+        base = source if isinstance(source, str) and source.startswith(f"{FAMILY}/") else position
+        return f"{base}@{session_id.strip()}"
+    return position
+
+
 def load_tier_file(path: Path, display: str, domain: str, tier: str, data: Any) -> tuple[list[ProactiveEvalEnv], list[LoadProblem]]:
     """Turn the parsed JSON of one `<domain>/<tier>.json` into environments and problems."""
     if not isinstance(data, list):
@@ -116,7 +132,7 @@ def load_tier_file(path: Path, display: str, domain: str, tier: str, data: Any) 
         topic = item.topic_text()
         envs.append(
             ProactiveEvalEnv(
-                id=f"{FAMILY}/{domain}/{tier}/{index}",
+                id=record_id(raw, domain, tier, index),
                 title=one_line(topic or item.target, 70),
                 summary=one_line(item.environment.trigger_factor),
                 domain=domain,

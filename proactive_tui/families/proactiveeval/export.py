@@ -12,7 +12,8 @@ plus what the session produced:
 
 Records are written as JSON arrays to `<out>/<domain>/<tier>.json` (existing files there are
 replaced), so the folder loads back as environments: `proactive-tui --envs <out>` or
-`proactive_tui.envs.load_paths([out])`, the extra keys kept.
+`proactive_tui.envs.load_paths([out])`, the extra keys kept; each read-back record has its own id,
+`<source env id>@<session id>`, so the export loads beside the samples it came from.
 """
 
 from __future__ import annotations
