@@ -200,3 +200,32 @@ def test_export_command_errors_and_skips(isolated_dirs: Path, tmp_path: Path) ->
     assert skipped.stdout.strip() == str(tmp_path / "ds" / "recommendation" / "fair.json")
     one = cli("export", "901d", "--format", "markdown", "--out", str(tmp_path / "one.md"))
     assert one.returncode == 0 and (tmp_path / "one.md").read_text() == (GOLDEN / "session.md").read_text()
+
+
+async def test_proactivebench_skipped_event_keeps_its_proposal(tmp_path: Path) -> None:
+    """A person's skip leaves the agent's proposal in the upstream judged trace, with no verdict
+    (`judgement: []`), which upstream's `zip(agent_response, judgement)` and our reader both skip."""
+    from engine_helpers import collect
+    from proactive_tui.core.participants import HumanParticipant
+    from proactive_tui.core.run_record import fold
+    from proactive_tui.families.proactivebench.metrics import confusion_from_trace
+    from test_proactivebench_engine import agent_proposing_on, sample_env, session
+
+    load_formats()
+    human = HumanParticipant()
+    s = session(sample_env(), agent_proposing_on({1, 2}), human, max_events=3)
+    answers = iter(["a", "s", "s"])  # accept task 1, skip task 2, skip the null on event 3
+    events = []
+    async for event in s.events():
+        events.append(event)
+        if event.type == "awaiting_human":
+            human.submit(next(answers))
+    record = RunRecord.model_validate_json(fold(events).model_dump_json())
+    export([record], "proactivebench", tmp_path / "out")
+    data = json.loads((tmp_path / "out" / "coding_01.json").read_text(encoding="utf-8"))
+    assert [(e["agent_response"], e["judgement"]) for e in data] == [(["task 1"], [True]), (["task 2"], []), ([None], [])]
+    assert data[1]["other_infomation"] == {"Purpose": "purpose 2", "Thoughts": "thoughts 2", "Response": "offer 2"}
+    # upstream's counting pairs the two lists, so the skipped proposals are left out of every cell
+    assert [list(zip(e["agent_response"], e["judgement"])) for e in data] == [[("task 1", True)], [], []]
+    counted = confusion_from_trace(data)
+    assert counted == record.section.confusion and (counted.tp, counted.skipped, counted.proposals) == (1, 2, 1)

@@ -414,12 +414,14 @@ async def test_export_round_trip_matches_the_run_record(tmp_path: Path) -> None:
 async def test_export_three_candidates_and_skips(tmp_path: Path) -> None:
     from proactive_tui.export.registry import export
 
+    offers = {1: ["x", "y"], 4: ["p", "q"]}
+
     def agent_structured(request, schema):
-        return {"Purpose": "p", "Thoughts": "t", "Proactive Task": ["x", "y"] if request.turn == 1 else None, "Response": "r"}
+        return {"Purpose": "p", "Thoughts": "t", "Proactive Task": offers.get(request.turn), "Response": "r"}
 
     human = HumanParticipant()
-    s = session(sample_env(), ScriptedParticipant([], structured=agent_structured), human, max_events=3, candidates=3)
-    answers = iter(["r", "a", "s", "a"])
+    s = session(sample_env(), ScriptedParticipant([], structured=agent_structured), human, max_events=4, candidates=3)
+    answers = iter(["r", "a", "s", "a", "s", "a"])
     events = []
     async for event in s.events():
         events.append(event)
@@ -429,8 +431,11 @@ async def test_export_three_candidates_and_skips(tmp_path: Path) -> None:
     export([record], "proactivebench", tmp_path)
     data = json.loads((tmp_path / "coding_01.json").read_text())
     assert data[0]["agent_response"] == ["x", "y"] and data[0]["judgement"] == [False, True]
-    assert data[1]["agent_response"] == [] and data[1]["judgement"] == []  # skipped: not counted
+    # a skipped null keeps what the agent answered, with no verdict: not counted
+    assert data[1]["agent_response"] == [None] and data[1]["judgement"] == []
     assert data[2]["agent_response"] == [None] and data[2]["judgement"] == [True]
+    # a skipped candidate is kept, after the judged one, unpaired (upstream zips the two lists)
+    assert data[3]["agent_response"] == ["q", "p"] and data[3]["judgement"] == [True]
     assert confusion_from_trace(data, per="event") == record.section.confusion
 
 

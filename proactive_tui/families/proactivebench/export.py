@@ -2,7 +2,7 @@
 
 One JSON file per trace, named as upstream names traces (`code_11.json`), so upstream's metric
 script (`eval/calculate_agent_performance.py`, which reads the split's file names) and our
-`metrics_proposals.confusion_from_trace` both read the folder as it is. Every event the session
+`metrics.confusion_from_trace` both read the folder as it is. Every event the session
 ran is the original event (annotations kept) with upstream's judged fields written over it:
 
     {"observation": {...}, "task_status": ...,
@@ -12,10 +12,17 @@ ran is the original event (annotations kept) with upstream's judged fields writt
 
 A judged null proposal is written `[null]` with its verdict, which is what upstream's judging
 script leaves behind (it turns `[]` into `[None]` before judging) and what its metric script
-counts as TN/FN; a bare `[]` would be skipped there. `[]` with `judgement: []` marks an event that
-was not counted (a person skipped it, or no usable reply), which both metric readers skip. With
-three candidates every judged task is listed with its verdict. Only the final attempt of an event
-(after retries) is written; events a session did not reach are left out.
+counts as TN/FN; a bare `[]` would be skipped there.
+
+What the agent proposed is always written, verdict or not. Upstream pairs the two lists with
+`zip(agent_response, judgement)`, so a `judgement` shorter than `agent_response` leaves the
+unpaired proposals uncounted; upstream's own judging script leaves exactly that when a verdict
+fails. A skipped event (a person chose skip, or no verdict was usable) therefore keeps its
+proposal, `["the task"]` or `[null]`, with `judgement: []`: both metric readers skip it, and no
+verdict is made up for it. With three candidates every task is listed; the judged ones come first
+(in the agent's order) with their verdicts, the skipped ones after them, unpaired. `[]` with
+`judgement: []` is left for an event the agent never answered usably. Only the final attempt of
+an event (after retries) is written; events a session did not reach are left out.
 
 A `splits.json` beside the traces lists, for each split the traces belong to, the files written,
 so reloading the folder keeps split membership.
@@ -40,16 +47,17 @@ def judged_event(original: dict[str, Any], ev: Any) -> dict[str, Any]:
     final = ev.final
     response: list[Any] = []
     verdicts: list[bool] = []
-    if final is not None and ev.judgement in ("accepted", "rejected"):
+    if final is not None:
         if final.tasks:
-            for v in final.verdicts:
-                if v.judgement != "skipped" and v.candidate is not None and v.candidate < len(final.tasks):
-                    response.append(final.tasks[v.candidate])
-                    verdicts.append(v.judgement == "accepted")
+            given = {v.candidate: v.judgement == "accepted" for v in final.verdicts
+                     if v.judgement != "skipped" and v.candidate is not None and v.candidate < len(final.tasks)}
+            judged = [k for k in range(len(final.tasks)) if k in given]
+            response = [final.tasks[k] for k in judged] + [t for k, t in enumerate(final.tasks) if k not in given]
+            verdicts = [given[k] for k in judged]
         else:
+            response = [None]
             judged = [v for v in final.verdicts if v.judgement != "skipped"]
-            if judged:
-                response, verdicts = [None], [judged[0].judgement == "accepted"]
+            verdicts = [judged[0].judgement == "accepted"] if judged else []
     out["agent_response"] = response
     out["other_infomation"] = {
         "Purpose": final.purpose if final else None,
