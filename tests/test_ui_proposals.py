@@ -1,5 +1,10 @@
 """The playground's ProactiveBench screens: setup, the event timeline with proposals and verdicts,
-live metrics, and a person playing the user through the accept / reject prompt."""
+live metrics, and a person judging as the user through the verdict prompt (accept / reject / skip).
+
+A person's tests are driven only by what a person does (keys and clicks). What they see is read
+from the rendered screen (`screen_lines`), cropped to a widget's region, so "visible" means on
+screen, not merely held by some widget.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,10 @@ from rich.console import Console
 from textual.widgets import Input
 
 from test_proactivebench_engine import agent_proposing_on, judge_accepting
-from ui_helpers import fake_spec, wait_for
+from ui_helpers import _scroll_state, fake_spec, wait_for
+from proactive_tui.export import load_formats
+from proactive_tui.export.registry import export as export_records
+from proactive_tui.llm.errors import ModelError
 from proactive_tui.core.spec import build_session
 from proactive_tui.core.participants import HumanParticipant, ScriptedParticipant
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
@@ -54,19 +62,50 @@ def proposals_responder(body: dict) -> str:
                        "Response": "Want me to?" if task else None})
 
 
-def scripted_factory(human: bool = False, hold_at: int | None = None, propose_on: set[int] = frozenset({1, 2, 5})):
+LONG_TASK = ("Step {n}: write a pytest test for load_orders that builds a small CSV in a temporary folder, "
+             "reads it back and checks that the order_date column is parsed as datetime64 and that no row "
+             "is lost [bold]not markup[/]")
+"""A task long enough to wrap over several rows at 80x24, with markup that must stay literal."""
+
+
+def long_task(n: int) -> str:
+    return LONG_TASK.format(n=n)
+
+
+def scripted_factory(human: bool = False, hold_at: int | None = None, propose_on: set[int] = frozenset({1, 2, 5}),
+                     long: bool = False, fail_at: int | None = None, hold_judge_at: int | None = None):
+    """Scripted seats: the agent proposes on `propose_on` ("task N", or `long_task(N)`), null
+    elsewhere; it waits forever at event `hold_at` and fails for good (a fatal model error) at
+    `fail_at`. The user is a person, or a judge accepting events 1, 3 and 5 that waits forever at
+    event `hold_judge_at`."""
+
     async def factory(spec, env):
         agent = agent_proposing_on(set(propose_on))
-        if hold_at is not None:
-            inner = agent.structured
+        inner = agent.structured
 
-            async def holding(request, schema):
-                if request.turn == hold_at:
+        async def structured(request, schema):
+            if request.turn == hold_at:
+                await asyncio.Event().wait()
+            if request.turn == fail_at:
+                raise ModelError("the fake provider is down", kind="connection")
+            reply = inner(request, schema)
+            if long and request.turn in propose_on:
+                reply = {**reply, "Proactive Task": long_task(request.turn)}
+            return reply
+
+        agent = ScriptedParticipant([], structured=structured, label="scripted-agent")
+        if human:
+            user = HumanParticipant()
+        else:
+            judge = judge_accepting(lambda i, t: i in (1, 3, 5))
+            verdict = judge.structured
+
+            async def judging(request, schema):
+                if request.turn == hold_judge_at:
                     await asyncio.Event().wait()
-                return inner(request, schema)
+                return verdict(request, schema)
 
-            agent = ScriptedParticipant([], structured=holding, label="scripted-agent")
-        user = HumanParticipant() if human else judge_accepting(lambda i, t: i in (1, 3, 5))
+            user = ScriptedParticipant([], structured=judging, label="scripted-judge")
         seats = {"agent": agent, "user": user}
         return build_session(spec, env, gateway=None, seats=seats), seats
 
@@ -81,6 +120,55 @@ def pb_spec(human: bool = False, **settings):
 
 def prompt_of(screen) -> VerdictPrompt:
     return screen.query_one(VerdictPrompt)
+
+
+def export(records, fmt: str, out) -> list:
+    """Write `records` in export format `fmt`, as the export command does (formats loaded first)."""
+    load_formats()
+    return export_records(records, fmt, out)
+
+
+def status_text(screen) -> str:
+    return screen.status.visual.plain
+
+
+def screen_lines(app) -> list[str]:
+    """The screen as it is drawn now, one string per row (every cell here is one column wide)."""
+    console = Console(width=app.size.width, height=app.size.height, file=io.StringIO(), record=True,
+                      force_terminal=True, color_system="truecolor", legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True))
+    lines = console.export_text(styles=False).split("\n")
+    return [line.ljust(app.size.width) for line in lines[: app.size.height]]
+
+
+def shown_in(app, region) -> str:
+    """The words drawn inside `region` of the screen, rows joined, runs of spaces collapsed."""
+    rows = screen_lines(app)[region.y: region.y + region.height]
+    return " ".join(" ".join(row[region.x: region.x + region.width] for row in rows).split())
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+async def settle_on_prompt(pilot, screen, index: int, max_rounds: int = 3000) -> None:
+    """Wait until the prompt asks about event `index`, the person's seat waits for the answer, and
+    every scroll position and size on the screen is the same over three pause rounds (ui_helpers'
+    `settle` waits for the session worker to finish, which a session waiting for a person never
+    does). `max_rounds` only guards against a hang."""
+    prompt = prompt_of(screen)
+    person = screen.seats["user"]
+    await wait_for(pilot, lambda: prompt.display and prompt.index == index and person.pending is not None)
+    previous, stable = None, 0
+    for _ in range(max_rounds):
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        state = _scroll_state(screen)
+        stable = stable + 1 if state == previous else 0
+        previous = state
+        if stable >= 3:
+            return
+    raise AssertionError("the screen never settled (hang guard)")
 
 
 async def test_pick_setup_watch_to_the_end() -> None:
@@ -156,7 +244,7 @@ async def test_play_the_user_keys_and_clicks_record_person_verdicts() -> None:
         await pilot.click("#prompt-reject")
         await wait_for(pilot, lambda: prompt.display and "event 3" in prompt.border_title)
         assert "No offer" in str(prompt.query_one("#prompt-body").render())
-        await pilot.press("i")  # ignore: skipped, not counted
+        await pilot.press("s")  # skip: not counted
         await wait_for(pilot, lambda: prompt.display and "event 4" in prompt.border_title)
         await pilot.press("r")
         await wait_for(pilot, lambda: screen.ended is not None)
@@ -169,6 +257,221 @@ async def test_play_the_user_keys_and_clicks_record_person_verdicts() -> None:
         assert (c.tp, c.fp, c.tn, c.fn, c.skipped) == (1, 1, 0, 1, 1) and c == section.confusion
         assert panel.values()["Precision"] == "50.00%" and panel.border_subtitle == "judge: you (person)"
         assert screen.builder.record.human_seats == ["user"]
+
+
+JUDGE_PLAN = {
+    # event: (what the person does, the verdict it must record)
+    1: (("press", "a"), "accepted"),
+    2: (("click", "#prompt-reject"), "rejected"),
+    3: (("press", "s"), "skipped"),        # a null proposal, skipped
+    4: (("click", "#prompt-skip"), "skipped"),  # a task, skipped
+    5: (("press", "r"), "rejected"),
+    6: (("click", "#prompt-accept"), "accepted"),
+}
+PROPOSING = {1, 2, 4, 6}
+
+
+def reference_texts(env) -> list[str]:
+    """What the environment holds beside the events for scoring (never shown to the judge): the
+    reference tasks (`agent_response.candidate_task`) and whether help was welcome (`task_status`)."""
+    texts = []
+    for event in env.events:
+        extra = event.model_extra or {}
+        texts += [t for t in (extra.get("agent_response") or {}).get("candidate_task") or [] if t]
+    return texts
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_judging_as_the_user_sees_what_is_judged_and_every_verdict_is_kept(size, tmp_path) -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=size) as pilot:
+        env = app.environments.get(PB_ENV)
+        references = reference_texts(env)
+        assert references  # the sample carries a reference: the test below means something
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(human=True, max_events=6),
+                                                    scripted_factory(human=True, propose_on=PROPOSING, long=True)))
+        await pilot.pause()
+        screen = app.screen
+        prompt = prompt_of(screen)
+        asked = []
+        for index, ((how, what), _) in JUDGE_PLAN.items():
+            await settle_on_prompt(pilot, screen, index)
+            asked.append(index)
+            assert prompt.border_title == f"Your verdict · event {index}/6"
+            # the event being judged: its whole text is drawn inside the timeline
+            card = screen.timeline.card(index)
+            text_box = card.query_one(".event-text")
+            assert screen.timeline.scrollable_content_region.contains_region(text_box.region)
+            assert words(env.events[index - 1].observation.event) in shown_in(app, text_box.region)
+            assert card.has_class("judging")
+            # the proposal: the whole task, markup literal, drawn in the prompt (no scrolling needed here)
+            scroll = prompt.query_one("#prompt-scroll")
+            assert scroll.max_scroll_y == 0
+            offer = shown_in(app, scroll.region)
+            if index in PROPOSING:
+                assert words(long_task(index)) in offer and "[bold]not markup[/]" in offer
+            else:
+                assert offer.startswith("No offer: the assistant thinks you need no help now.")
+            # the metrics panel is whole and nothing covers it
+            metrics = screen.query_one(MetricsPanel)
+            assert not prompt.region.overlaps(metrics.region)
+            drawn = shown_in(app, metrics.region)
+            assert "F1" in drawn and "Accept Rate" in drawn and "judge: you (person)" in drawn
+            # the buttons and the key bar name the same three answers
+            assert "Accept (a) Reject (r) Skip (s)" in shown_in(app, prompt.query_one("#prompt-buttons").region)
+            key_bar = screen_lines(app)[-1]
+            assert "a Accept" in key_bar and "r Reject" in key_bar and "s Skip" in key_bar and "Ignore" not in key_bar
+            assert f"waiting for your verdict on event {index}" in status_text(screen)
+            # the reference is never on screen while the person judges
+            drawn_all = "\n".join(screen_lines(app))
+            assert not [ref for ref in references if ref[:40] in drawn_all]
+            assert "task_status" not in drawn_all and "help welcome" not in drawn_all
+            if how == "press":
+                await pilot.press(what)
+            else:
+                await pilot.click(what)
+        await wait_for(pilot, lambda: screen.ended is not None)
+        assert screen.ended == "completed" and not prompt.display
+        assert asked == [1, 2, 3, 4, 5, 6]  # one verdict asked for each event, each event's proposal once
+        # every action reached the record ...
+        record = screen.builder.record
+        section = record.section
+        assert [[v.judgement for v in ev.final.verdicts] for ev in section.events] == \
+            [[want] for _, want in JUDGE_PLAN.values()]
+        assert {v.by_kind for ev in section.events for v in ev.final.verdicts} == {"human"}
+        assert [ev.outcome for ev in section.events] == ["TP", "FP", None, None, "FN", "TP"]
+        c = section.confusion
+        assert (c.tp, c.fp, c.tn, c.fn, c.skipped) == (2, 1, 0, 1, 2)
+        # ... and the export: a skipped event keeps its proposal, with no verdict
+        export([record], "proactivebench", tmp_path)
+        data = json.loads((tmp_path / "coding_01.json").read_text())
+        assert [(e["agent_response"], e["judgement"]) for e in data] == [
+            ([long_task(1)], [True]), ([long_task(2)], [False]), ([None], []),
+            ([long_task(4)], []), ([None], [False]), ([long_task(6)], [True]),
+        ]
+        # the end says how many were judged and skipped, and nothing waits any more
+        notes = [n.visual.plain for n in screen.query(".note-end")]
+        assert notes == ["Session ended: ran to the end; 4 of 6 events judged, 2 skipped (not counted) "
+                         "(stopped after 6 of 15 events (max_events))"]
+        assert "waiting" not in status_text(screen)
+        assert "finished: ran to the end · 4 judged, 2 skipped" in status_text(screen)
+        assert "4 judged · 2 skipped" in shown_in(app, screen.query_one(MetricsPanel).region)
+        assert "a Accept" not in screen_lines(app)[-1]
+
+
+async def test_three_candidates_ask_one_verdict_per_task(tmp_path) -> None:
+    async def factory(spec, env):
+        def structured(request, schema):
+            tasks = ["Offer to fix the KeyError", "Offer to normalise the column names"] if request.turn == 1 else None
+            return {"Purpose": "p", "Thoughts": "t", "Proactive Task": tasks, "Response": "r"}
+
+        seats = {"agent": ScriptedParticipant([], structured=structured, label="scripted-agent"), "user": HumanParticipant()}
+        return build_session(spec, env, gateway=None, seats=seats), seats
+
+    app = ProactiveApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        env = app.environments.get(PB_ENV)
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(human=True, max_events=1, candidates=3), factory))
+        await pilot.pause()
+        screen = app.screen
+        prompt = prompt_of(screen)
+        await settle_on_prompt(pilot, screen, 1)
+        assert prompt.border_title == "Your verdict · event 1/1 · task 1/2"
+        assert "Offer to fix the KeyError" in shown_in(app, prompt.query_one("#prompt-scroll").region)
+        assert "waiting for your verdict on event 1 (task 1/2)" in status_text(screen)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: prompt.display and prompt.border_title.endswith("task 2/2"))
+        assert "Offer to normalise the column names" in shown_in(app, prompt.query_one("#prompt-scroll").region)
+        await pilot.click("#prompt-accept")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        (ev,) = screen.builder.record.section.events
+        assert [(v.candidate, v.judgement) for v in ev.final.verdicts] == [(0, "skipped"), (1, "accepted")]
+        assert ev.outcome == "TP"
+        export([screen.builder.record], "proactivebench", tmp_path)
+        (event,) = json.loads((tmp_path / "coding_01.json").read_text())
+        assert event["agent_response"] == ["Offer to normalise the column names", "Offer to fix the KeyError"]
+        assert event["judgement"] == [True]
+
+
+async def person_at_event_2(pilot, app, **factory):
+    env = app.environments.get(PB_ENV)
+    app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(human=True, max_events=4),
+                                                scripted_factory(human=True, **factory)))
+    await pilot.pause()
+    screen = app.screen
+    await settle_on_prompt(pilot, screen, 1)
+    await pilot.press("a")
+    return screen
+
+
+async def test_ctrl_d_ends_the_session_and_keeps_the_offer_left_without_a_verdict(tmp_path) -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await person_at_event_2(pilot, app)
+        await settle_on_prompt(pilot, screen, 2)
+        assert "^d End" in screen_lines(app)[-1]
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        assert screen.ended == "user_stopped" and not prompt_of(screen).display
+        assert "waiting" not in status_text(screen)
+        assert "finished: you ended the session · 1 judged, 0 skipped" in status_text(screen)
+        notes = [n.visual.plain for n in screen.query(".note-end")]
+        assert notes == ["Session ended: you ended the session; 1 of 4 events judged, 0 skipped (not counted), "
+                         "1 left without a verdict"]
+        section = screen.builder.record.section
+        assert [ev.outcome for ev in section.events] == ["TP", None] and section.events[1].final.verdicts == []
+        export([screen.builder.record], "proactivebench", tmp_path)
+        data = json.loads((tmp_path / "coding_01.json").read_text())
+        assert [(e["agent_response"], e["judgement"]) for e in data] == [(["task 1"], [True]), (["task 2"], [])]
+
+
+async def test_x_while_the_prompt_is_up_stops_and_nothing_waits_any_more() -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await person_at_event_2(pilot, app)
+        await settle_on_prompt(pilot, screen, 2)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        assert screen.ended == "cancelled" and not prompt_of(screen).display
+        assert "waiting" not in status_text(screen)
+        assert [n.visual.plain for n in screen.query(".note-end")] == [
+            "Session ended: stopped; 1 of 4 events judged, 0 skipped (not counted), 1 left without a verdict"]
+        await pilot.press("a")  # the prompt is gone: "a" is no verdict any more
+        assert [ev.outcome for ev in screen.builder.record.section.events] == ["TP", None]
+
+
+async def test_an_error_ends_the_session_and_nothing_waits_any_more() -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await person_at_event_2(pilot, app, fail_at=2)
+        await wait_for(pilot, lambda: screen.ended is not None)
+        assert screen.ended == "error" and not prompt_of(screen).display
+        assert "waiting" not in status_text(screen) and "proposing" not in status_text(screen)
+        note = [n.visual.plain for n in screen.query(".note-end")][0]
+        assert note.startswith("Session ended: stopped by an error; 1 of 4 events judged, 0 skipped (not counted)")
+
+
+async def test_status_line_says_who_is_at_work_on_which_event() -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(PB_ENV)
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(max_events=4), scripted_factory(hold_judge_at=2)))
+        await pilot.pause()
+        screen = app.screen
+        await wait_for(pilot, lambda: "judging" in status_text(screen))
+        assert "event 2/4" in status_text(screen) and "judge is judging event 2…" in status_text(screen)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        assert "judging" not in status_text(screen)
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(PB_ENV)
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(max_events=4), scripted_factory(hold_at=3)))
+        await pilot.pause()
+        screen = app.screen
+        await wait_for(pilot, lambda: "proposing" in status_text(screen))
+        assert "event 3/4" in status_text(screen) and "agent is proposing for event 3…" in status_text(screen)
+        assert "TP 1" in shown_in(app, screen.query_one(MetricsPanel).region)
 
 
 async def test_pause_and_step_hold_between_events() -> None:
@@ -221,24 +524,34 @@ async def test_palette_stop_and_restart() -> None:
 # --- snapshots ---------------------------------------------------------------------------------
 
 
-def session_app(human: bool = False, hold_at: int | None = None, accept_first: bool = False, **settings):
+def session_app(human: bool = False, hold_at: int | None = None, accept_first: bool = False, long: bool = False,
+                theme: str | None = None, **settings):
     app = ProactiveApp()
 
     async def run_before(pilot) -> None:
+        if theme:
+            app.theme = theme
         env = app.environments.get(PB_ENV)
-        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(human=human, **settings), scripted_factory(human=human, hold_at=hold_at)))
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(human=human, **settings),
+                                                    scripted_factory(human=human, hold_at=hold_at, long=long)))
         await pilot.pause()
         screen = app.screen
         if human:
-            prompt = prompt_of(screen)
-            await wait_for(pilot, lambda: prompt.display and "event 1" in prompt.border_title)
+            await settle_on_prompt(pilot, screen, 1)
             if accept_first:
                 await pilot.press("a")
-                await wait_for(pilot, lambda: prompt.display and "event 2" in prompt.border_title)
+                await settle_on_prompt(pilot, screen, 2)
         else:
             await wait_for(pilot, lambda: len(screen.query(EventCard)) == hold_at
-                           and screen.query_one(MetricsPanel).confusion.events == hold_at - 1)
-        await pilot.pause(0.3)
+                           and screen.query_one(MetricsPanel).confusion.events == hold_at - 1
+                           and f"proposing for event {hold_at}" in status_text(screen))
+            previous, stable = None, 0
+            while stable < 3:  # every scroll position and size still: the screen has settled
+                await pilot.wait_for_scheduled_animations()
+                await pilot.pause()
+                state = _scroll_state(screen)
+                stable = stable + 1 if state == previous else 0
+                previous = state
 
     return app, run_before
 
@@ -249,10 +562,20 @@ def test_snapshot_session_mid_trace(snap_compare, no_clock) -> None:
 
 
 def test_snapshot_verdict_prompt(snap_compare, no_clock) -> None:
-    app, run_before = session_app(human=True, accept_first=True, max_events=6)
+    app, run_before = session_app(human=True, accept_first=True, long=True, max_events=6)
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
 
 
 def test_snapshot_verdict_prompt_80x24(snap_compare, no_clock) -> None:
-    app, run_before = session_app(human=True, accept_first=True, max_events=6)
+    app, run_before = session_app(human=True, accept_first=True, long=True, max_events=6)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_snapshot_verdict_prompt_80x24_light(snap_compare, no_clock) -> None:
+    app, run_before = session_app(human=True, accept_first=True, long=True, theme="proactive-light", max_events=6)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_snapshot_verdict_prompt_light(snap_compare, no_clock) -> None:
+    app, run_before = session_app(human=True, accept_first=True, long=True, theme="proactive-light", max_events=6)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

@@ -1,7 +1,9 @@
 """ProactiveBench's live scores: the confusion matrix and the six metrics (docs/protocols.md#proactivebench),
 updated after every event from the engine's ProposalMetricsUpdated (never recomputed here).
 
-An undefined metric (zero denominator) shows "-", never 0; the border names the judge.
+An undefined metric (zero denominator) shows "-", never 0; the border names the judge. Under the
+matrix, "N judged · M skipped" uses the words of the cards, the prompt and the end note: a
+skipped event (a person's skip, or no usable reply or verdict) is not counted.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ class MetricsPanel(Static):
         for label, value in self.values().items():
             scores.add_row(Text(label), Text(value, style="bold"))
         scores.add_row(Text("tasks accepted", style="dim"), Text(f"{c.accepted_proposals}/{c.proposals}", style="dim"))
-        counted = Text(f"{c.events} counted · {c.skipped} skipped", style="dim")
+        counted = Text(f"{c.events} judged · {c.skipped} skipped", style="dim")
         grid = Table.grid()
         grid.add_row(matrix)
         grid.add_row(counted)

@@ -2,9 +2,14 @@
 verdict under each, and live metrics beside it.
 
 Engine events are consumed by one async worker and folded into the run record as they arrive
-(`RunRecordBuilder`), so the metrics panel shows exactly what the record holds. A person playing
-the user answers each proposal in a small prompt in the bottom-right corner (buttons, or a / r / i);
-the answer goes to the HumanParticipant, which feeds the same verdict path as the judge model.
+(`RunRecordBuilder`), so the metrics panel shows exactly what the record holds. A person judging
+as the user answers each proposal in the verdict prompt under the timeline (buttons, or a / r / s
+for accept / reject / skip; ctrl+d ends the session); the answer goes to the HumanParticipant,
+which feeds the same verdict path as the judge model.
+
+The status line says what is happening now (the agent proposing for event N, the judge judging
+it, waiting for your verdict on it, its outcome), and the end note says how many events were
+judged and how many skipped, from the run record, so neither can claim more than happened.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Any
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Container, Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.families.proactivebench.metrics import METRIC_LABELS
@@ -29,15 +34,12 @@ from proactive_tui.ui.widgets.title_bar import TitleBar
 from proactive_tui.families.proactivebench.ui.verdict_prompt import VerdictPrompt
 
 ENDED_TEXT = {
-    "completed": "every event was judged",
-    "user_stopped": "the user ended the session",
+    "completed": "ran to the end",
+    "user_stopped": "you ended the session",
     "cancelled": "stopped",
     "error": "stopped by an error",
 }
-
-
-PROMPT_ROWS = 8
-"""Blank rows kept under the timeline while the verdict prompt covers its bottom-right corner."""
+"""How each end reason is said (`ended_text` adds how many events were judged and skipped)."""
 
 
 class EventStatusLine(StatusLine):
@@ -49,10 +51,13 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
     ENDED_TEXT = ENDED_TEXT
     CSS_PATH = Path(__file__).with_name("session.tcss")
     BINDINGS = [
-        # The verdict keys come first: while the prompt is up, "a" accepts instead of auto-playing.
-        Binding("a", "verdict('a')", "Accept", show=False, tooltip="Accept the assistant's offer"),
-        Binding("r", "verdict('r')", "Reject", show=False, tooltip="Reject the assistant's offer"),
-        Binding("i", "verdict('s')", "Ignore", show=False, tooltip="Ignore the offer: the event is not counted"),
+        # The verdict keys come first: while the prompt is up, "a" accepts instead of auto-playing
+        # and "s" skips instead of stepping, and the key bar shows them in place of Auto / Step
+        # (check_action hides them while no verdict is asked for, so the keys fall through).
+        Binding("a", "verdict('a')", "Accept", tooltip="Accept the assistant's offer"),
+        Binding("r", "verdict('r')", "Reject", tooltip="Reject the assistant's offer"),
+        Binding("s", "verdict('s')", "Skip", tooltip="Skip the offer: the event is not counted"),
+        Binding("ctrl+d", "end_session", "End", tooltip="As the user-judge: end the session now (the verdicts so far are kept)"),
         Binding("a", "autoplay", "Auto", tooltip="Auto-play: run events without stopping"),
         Binding("s", "step", "Step", tooltip="Run one more event, then hold"),
         Binding("p", "pause", "Pause", tooltip="Hold before the next event"),
@@ -69,6 +74,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         super().__init__(env, spec, session_factory)
         self._proposal: dict[str, Any] = {}
         self._asked = 0
+        self._verdicts = 0
+        """Verdicts that arrived on the latest proposal (one per task, or one for no task)."""
 
     @property
     def judge_name(self) -> str:
@@ -87,13 +94,13 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with Horizontal(id="pb-body"):
-            yield EventTimeline(id="timeline")
+            with Vertical(id="pb-main"):
+                yield EventTimeline(id="timeline")
+                prompt = VerdictPrompt(id="verdict-prompt")
+                prompt.display = False
+                yield prompt
             with VerticalScroll(id="pb-side"):
                 yield MetricsPanel(self.judge_name, id="metrics", classes="panel")
-        with Container(id="prompt-rack"):
-            prompt = VerdictPrompt(id="verdict-prompt")
-            prompt.display = False
-            yield prompt
         yield EventStatusLine(self.total, id="status")
         yield KeyBar()
 
@@ -106,8 +113,12 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
 
             self.timeline.note(f"local/smollm2 is {LOCAL_MODEL_BLURB}")
         if self.human_seat == "user":
-            self.timeline.note("You are the user: accept or reject each offer in the prompt (a / r / i).")
+            self.timeline.note("You judge as the user: accept (a), reject (r) or skip (s) each offer in the prompt "
+                               "under the events; a skipped event is not counted. ctrl+d ends the session.")
         self.run_session()
+
+    def on_resize(self, event: Any) -> None:
+        self.query_one(VerdictPrompt).fit(event.size.height)
 
     @property
     def timeline(self) -> EventTimeline:
@@ -121,16 +132,20 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         status = self.status
         t = event.type
         if t == "proactivebench.trace_observation":
-            status.set(turn=event.index, max_turns=event.total, retry="", activity="agent is thinking…")
+            status.set(turn=event.index, max_turns=event.total, retry="",
+                       activity=f"agent is proposing for event {event.index}…")
             return self.timeline.add_event(event.index, event.total, event.time, event.event)
         elif t == "proactivebench.proposal_made":
             card = self.timeline.card(event.index)
             if card is not None:
                 card.add_proposal(event.tasks, event.purpose, event.thoughts, event.response, event.model, event.attempt)
                 self.timeline.changed()
-            self._proposal = {"index": event.index, "tasks": list(event.tasks), "response": event.response}
-            self._asked = 0
-            status.set(retry="", activity="your verdict" if self.human_seat == "user" else "judge is deciding…")
+            self._proposal = {"index": event.index, "attempt": event.attempt, "tasks": list(event.tasks),
+                              "response": event.response}
+            self._asked = self._verdicts = 0
+            if self.human_seat != "user":  # a person is asked by awaiting_human, which follows
+                many = f" ({len(event.tasks)} tasks)" if len(event.tasks) > 1 else ""
+                status.set(retry="", activity=f"judge is judging event {event.index}{many}…")
         elif t == "proactivebench.proposal_verdict":
             card = self.timeline.card(event.index)
             if card is not None:
@@ -140,22 +155,59 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
                 self.timeline.changed()
             if event.by_kind != "human":
                 self.query_one(MetricsPanel).set_judge(event.by)
+            self._verdict_arrived(event)
         elif t == "proactivebench.proposal_metrics":
             self.query_one(MetricsPanel).show(event.confusion, event.metrics)
             card = self.timeline.card(event.index)
             if card is not None:
                 card.set_outcome(event.outcome, event.judgement)
-            status.set(activity=f"event {event.index} scored: {event.outcome or 'skipped'}")
+            scored = f"event {event.index}: {event.outcome} ({event.judgement})" if event.outcome \
+                else f"event {event.index} skipped (not counted)"
+            status.set(activity=scored)
         elif t == "awaiting_human":
             self._await_person(event)
         elif t == "session_ended":
             self.ended = event.reason  # before the prompt goes: hiding it refreshes the bindings
             self._hide_prompt()
+            self.timeline.judged()
             self._announce_end(event, self.timeline.note, plain)
+            # The status line has less room than the note: the reason and the two counts.
+            judged, skipped, _ = self.counts()
+            self.status.set(activity=f"finished: {super().ended_text(event.reason)} · {judged} judged, {skipped} skipped")
             self.refresh_bindings()
         else:
             self._apply_common(event)
         return None
+
+    def _verdict_arrived(self, event: Any) -> None:
+        """Once every verdict on the latest proposal is in, say what comes next when it is not
+        the score at once: the agent answering the same event again after a rejection."""
+        self._verdicts += 1
+        tasks = self._proposal.get("tasks") or []
+        if self._verdicts < max(len(tasks), 1):
+            return
+        rec = self.builder.record
+        ev = rec.section.events[-1] if rec is not None and rec.section is not None and rec.section.events else None
+        retries = int(self.spec.settings.get("retries") or 0)
+        attempt = int(self._proposal.get("attempt") or 0)
+        if ev is not None and ev.final is not None and ev.final.judgement().judgement == "rejected" and attempt < retries:
+            self.status.set(activity=f"agent is proposing again for event {event.index} "
+                                     f"(retry {attempt + 1}/{retries})…")
+
+    def counts(self) -> tuple[int, int, int]:
+        """(judged, skipped, left without a verdict) over the events run so far, from the run record."""
+        rec = self.builder.record
+        events = rec.section.events if rec is not None and rec.section is not None else []
+        scored = [ev for ev in events if ev.judgement is not None]
+        judged = sum(1 for ev in scored if ev.outcome is not None)
+        return judged, len(scored) - judged, len(events) - len(scored)
+
+    def ended_text(self, reason: str) -> str:
+        """The end reason in words, with how many events were judged and skipped: "ran to the end;
+        3 of 4 events judged, 1 skipped (not counted)", plus those a stop left without a verdict."""
+        judged, skipped, cut = self.counts()
+        text = f"{super().ended_text(reason)}; {judged} of {self.total} events judged, {skipped} skipped (not counted)"
+        return text + (f", {cut} left without a verdict" if cut else "")
 
     # -- a person playing the user ------------------------------------------------------------
 
@@ -166,16 +218,16 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         tasks = self._proposal.get("tasks") or []
         k = min(self._asked, max(len(tasks) - 1, 0))
         task = tasks[k] if tasks else None
-        self.query_one(VerdictPrompt).ask(event.turn, task, self._proposal.get("response"),
-                                          candidate=k if tasks else None, of=max(len(tasks), 1))
-        self.status.set(activity=f"your verdict on event {event.turn}")
-        self.timeline.make_room(PROMPT_ROWS)
+        self.query_one(VerdictPrompt).ask(event.turn, self.total, task, candidate=k if tasks else None,
+                                          of=max(len(tasks), 1))
+        which = f" (task {k + 1}/{len(tasks)})" if len(tasks) > 1 else ""
+        self.status.set(retry="", activity=f"waiting for your verdict on event {event.turn}{which}")
+        self.timeline.show_card(event.turn)
         self.refresh_bindings()
 
     def _hide_prompt(self) -> None:
         self.awaiting = None
         self.query_one(VerdictPrompt).hide()
-        self.timeline.make_room(0)
         self.refresh_bindings()
 
     def action_verdict(self, code: str) -> None:
@@ -183,10 +235,31 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
             return
         participant = self.seats.get("user")
         if participant is not None and hasattr(participant, "submit"):
+            index = self.query_one(VerdictPrompt).index
             participant.submit(code)
             self._asked += 1
             self._hide_prompt()
-            self.status.set(activity="your verdict is in")
+            self.timeline.judged()
+            self.status.set(activity=f"your verdict on event {index} is in")
+
+    def action_end_session(self) -> None:
+        """ctrl+d: the person ends the session as the protocol lets them (UserStopped); the events
+        judged so far are kept, the one being asked about has no verdict."""
+        if self.awaiting != "user":
+            return
+        participant = self.seats.get("user")
+        if participant is not None and hasattr(participant, "stop"):
+            participant.stop()
+            self._hide_prompt()
+            self.timeline.judged()
+            self.status.set(activity="ending the session…")
+
+    def action_stop(self) -> None:
+        """x: take the prompt down at once (no verdict can be given any more), then stop."""
+        if self.running:
+            self._hide_prompt()
+            self.timeline.judged()
+        super().action_stop()
 
     @on(VerdictPrompt.Chosen)
     def _chosen(self, event: VerdictPrompt.Chosen) -> None:
@@ -197,7 +270,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
     PANEL_ID = "#pb-side"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "verdict":
+        if action in ("verdict", "end_session"):
+            # False (not None) hides them, so "a" and "s" fall through to auto-play and step.
             return self.running and self.awaiting == "user"
         return super().check_action(action, parameters)
 
