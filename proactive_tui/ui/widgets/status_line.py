@@ -42,16 +42,30 @@ class StatusLine(Static):
         self.refresh_line()
 
     def refresh_line(self) -> None:
+        """One line; where it does not fit, cost, then tokens, then the clock give way (the
+        activity and a retry notice are what a person needs now)."""
         elapsed = (self.finished or self.clock()) - self.started
         cost = "-" if self.cost is None else f"${self.cost:.4f}"
-        line = Text()
-        line.append(f"{self.UNIT} {self.turn}/{self.max_turns}", style="bold")
-        line.append("  ·  ")
-        line.append(self.activity_text())
-        line.append(f"  ·  {self.tokens} tokens  ·  cost {cost}  ·  {int(elapsed // 60)}:{int(elapsed % 60):02d}")
-        if self.retry:
-            line.append(f"  ·  {self.retry}", style="bold")
+        extras = [f"{self.tokens} tokens", f"cost {cost}", f"{int(elapsed // 60)}:{int(elapsed % 60):02d}"]
+        room = self.content_region.width if self.is_attached and self.size.width else 0
+        drop_order = [1, 0, 2]  # cost, tokens, elapsed
+        while True:
+            line = Text()
+            line.append(f"{self.UNIT} {self.turn}/{self.max_turns}", style="bold")
+            line.append("  ·  ")
+            line.append(self.activity_text())
+            for extra in extras:
+                if extra:
+                    line.append(f"  ·  {extra}")
+            if self.retry:
+                line.append(f"  ·  {self.retry}", style="bold")
+            if not room or line.cell_len <= room or not drop_order:
+                break
+            extras[drop_order.pop(0)] = ""
         self.update(line)
+
+    def on_resize(self) -> None:
+        self.refresh_line()
 
     def activity_text(self) -> str:
         """The activity as shown now: the gate's state wins over a stale "next" while paused."""
