@@ -1,8 +1,13 @@
 """The guidance judge's verdict: five dimensions and the overall 1-10, reasoning on demand.
-Unscored shows "-", never 0, and the judge model is named."""
+Unscored shows "-", never 0, and the judge model is named.
+
+The reasoning weighs the dialogue against the reference target, so while a person plays the user
+the screen can hide it (`set_hidden(hint)`); the numbers stay.
+"""
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,6 +20,10 @@ DIMENSIONS = ("effectiveness", "personalization", "tone", "engagement", "natural
 
 
 class FinalScores(Vertical):
+    score = None
+    hidden_hint: str | None = None
+    """None: the reasoning can be opened; else it is hidden and this line says how to show it."""
+
     def compose(self) -> ComposeResult:
         yield Static(id="scores-table")
         with Collapsible(title="judge reasoning", collapsed=True, id="scores-reasoning-box"):
@@ -22,8 +31,13 @@ class FinalScores(Vertical):
 
     def on_mount(self) -> None:
         self.border_title = "Guidance scores"
-        self.score = None
         self._redraw()
+
+    def set_hidden(self, hint: str | None) -> None:
+        """None shows the judge's reasoning; a hint hides it behind that line."""
+        self.hidden_hint = hint
+        if self.is_mounted:
+            self._redraw()
 
     def show(self, score) -> None:
         self.score = score
@@ -38,4 +52,8 @@ class FinalScores(Vertical):
             value = "-" if self.score is None else f"{getattr(self.score, dim)}/10"
             table.add_row(Text(dim, style="bold" if dim == "overall" else ""), Text(value, style="bold" if dim == "overall" else ""))
         self.border_subtitle = f"judge: {self.score.judge_model}" if self.score else "not scored yet"
-        self.query_one("#scores-table", Static).update(table)
+        shown = table
+        if self.hidden_hint is not None and self.score is not None:
+            shown = Group(table, Text(self.hidden_hint, style="italic"))
+        self.query_one("#scores-table", Static).update(shown)
+        self.query_one("#scores-reasoning-box").display = self.hidden_hint is None

@@ -1,4 +1,9 @@
-"""Target planning: the agent's plan, its 1-10 score, which judge gave it, reasoning on demand."""
+"""Target planning: the agent's plan, its 1-10 score, which judge gave it, reasoning on demand.
+
+A model agent's plan (and the judge's reasoning, which compares it with the reference) gives the
+target away, so while a person plays the user the screen hides both (`set_hidden(hint)`): the score
+stays, and a line says what is hidden and how to show it.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,12 @@ from proactive_tui.textsafe import plain
 
 
 class PlanPanel(Vertical):
+    score: int | None = None
+    judge = ""
+    plan_text = Text("waiting for the agent's plan", style="dim")
+    hidden_hint: str | None = None
+    """None: the plan shows; else it is hidden and this line says how to show it."""
+
     def compose(self) -> ComposeResult:
         yield Static(Text("planning: waiting for the agent's plan", style="dim"), id="plan-body")
         with Collapsible(title="judge reasoning", collapsed=True, id="plan-reasoning-box"):
@@ -18,9 +29,7 @@ class PlanPanel(Vertical):
 
     def on_mount(self) -> None:
         self.border_title = "Planning"
-        self.score: int | None = None
-        self.judge = ""
-        self.plan_text = Text("")
+        self._redraw()
 
     def show_plan(self, target: str, steps: list[str], model: str) -> None:
         text = Text()
@@ -41,10 +50,18 @@ class PlanPanel(Vertical):
         self.plan_text = Text(plain(why), style="dim")
         self._redraw()
 
+    def set_hidden(self, hint: str | None) -> None:
+        """None shows the plan; a hint hides it (and the reasoning) behind that line."""
+        self.hidden_hint = hint
+        if self.is_mounted:
+            self._redraw()
+
     def _redraw(self) -> None:
         head = Text()
         head.append("score ", style="bold")
         head.append("-" if self.score is None else f"{self.score}/10", style="bold")
         if self.judge:
             head.append(f"  judge: {self.judge}", style="dim")
-        self.query_one("#plan-body", Static).update(Text.assemble(head, "\n", self.plan_text))
+        body = self.plan_text if self.hidden_hint is None else Text(self.hidden_hint, style="italic")
+        self.query_one("#plan-body", Static).update(Text.assemble(head, "\n", body))
+        self.query_one("#plan-reasoning-box").display = self.hidden_hint is None
