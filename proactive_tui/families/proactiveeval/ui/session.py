@@ -3,18 +3,34 @@
 Engine events are consumed by one async worker and applied to the widgets as they arrive; the
 same events fold into the run record (`RunRecordBuilder`), so what the screen shows is what the
 record holds. A person in a seat types into the compose box when the engine asks for them.
+
+A person in a seat sees what a model in that seat is told, in the prompt's own words (the persona
+card for the user, the brief for the agent), and nothing it is not told: the reference target, its
+sub-targets, and anything derived from them (the agent's plan and the judges' reasoning, while
+playing the user) stay hidden until the person presses t, and each hidden panel says so. Playing
+the agent, the target and its steps are the person's brief once their own plan is in (the planner
+is not shown the reference, so neither is the person while planning).
+
+The status line says what runs now, derived from the events: who is typing, which turn the judges
+are checking (no event says a check started, so a user reply starts one and its turn_checked ends
+it), what comes next, and nothing stale once the person stopped or the session ended.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 
 from proactive_tui.core.spec import SessionSpec
+from proactive_tui.families.proactiveeval import prompts
+from proactive_tui.families.proactiveeval.judges import parse_plan_text
+from proactive_tui.families.proactiveeval.record import complete_turns
 from proactive_tui.ui.screens.session_base import SessionScreenBase
 from proactive_tui.families.proactiveeval.ui.checklist import SubTargetChecklist
 from proactive_tui.ui.widgets.compose_box import ComposeBox
@@ -37,9 +53,71 @@ ENDED_TEXT = {
 }
 
 
+def _paragraphs(prompt: str) -> list[str]:
+    """A prompt's paragraphs. Our prompts open and close with our own paragraphs around the data,
+    so the first and the last are ours whatever the data holds (even blank lines)."""
+    return prompt.split("\n\n")
+
+
+def _numbered(steps: list[str]) -> str:
+    return "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
+
+
+def persona_sections(user_information: str, trigger_factor: str, agreeableness: str) -> list[tuple[str, str]]:
+    """The persona card: what `prompts.user_system_prompt` tells the simulated user, in its words.
+
+    The situation and how agreeable to be come first: they are what a person needs at a glance on
+    every turn, while the long background below is read once (the card scrolls)."""
+    guidance = prompts.AGREEABLENESS[agreeableness]
+    reply_rule = _paragraphs(prompts.user_system_prompt(user_information, trigger_factor, agreeableness))[-1]
+    return [
+        ("What just happened to you", trigger_factor),
+        (f"Agreeableness: {agreeableness}", guidance),
+        ("How to reply", reply_rule),
+        ("Who you are", user_information),
+    ]
+
+
+def planning_sections(user_information: str, trigger_factor: str) -> list[tuple[str, str]]:
+    """The agent's card while it plans: what `prompts.planning_prompt` tells a model planner (the
+    task in its words, without the JSON format a person does not type), and no reference target."""
+    task = _paragraphs(prompts.planning_prompt(user_information, trigger_factor))[-1]
+    task = task.split(" Return JSON", 1)[0]
+    return [
+        ("Your task now: the plan", task + "\nType it below: the target on the first line, then one step per line."),
+        ("What just happened", trigger_factor),
+        ("What you know about the user", user_information),
+    ]
+
+
+def agent_sections(user_information: str, trigger_factor: str, target: str, steps: list[str]) -> list[tuple[str, str]]:
+    """The agent's brief: what `prompts.agent_system_prompt` tells a model agent, in its words, the
+    target and steps first (they are what the person works towards on every turn)."""
+    paragraphs = _paragraphs(prompts.agent_system_prompt(user_information, trigger_factor, target, steps))
+    return [
+        ("Your goal for this conversation", target),
+        ("Steps, in order (move through them one at a time, as the user responds)", _numbered(steps)),
+        ("How to write", paragraphs[0] + "\n" + paragraphs[-1]),
+        ("What just happened", trigger_factor),
+        ("What you know about the user", user_information),
+    ]
+
+
+class ReplyBox(ComposeBox):
+    """The compose box of this screen: escape leaves the box (so t, x, s… work again) instead of
+    reaching the screen's escape, which goes back and stops the session a person is playing."""
+
+    BINDINGS = [Binding("escape", "leave", "Leave the box", tooltip="Stop typing; the session's keys work again")]
+
+    def action_leave(self) -> None:
+        for transcript in self.screen.query(Transcript):
+            transcript.focus()
+
+
 class ProactiveEvalSessionScreen(SessionScreenBase):
     HELP_TITLE = "Session"
     ENDED_TEXT = ENDED_TEXT
+    CSS_PATH = Path(__file__).with_name("session.tcss")
     BINDINGS = [
         Binding("a", "autoplay", "Auto", tooltip="Auto-play: run turns without stopping"),
         Binding("s", "step", "Step", tooltip="Run one more turn, then hold"),
@@ -48,13 +126,15 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         Binding("S", "stop_and_score", "Stop+score", tooltip="Stop now and let the judge score what exists"),
         Binding("R", "restart", "Restart", tooltip="Start again with the same settings"),
         Binding("j", "toggle_panel", "Panels", show=False, tooltip="Show or hide the judge panels"),
-        Binding("t", "toggle_target", "Target", show=False, tooltip="Show or hide the hidden target on the context card"),
+        Binding("t", "toggle_target", "Reference", show=False,
+                tooltip="Show or hide what is hidden from your seat: the target, the sub-targets, the agent's plan"),
         Binding("c", "copy_transcript", "Copy", show=False, tooltip="Copy the transcript to the clipboard (OSC 52)"),
         Binding("y", "copy_message", "Copy message", show=False, tooltip="Copy the focused message"),
         Binding("e", "show_errors", "Errors", show=False, tooltip="Details of the errors so far"),
         # priority: the compose box would otherwise take ctrl+d as "delete right"
         Binding("ctrl+d", "end_conversation", "End chat", priority=True, tooltip="As the user: end the conversation"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
+        Binding("enter", "focus_compose", "Type", tooltip="Back to the box: it is your turn"),
     ]
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *,
@@ -68,6 +148,27 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         super().__init__(env, spec, session_factory)
         self.replay_events = replay_events
         self.resume_from = resume_from
+        settings = spec.settings
+        self.max_turns = settings.get("max_turns", 6)
+        self.planning = settings.get("planning", True)
+        self.guide_with = settings.get("guide_with", "reference")
+        self.live_judging = settings.get("live_judging", False)
+        self.reference_shown = replay_events is not None
+        """Whether the person asked (t) to see what their seat is not told; a replay hides nothing."""
+        self.plan_done = not self.planning
+        self.own_plan: tuple[str, list[str]] | None = None
+        # what runs now, for the status line (see the module docstring)
+        self._typing: dict[str, str] = {}
+        self._checks: set[int] = set()
+        self._live: set[int] = set()
+        self._planning_now = False
+        self._plan_scoring = False
+        self._final_scoring = False
+        self._last_done: tuple[str, int] | None = None
+        self._stopping: str | None = None
+        self._await_turn = 0
+        self._replayed_turns = complete_turns(resume_from) if resume_from is not None else 0
+        """Turns a resumed session replays: their live scores come from the record, not a judge."""
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -79,43 +180,63 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
                     yield self._context_card()
                 yield Transcript(id="transcript")
                 if self.human_seat:
-                    yield ComposeBox(id="compose", disabled=True)
+                    yield ReplyBox(placeholder=self._idle_placeholder(), id="compose", disabled=True)
             with VerticalScroll(id="judge-panel"):
-                if self.spec.settings.get("planning", True):
-                    yield PlanPanel(id="plan-panel", classes="panel")
+                if self.planning:
+                    plan = PlanPanel(id="plan-panel", classes="panel")
+                    if self.human_seat == "agent":
+                        plan.plan_text = Text("waiting for your plan", style="dim")
+                    yield plan
                 yield SubTargetChecklist(self.env.item.sub_target, id="checklist", classes="panel")
                 yield TurnChecks(id="turn-checks", classes="panel")
-                if self.spec.settings.get("live_judging", False):
+                if self.live_judging:
                     yield ScoreTrend(id="trend", classes="panel")
                 yield FinalScores(id="final-scores", classes="panel")
-        yield StatusLine(self.spec.settings.get("max_turns", 6), id="status")
+        yield StatusLine(self.max_turns, id="status")
         yield KeyBar()
 
     def _context_card(self) -> ContextCard:
         item = self.env.item
-        settings = self.spec.settings
+        env = item.environment
         if self.human_seat == "user":
-            sections = [
-                ("You are", item.environment.user_information),
-                ("What just happened to you", item.environment.trigger_factor),
-                ("Agreeableness", f"{settings.get('agreeableness', 'medium')}: lower means you resist being guided"),
-            ]
+            sections = persona_sections(env.user_information, env.trigger_factor,
+                                        self.spec.settings.get("agreeableness", "medium"))
             hidden = [("What the assistant wants you to do (hidden from the simulated user)", item.target)]
-            return ContextCard("Persona card (what the simulated user is told)", sections, hidden, id="context-card")
-        steps = "\n".join(f"{i}. {s}" for i, s in enumerate(item.sub_target, 1))
-        sections = [
-            ("The user", item.environment.user_information),
-            ("What just happened", item.environment.trigger_factor),
-            ("Your target", item.target),
-            ("Steps", steps),
-        ]
-        return ContextCard("Agent context card", sections, id="context-card")
+            return ContextCard("Persona card (the user model's prompt)", sections, hidden, id="context-card")
+        title = "Your brief (a model agent's prompt)"
+        sections, hidden = self._agent_card_parts()
+        return ContextCard(title, sections, hidden, hidden_name="reference plan", id="context-card")
+
+    def _agent_card_parts(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """The agent's card: the planning task until the plan is in, then the brief it guides with
+        (the reference, or its own plan); the reference plan is hidden whenever it is not the brief."""
+        item = self.env.item
+        env = item.environment
+        reference = [("The reference target (what the judges compare with)", item.target),
+                     ("The reference steps", _numbered(item.sub_target))]
+        if not self.plan_done:
+            return planning_sections(env.user_information, env.trigger_factor), reference
+        if self.guide_with == "own_plan" and self.own_plan is not None:
+            target, steps = self.own_plan
+            return agent_sections(env.user_information, env.trigger_factor, target, steps), reference
+        return agent_sections(env.user_information, env.trigger_factor, item.target, item.sub_target), []
+
+    SHORT = 36
+    """Below this many rows the card gives the transcript more room (class -short, session.tcss)."""
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.height < self.SHORT, "-short")
 
     def on_mount(self) -> None:
+        self.set_class(self.size.height < self.SHORT, "-short")
         self.app.sub_title = ("replay · " if self.replaying else "") + f"{self.env.id} · " + " · ".join(
             f"{seat}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
             for seat, kind in self.spec.seats.items()
         )
+        if self.reference_shown:
+            for card in self.query(ContextCard):
+                card.toggle_hidden()
+        self._sync_reference()
         if self.replaying:
             self.replay()
             return
@@ -124,6 +245,52 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
 
             self.transcript.note(f"local/smollm2 is {LOCAL_MODEL_BLURB}", kind="system")
         self.run_session()
+
+    # -- what the person's seat may see -----------------------------------------------------
+
+    @property
+    def reference_visible(self) -> bool:
+        """Whether the reference target and sub-targets show: always when nobody plays, when the
+        person asked (t), and for the agent once they are its brief."""
+        if not self.human_seat or self.reference_shown:
+            return True
+        return self.human_seat == "agent" and self.plan_done and self.guide_with != "own_plan"
+
+    def _sync_reference(self) -> None:
+        """Show or hide the reference panels to match `reference_visible`, each saying how to show it."""
+        visible = self.reference_visible
+        if self.human_seat == "agent" and not self.plan_done:
+            why = "until your plan is in"
+        elif self.human_seat == "agent":
+            why = "while you guide with your own plan"
+        else:
+            why = "while you play the user"
+        for checklist in self.query(SubTargetChecklist):
+            checklist.set_hidden(None if visible else f"hidden {why}: t shows them")
+        # playing the agent, the plan and its reasoning are the person's own; playing the user they
+        # give the target away
+        spoils = self.human_seat == "user" and not self.reference_shown
+        for panel in self.query(PlanPanel):
+            panel.set_hidden("the plan is hidden (it gives the target away): t shows it" if spoils else None)
+        for scores in self.query(FinalScores):
+            scores.set_hidden("reasoning hidden (it names the target): t shows it" if spoils else None)
+
+    def _refresh_agent_card(self) -> None:
+        if self.human_seat != "agent":
+            return
+        sections, hidden = self._agent_card_parts()
+        for card in self.query(ContextCard):
+            card.set_sections(sections, hidden)
+            # the brief replaces the planning task: its first lines (the target) come into view,
+            # wherever the person had scrolled the task to
+            card.call_after_refresh(card.scroll_home, animate=False)
+
+    def action_toggle_target(self) -> None:
+        self.reference_shown = not self.reference_shown
+        for card in self.query(ContextCard):
+            if card.revealed != self.reference_shown:
+                card.toggle_hidden()
+        self._sync_reference()
 
     # -- the worker -------------------------------------------------------------------------
 
@@ -146,80 +313,225 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
     def transcript(self) -> Transcript:
         return self.query_one(Transcript)
 
+    def _speaker(self, role: str, model: str) -> str:
+        return "you" if self.spec.seats.get(role) == "human" else model
+
     def apply(self, event: Any) -> None:
         status = self.query_one(StatusLine)
         t = event.type
         if t == "message_started":
-            speaker = "you" if self.spec.seats.get(event.role) == "human" else event.model
+            speaker = self._speaker(event.role, event.model)
             self.transcript.start_message(event.message_id, event.role, event.turn, speaker)
-            status.set(turn=max(status.turn, event.turn), retry="",
-                       activity="your turn" if speaker == "you" else f"{event.role} is typing…")
+            if speaker != "you":
+                self._typing[event.message_id] = event.role
+            status.set(turn=max(status.turn, event.turn), retry="")
         elif t == "message_delta":
             self.transcript.append(event.message_id, event.text)
             if status.retry:
                 status.set(retry="")
         elif t == "message_done":
             m = event.message
-            speaker = "you" if self.spec.seats.get(m.role) == "human" else m.model
-            self.transcript.finish(m.id, m.role, m.turn, speaker, m.content, m.partial)
+            self.transcript.finish(m.id, m.role, m.turn, self._speaker(m.role, m.model), m.content, m.partial)
+            self._typing.pop(m.id, None)
             self._update_usage()
-            nxt = "user" if m.role == "agent" else "judge and agent"
-            status.set(activity=f"{nxt} next")
+            if not m.partial:
+                self._last_done = (m.role, m.turn)
+                if m.role == "user":
+                    self._checks.add(m.turn)  # the turn check starts as the user's reply is in
+                    if self.live_judging and m.turn < self.max_turns and m.turn > self._replayed_turns:
+                        self._live.add(m.turn)
         elif t == "message_discarded":
             view = self.transcript.views.get(event.message_id)
             if view is not None:
                 status.set(turn=view.turn - 1)
+            self._typing.pop(event.message_id, None)
             self.transcript.discard(event.message_id)
         elif t == "awaiting_human":
             self._await_person(event)
         elif t == "phase_changed":
             self.transcript.note(f"— {event.phase} —")
+            self._planning_now = event.phase == "planning"
+            if event.phase != "planning" and not self.plan_done:
+                self.plan_done = True  # planning is over, with or without a plan
+                self._refresh_agent_card()
+                self._sync_reference()
             if event.phase == "scoring":
-                status.set(activity="judging…")
+                self._final_scoring = True
         elif t == "proactiveeval.plan_proposed":
             self.query_one(PlanPanel).show_plan(event.plan.target, event.plan.sub_targets, event.plan.model)
+            self._planning_now = False
+            self._plan_scoring = True
+            self.own_plan = (event.plan.target, list(event.plan.sub_targets))
+            self.plan_done = True
+            self._refresh_agent_card()
+            self._sync_reference()
         elif t == "proactiveeval.plan_scored":
             self.query_one(PlanPanel).show_score(event.score, event.reasoning, event.judge_model)
+            self._plan_scoring = False
         elif t == "proactiveeval.turn_checked":
             self.query_one(TurnChecks).add_check(event.check)
             self.query_one(SubTargetChecklist).tick(event.check.cumulative_sub_targets)
+            self._checks.discard(event.check.turn)
         elif t == "proactiveeval.guidance_scored":
             if event.score.live:
+                self._live.discard(event.score.turn)
                 if self.query("#trend"):
                     self.query_one(ScoreTrend).add_point(event.score.overall, event.score.judge_model)
             else:
+                self._final_scoring = False
                 self.query_one(FinalScores).show(event.score)
                 if self.query("#trend"):
                     self.query_one(ScoreTrend).add_point(event.score.overall, event.score.judge_model)
         elif t == "session_ended":
             self._announce_end(event, self.transcript.note)
+            self.awaiting = None
             self._set_compose(False)
             self.refresh_bindings()
+            return
         else:
+            if t == "error":
+                self._judge_failed(event)
             self._apply_common(event)
+            if t == "error" and event.fatal:
+                self._stopping = "stopped by an error (e: details)"
+        self._show_activity()
+
+    def ended_text(self, reason: str) -> str:
+        """The end in words; the person who played the user ended it themselves (ctrl+d)."""
+        if reason == "user_stopped" and self.human_seat == "user":
+            return "you ended the conversation"
+        return super().ended_text(reason)
+
+    def _judge_failed(self, event: Any) -> None:
+        """A judge call that failed emits only an error (no score event); the error's wording
+        (protocol.py) says which one, so its "judging…" does not stay on the status line."""
+        if event.seat != "judge":
+            return
+        message = event.message
+        if message.startswith("plan scoring failed"):
+            self._plan_scoring = False
+        elif message.startswith("live guidance scoring failed") and self._live:
+            self._live.discard(min(self._live))
+        elif message.startswith("guidance scoring failed"):
+            self._final_scoring = False
+
+    # -- the status line --------------------------------------------------------------------
+
+    def _next_up(self) -> str:
+        """Who or what comes next once what runs now is done ("" when the dialogue is over)."""
+        if self._final_scoring:
+            return ""
+        last = self._last_done
+        if last is None:
+            if not self.plan_done:
+                return "the plan"
+            return "your opening message" if self.human_seat == "agent" else "the agent's opening message"
+        role, turn = last
+        if role == "agent":
+            return "your reply" if self.human_seat == "user" else "the user's reply"
+        if turn >= self.max_turns:
+            return ""
+        return f"your message (turn {turn + 1})" if self.human_seat == "agent" else f"the agent's turn {turn + 1}"
+
+    def activity(self) -> str:
+        """What runs now, in words: the person's turn, who is typing, what the judges are on, then
+        what comes next."""
+        if self._stopping:
+            return self._stopping
+        now: list[str] = []
+        if self.awaiting:
+            now.append(self._await_text())
+        for role in ("agent", "user"):
+            if role in self._typing.values():
+                now.append(f"the {role} is typing…")
+        if self._planning_now and not self.plan_done and self.human_seat != "agent":
+            now.append("the agent is planning…")
+        judged: list[str] = []  # what the judges are on now
+        if self._plan_scoring:
+            judged.append("the plan")
+        turns = sorted(self._checks | self._live)
+        if turns:
+            judged.append(f"turn {', '.join(map(str, turns))}")
+        if self.awaiting and judged:
+            # it is the person's turn: the judges' work goes on beside it and need not be waited for
+            return " · ".join(now) + f" · the judge is still on {' and '.join(judged)}"
+        judges = [f"judging {what}…" for what in judged]
+        if self._final_scoring:
+            judges.append("the judge is scoring the dialogue…")
+        nxt = self._next_up()
+        if now:
+            return " · ".join(now + judges)
+        if judges:
+            return " · ".join(judges) + (f", then {nxt}" if nxt else "")
+        return f"next: {nxt}" if nxt else "finishing…"
+
+    def _show_activity(self) -> None:
+        if self.ended is None and not self.replaying:
+            self.query_one(StatusLine).set(activity=self.activity())
 
     # -- a person in a seat -----------------------------------------------------------------
 
+    def _await_text(self) -> str:
+        if self.awaiting == "user":
+            return "your turn: reply as the user"
+        if self._await_turn == 0:
+            return "your turn: write the plan"
+        return "your turn: open the conversation" if self._await_turn == 1 else "your turn: write your next message"
+
+    def _placeholder(self) -> str:
+        """What to type, for the turn the engine asks the person for (its awaiting_human hint)."""
+        if self.awaiting == "user":
+            return "Reply as the user…  (ctrl+d ends the conversation)"
+        if self._await_turn == 0:
+            return "Write the plan: target on the first line, one sub-target per line"
+        if self._await_turn == 1:
+            return "Write your opening message: the user has not said anything yet"
+        return "Write your next message to the user…"
+
+    def _idle_placeholder(self) -> str:
+        """The box while it is not the person's turn."""
+        if self.ended is not None:
+            return "The session has ended"
+        if self.human_seat == "user":
+            return "Reply as the user: the box opens when the agent has spoken"
+        return "Your message as the agent: the box opens on your turn"
+
     def _await_person(self, event: Any) -> None:
         self.awaiting = event.seat
-        self.query_one(StatusLine).set(activity=f"your turn ({event.seat}): {event.hint}")
+        self._await_turn = event.turn
         self._set_compose(True)
 
     def _set_compose(self, enabled: bool) -> None:
         for box in self.query(ComposeBox):
+            box.placeholder = self._placeholder() if enabled else self._idle_placeholder()
             box.disabled = not enabled
             if enabled:
+                box.focus()
+        self.refresh_bindings()
+
+    def action_focus_compose(self) -> None:
+        for box in self.query(ComposeBox):
+            if not box.disabled:
                 box.focus()
 
     @on(ComposeBox.Submitted)
     def _person_spoke(self, event: ComposeBox.Submitted) -> None:
         if self.awaiting is None:
             return
+        if self.awaiting == "agent" and self._await_turn == 0:
+            try:
+                parse_plan_text(event.text)  # what the engine will parse: a rejected plan is not sent,
+            except ValueError as exc:      # so the box stays open with the text to fix
+                event.box.load_text(event.text)
+                event.box.move_cursor(event.box.document.end)
+                self.notify(f"That plan could not be used: {exc}", title="Plan", severity="warning", timeout=8, markup=False)
+                return
         participant = self.seats.get(self.awaiting)
         if participant is not None and hasattr(participant, "submit"):
             participant.submit(event.text)
             self.awaiting = None
             self._set_compose(False)
+            self._show_activity()
 
     def action_end_conversation(self) -> None:
         participant = self.seats.get("user")
@@ -227,6 +539,8 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
             participant.stop()
             self.awaiting = None
             self._set_compose(False)
+            self._stopping = "ending the conversation…"
+            self._show_activity()
 
     # -- controls ---------------------------------------------------------------------------
 
@@ -241,6 +555,8 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
             return self.running and self.human_seat == "user"
         if action == "toggle_target":
             return bool(self.query("#context-card"))
+        if action == "focus_compose":  # offered while it is the person's turn and they left the box
+            return self.awaiting is not None and not isinstance(self.focused, ComposeBox)
         return super().check_action(action, parameters)
 
     PALETTE = (
@@ -252,13 +568,24 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         ("restart", "Session: restart", "Start again with the same settings"),
         ("copy_transcript", "Copy transcript", "Copy the whole transcript to the clipboard (OSC 52)"),
         ("toggle_panel", "Toggle judge panels", "Show or hide the judge panels"),
+        ("toggle_target", "Show or hide the reference", "The target, sub-targets and plan your seat is not told"),
         ("show_errors", "Show errors", "Details of the errors so far"),
         ("export_session", "Export session…", "Write this session in a format of your choice (run record, markdown…)"),
     )
 
+    def action_stop(self) -> None:
+        if self.running:
+            self._stopping = "stopping…"
+            self.awaiting = None
+            self._set_compose(False)
+        super().action_stop()
+
     def action_stop_and_score(self) -> None:
         if self.running:
-            self.query_one(StatusLine).set(activity="stopping; the judge scores what exists…")
+            self._stopping = "stopping; the judge scores what exists…"
+            self.awaiting = None
+            self._set_compose(False)
+            self._show_activity()
             self.session.stop(score=True)
 
     def action_export_session(self) -> None:
@@ -266,10 +593,6 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
 
         if self.builder.record is not None:
             self.app.push_screen(ExportModal(self.builder.record))
-
-    def action_toggle_target(self) -> None:
-        for card in self.query(ContextCard):
-            card.toggle_hidden()
 
     def transcript_text(self) -> str:
         return f"{self.env.id}\n\n" + self.transcript.plain_text()
