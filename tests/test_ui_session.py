@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 import pytest
 from textual.widgets import Input
@@ -86,7 +85,7 @@ async def test_play_as_user_typed_text_is_judged() -> None:
         screen = app.screen
         box = screen.query_one(ComposeBox)
         await wait_for(pilot, lambda: not box.disabled)
-        assert "You are" in screen.query_one("#context-card").plain_text()
+        assert "Who you are" in screen.query_one("#context-card").plain_text()
         box.focus()
         await pilot.press(*"I walk a bit", "ctrl+j", *"already", "enter")
         await wait_for(pilot, lambda: screen.query_one(TurnChecks).row_count == 1)
@@ -237,11 +236,6 @@ def test_snapshot_session_mid_stream(snap_compare, no_clock) -> None:
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
 
 
-def test_snapshot_play_awaiting_input(snap_compare, no_clock) -> None:
-    app, run_before = session_app({"planning": False}, human="user")
-    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
-
-
 async def test_play_as_agent_plan_and_messages_go_through_the_engine() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -251,14 +245,15 @@ async def test_play_as_agent_plan_and_messages_go_through_the_engine() -> None:
         app.push_screen(ProactiveEvalSessionScreen(env, spec, scripted_factory(human="agent")))
         await pilot.pause()
         screen = app.screen
-        card = screen.query_one("#context-card").plain_text()
-        assert "Your target" in card and env.item.target[:30] in card
+        card = screen.query_one("#context-card")
+        assert env.item.target[:30] not in card.plain_text()  # the planner is not told the reference
         box = screen.query_one(ComposeBox)
         await wait_for(pilot, lambda: not box.disabled)  # the plan first
         box.focus()
         await pilot.press(*"Get Kenji walking", "ctrl+j", *"ask about steps", "ctrl+j", *"suggest the station walk", "enter")
         await wait_for(pilot, lambda: screen.query_one(PlanPanel).score is not None)
         assert "Get Kenji walking" in str(screen.query_one("#plan-body").render())
+        assert env.item.target[:30] in card.plain_text()  # with the plan in, the reference is the brief
         await wait_for(pilot, lambda: not box.disabled)  # then the opening message
         await pilot.press(*"Kenji, fancy a walk to the station?", "enter")
         await wait_for(pilot, lambda: screen.ended is not None)
@@ -277,3 +272,387 @@ async def test_palette_starts_a_session_from_the_picker() -> None:
         await pilot.pause(0.3)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+
+
+# --- playing a seat: what the person sees, and that every turn and action reaches the record --
+
+import asyncio  # noqa: E402
+import io  # noqa: E402
+
+from rich.console import Console  # noqa: E402
+
+from engine_helpers import scripted_agent, scripted_judge, scripted_user  # noqa: E402
+from ui_helpers import _scroll_state  # noqa: E402
+from proactive_tui.core.participants import HumanParticipant, ScriptedParticipant  # noqa: E402
+from proactive_tui.core.spec import build_session  # noqa: E402
+from proactive_tui.families.proactiveeval import prompts  # noqa: E402
+from proactive_tui.families.proactiveeval.judges import TurnVerdict  # noqa: E402
+from proactive_tui.ui.widgets.context_card import ContextCard  # noqa: E402
+
+SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+STALE = ("waiting for you", "typing…", "your turn", "judging", "planning…")
+"""What the screen must not say once the session is over."""
+
+
+class Gate:
+    """Holds the judge's (or the planner's) calls until the test opens it, so the screen can be
+    seen while they run; once open it stays open."""
+
+    def __init__(self) -> None:
+        self.opened = asyncio.Event()
+
+    async def wait(self) -> None:
+        await self.opened.wait()
+
+    def open(self) -> None:
+        self.opened.set()
+
+
+def play_factory(human: str, check_gate: Gate | None = None, plan_gate: Gate | None = None):
+    """Scripted seats (as `scripted_factory`), a person in `human`; the model agent's planning
+    waits for `plan_gate` and every turn check for `check_gate`."""
+
+    async def factory(spec, env, resume_from=None):
+        judge_base, agent_base = scripted_judge(), scripted_agent()
+
+        async def judge(request, schema):
+            if schema is TurnVerdict and check_gate is not None:
+                await check_gate.wait()
+            return judge_base.structured(request, schema)
+
+        async def plan(request, schema):
+            if plan_gate is not None:
+                await plan_gate.wait()
+            return agent_base.structured(request, schema)
+
+        seats = {"agent": ScriptedParticipant(lambda r: f"agent says turn {r.turn}", structured=plan, label="scripted-agent"),
+                 "user": scripted_user(), "judge": ScriptedParticipant([], structured=judge, label="scripted-judge")}
+        seats[human] = HumanParticipant()
+        return build_session(spec, env, gateway=None, seats=seats, resume_from=resume_from), seats
+
+    return factory
+
+
+def screen_lines(app) -> list[str]:
+    """The whole screen as plain text, one string per row: the render `App.export_screenshot`
+    turns into SVG, exported as text instead (so a test reads what a person would see)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system="truecolor",
+                      record=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text(styles=False).splitlines()
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def fragments(text: str, n: int = 4) -> set[str]:
+    """Every run of `n` words of `text` (all of it when shorter): a rendered piece of the text
+    longer than a few words contains one of them, however the screen wraps it."""
+    words = text.split()
+    return {" ".join(words[i:i + n]) for i in range(max(1, len(words) - n + 1))}
+
+
+def reference_fragments(item) -> set[str]:
+    """Word runs of the hidden reference (target and sub-targets) that nothing the person is
+    allowed to see also contains."""
+    allowed = " ".join([item.environment.user_information, item.environment.trigger_factor])
+    refs = set().union(*(fragments(t) for t in [item.target, *item.sub_target]))
+    return {f for f in refs if f not in norm(allowed)}
+
+
+def shown(wanted: set[str], lines: list[str]) -> set[str]:
+    rows = [norm(line) for line in lines]
+    return {f for f in wanted if any(f in row for row in rows)}
+
+
+def region_text(lines: list[str], widget) -> str:
+    """The rows of `lines` inside `widget`'s content region, as one line."""
+    region = widget.scrollable_content_region
+    return norm(" ".join(line[region.x:region.right] for line in lines[region.y:region.bottom]))
+
+
+def status_text(screen) -> str:
+    return screen.status.render().plain
+
+
+async def settle_screen(pilot, stable_rounds: int = 3, max_rounds: int = 3000) -> None:
+    """Like `ui_helpers.settle`, for a screen whose session waits for a person (its worker stays
+    busy): animations done, and every scrollable's offsets and sizes unchanged for
+    `stable_rounds` pauses in a row. `max_rounds` is a hang guard, no timing assertion."""
+    previous, stable = None, 0
+    for _ in range(max_rounds):
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        state = _scroll_state(pilot.app.screen)
+        stable = stable + 1 if state == previous else 0
+        if stable >= stable_rounds:
+            return
+        previous = state
+    raise AssertionError("the screen never settled")
+
+
+async def read_card(pilot, card: ContextCard) -> str:
+    """Everything the card shows, read as a person would: click it, Home, then Down until its
+    end, keeping each row as it scrolls into view. Returns the rows in order, as one line."""
+    await pilot.click(card)
+    await pilot.press("home")
+    await wait_for(pilot, lambda: card.scroll_y == 0)
+    rows: dict[int, str] = {}
+    while True:
+        await settle_screen(pilot)
+        region = card.scrollable_content_region
+        lines = screen_lines(pilot.app)
+        top = round(card.scroll_y)
+        for i in range(region.height):
+            rows[top + i] = lines[region.y + i][region.x:region.right]  # each content row, once
+        if card.scroll_y >= card.max_scroll_y:
+            return norm(" ".join(rows[k] for k in sorted(rows)))
+        before = card.scroll_y
+        await pilot.press("down")
+        await wait_for(pilot, lambda: card.scroll_y != before)
+
+
+def told(prompt: str) -> list[str]:
+    """What a system prompt tells its model, paragraph by paragraph, without the headings that
+    introduce the data ("Who you are:\\n…") and without the JSON format a person does not type."""
+    parts = []
+    for paragraph in prompt.split("\n\n"):
+        body = paragraph.split(":\n", 1)[1] if ":\n" in paragraph else paragraph
+        parts.append(norm(body.split(" Return JSON", 1)[0]))
+    return parts
+
+
+async def type_text(pilot, text: str) -> None:
+    """Type like a person: each character, ctrl+j for a new line."""
+    keys = []
+    for ch in text:
+        keys.append({"\n": "ctrl+j", " ": "space"}.get(ch, ch))
+    await pilot.press(*keys)
+
+
+def play_screen(app, seat: str, factory, **settings):
+    env = app.environments.get(PE_ENV)
+    spec = fake_spec(PE_ENV, "http://unused", **{"max_turns": 2, "live_judging": True, **settings})
+    spec.seats[seat] = "human"
+    app.push_screen(ProactiveEvalSessionScreen(env, spec, factory))
+    return env.item
+
+
+def assert_nothing_stale(screen, lines: list[str]) -> None:
+    text = "\n".join(lines)
+    for stale in STALE:
+        assert stale not in text, stale
+    assert "finished:" in status_text(screen)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_play_user_sees_the_persona_never_the_reference(size) -> None:
+    """The person in the user seat: the planning and the judging are said as they run, every turn
+    is theirs to answer, the persona card holds every word the user model is told (reachable at
+    this size), the reference stays off the whole screen until t, and their replies are recorded."""
+    plan_gate, check_gate = Gate(), Gate()
+    app = ProactiveApp()
+    async with app.run_test(size=size) as pilot:
+        item = play_screen(app, "user", play_factory("user", check_gate=check_gate, plan_gate=plan_gate))
+        await pilot.pause()
+        screen = app.screen
+        hidden = reference_fragments(item)
+        assert hidden
+        await wait_for(pilot, lambda: "the agent is planning…" in status_text(screen))
+        assert "loading the model layer" not in status_text(screen)
+        plan_gate.open()
+        box = screen.query_one(ComposeBox)
+        await wait_for(pilot, lambda: not box.disabled and screen.query_one(PlanPanel).score is not None)
+        await settle_screen(pilot)
+        lines = screen_lines(app)
+        assert not shown(hidden, lines)
+        assert "Reply as the user…" in region_text(lines, screen.query_one(ComposeBox))  # what to type
+        assert "your turn: reply as the user" in status_text(screen)
+
+        # the persona card: what the user model is told, all of it reachable by scrolling
+        card = screen.query_one(ContextCard)
+        card_text = await read_card(pilot, card)
+        user_prompt = prompts.user_system_prompt(item.environment.user_information, item.environment.trigger_factor, "medium")
+        for part in told(user_prompt)[1:]:  # all but the role-play opener the card's title stands for
+            assert part in card_text, part
+        assert prompts.AGREEABLENESS["medium"] in card_text
+        lines = screen_lines(app)
+        assert not shown(hidden, lines)
+        assert "hidden target: t shows it" in "\n".join(lines)
+        assert "hidden while you play the user: t shows them" in region_text(lines, screen.query_one(SubTargetChecklist))
+
+        # turn 1: the reply goes out; the judges' turn check is said while it runs, then who is next
+        await pilot.click(box)
+        await type_text(pilot, "I walk a bit\nalready")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "judging turn 1…" in status_text(screen))
+        await wait_for(pilot, lambda: any(v.role == "agent" and v.turn == 2 and v.state == "done" for v in screen.query(MessageView)))
+        assert "judging turn 1…, then your reply" in status_text(screen)
+        assert box.disabled
+        assert not shown(hidden, screen_lines(app))
+        check_gate.open()
+
+        # turn 2 is the person's too
+        await wait_for(pilot, lambda: not box.disabled)
+        assert "your turn: reply as the user" in status_text(screen)
+
+        # t (after esc leaves the reply box) shows the reference, and says how to hide it again
+        await pilot.press("escape", "t")
+        await settle_screen(pilot)
+        lines = screen_lines(app)
+        assert shown(fragments(item.target), lines), "the target shows after t"
+        assert shown(fragments(item.sub_target[0]), lines), "the sub-targets show after t"
+        assert "t hides the target" in "\n".join(lines)
+        await pilot.press("t")
+        await settle_screen(pilot)
+        assert not shown(hidden, screen_lines(app))
+
+        await pilot.press("enter")  # back to the box (it is the person's turn)
+        assert screen.focused is box
+        await type_text(pilot, "Fine, I will walk to the station")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        await settle_screen(pilot)
+        assert screen.ended == "max_turns"
+        assert_nothing_stale(screen, screen_lines(app))
+        record = screen.builder.record
+        assert [m.content for m in record.messages if m.role == "user"] == ["I walk a bit\nalready", "Fine, I will walk to the station"]
+        assert all(m.model == "person" for m in record.messages if m.role == "user")
+        assert record.human_seats == ["user"] and record.termination.reason == "max_turns"
+        assert [c.turn for c in record.section.turn_checks] == [1, 2] and record.section.guidance is not None
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_play_agent_plans_blind_then_guides_with_its_brief(size) -> None:
+    """The person in the agent seat: they plan seeing only what a model planner is told (no
+    reference anywhere on screen), a plan the engine could not parse stays in the box, then the
+    target and steps are their brief (on the card, all reachable), every message turn is theirs,
+    and the plan and messages are recorded."""
+    check_gate = Gate()
+    app = ProactiveApp()
+    async with app.run_test(size=size) as pilot:
+        item = play_screen(app, "agent", play_factory("agent", check_gate=check_gate))
+        await pilot.pause()
+        screen = app.screen
+        env = item.environment
+        box = screen.query_one(ComposeBox)
+        await wait_for(pilot, lambda: not box.disabled)
+        await settle_screen(pilot)
+        hidden = reference_fragments(item)
+        lines = screen_lines(app)
+        assert not shown(hidden, lines)
+        assert "Write the plan: target on the first line, one sub-target per line" in region_text(lines, box)
+        assert "your turn: write the plan" in status_text(screen)
+        card = screen.query_one(ContextCard)
+        card_text = await read_card(pilot, card)
+        for part in told(prompts.planning_prompt(env.user_information, env.trigger_factor))[1:]:
+            assert part in card_text, part
+        assert not shown(hidden, screen_lines(app))
+
+        # one line is no plan: the engine would not take it, so it stays in the box to fix
+        await pilot.click(box)
+        await type_text(pilot, "Get Kenji walking")
+        await pilot.press("enter")
+        await settle_screen(pilot)
+        assert not box.disabled and box.text == "Get Kenji walking"
+        assert screen.builder.record.section.planning.target is None
+        await type_text(pilot, "\nask about his steps\nsuggest the station walk")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not box.disabled and screen.query_one(PlanPanel).score is not None)
+        await settle_screen(pilot)
+        assert "your turn: open the conversation" in status_text(screen)
+        lines = screen_lines(app)
+        assert "Write your opening message: the user has not said anything yet" in region_text(lines, box)
+        assert norm(item.target) in region_text(lines, card), "the target heads the brief, in view as the dialogue starts"
+        card_text = await read_card(pilot, card)
+        agent_prompt = prompts.agent_system_prompt(env.user_information, env.trigger_factor, item.target, item.sub_target)
+        for part in told(agent_prompt):  # the opener, the user, the trigger, the steps, the rules
+            assert part in card_text, part
+        assert norm(item.target) in card_text
+
+        await pilot.click(box)
+        await type_text(pilot, "Kenji, fancy a walk to the station?")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "judging turn 1…" in status_text(screen)
+                       and any(v.role == "user" and v.state == "done" for v in screen.query(MessageView)))
+        assert "judging turn 1…, then your message (turn 2)" in status_text(screen)
+        check_gate.open()
+        await wait_for(pilot, lambda: not box.disabled)
+        assert "your turn: write your next message" in status_text(screen)
+        await type_text(pilot, "Shall we say three days this week?")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        await settle_screen(pilot)
+        assert_nothing_stale(screen, screen_lines(app))
+        record = screen.builder.record
+        assert record.section.planning.target == "Get Kenji walking"
+        assert record.section.planning.sub_targets == ["ask about his steps", "suggest the station walk"]
+        assert [m.content for m in record.messages if m.role == "agent"] == ["Kenji, fancy a walk to the station?", "Shall we say three days this week?"]
+        assert record.human_seats == ["agent"] and record.termination.reason == "max_turns"
+        assert record.section.planning.score is not None and record.section.guidance is not None
+
+
+@pytest.mark.parametrize("keys, reason", [
+    pytest.param(["ctrl+d"], "user_stopped", id="ctrl+d"),
+    pytest.param(["escape", "x"], "cancelled", id="x"),
+    pytest.param(["escape", "S"], "cancelled", id="S"),
+])
+async def test_play_user_stopping_leaves_nothing_stale(keys, reason) -> None:
+    """Ending the chat (ctrl+d), stopping (x) or stopping and scoring (S) while it is the person's
+    turn: the end is recorded, and nothing still says it is their turn, or typing, or judging."""
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        play_screen(app, "user", play_factory("user"), planning=False)
+        await pilot.pause()
+        screen = app.screen
+        box = screen.query_one(ComposeBox)
+        await wait_for(pilot, lambda: not box.disabled)
+        await pilot.press(*keys)
+        await wait_for(pilot, lambda: screen.ended is not None)
+        await settle_screen(pilot)
+        assert screen.ended == reason
+        lines = screen_lines(app)
+        assert_nothing_stale(screen, lines)
+        assert box.disabled and "The session has ended" in region_text(lines, box)
+        record = screen.builder.record
+        assert record.termination.reason == reason
+        assert not [m for m in record.messages if m.role == "user"]  # nothing was typed, nothing recorded
+        assert (record.section.guidance is not None) == (keys[-1] in ("S", "ctrl+d"))
+
+
+def play_app(seat: str, theme: str | None):
+    """A play screen at the person's first message turn (the agent seat after its plan)."""
+    app = ProactiveApp()
+
+    async def run_before(pilot) -> None:
+        if theme:
+            app.theme = theme
+        play_screen(app, seat, play_factory(seat))
+        await pilot.pause()
+        screen = app.screen
+        box = screen.query_one(ComposeBox)
+        await wait_for(pilot, lambda: not box.disabled)
+        if seat == "agent":
+            await type_text(pilot, "Get Kenji walking\nask about his steps\nsuggest the station walk")
+            await pilot.press("enter")
+        await wait_for(pilot, lambda: not box.disabled and screen.query_one(PlanPanel).score is not None
+                       and screen.status.turn == 1)
+        box.cursor_blink = False  # like the stopped clock: a blinking cursor is in either phase when shot
+        await settle_screen(pilot)
+
+    return app, run_before
+
+
+@pytest.mark.parametrize("theme", [pytest.param(None, id="dark"), pytest.param("proactive-light", id="light")])
+@pytest.mark.parametrize("seat", ["user", "agent"])
+def test_snapshot_play_seat(snap_compare, no_clock, seat, theme) -> None:
+    app, run_before = play_app(seat, theme)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+@pytest.mark.parametrize("seat", ["user", "agent"])
+def test_snapshot_play_seat_80x24(snap_compare, no_clock, seat) -> None:
+    app, run_before = play_app(seat, None)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
