@@ -39,6 +39,13 @@ class SourceRef(BaseModel):
     paper: str
     arxiv: str
     repository: str | None = None
+    distinct_from: tuple[str, ...] = ()
+    """Other works that share the benchmark's name (a reader must not take one for the other)."""
+
+    def citation(self, title: str = "") -> str:
+        """One line naming the source: "<title>: <paper> (arXiv <id>), <repository>"."""
+        name = "" if not title or self.paper.startswith(title) else f"{title}: "
+        return f"{name}{self.paper} (arXiv {self.arxiv})" + (f", {self.repository}" if self.repository else "")
 
 
 class UnsupportedFamily(ValueError):

@@ -22,7 +22,9 @@ def describe(env: Any, reveal_reference: bool = True) -> list[Section]:
     if family is not None:
         if family.source is not None:
             ref = family.source
-            name = "" if ref.paper.startswith(family.title) else f"{family.title}: "
-            sections.append(("Benchmark", f"{name}{ref.paper} (arXiv {ref.arxiv})" + (f", {ref.repository}" if ref.repository else "")))
+            text = ref.citation(family.title)
+            if ref.distinct_from:
+                text += "\nnot to be confused with " + "; ".join(ref.distinct_from)
+            sections.append(("Benchmark", text))
         sections += family.describe(env, reveal_reference)
     return sections

@@ -38,7 +38,12 @@ def scrub(record: RunRecord) -> RunRecord:
 def run_facts(record: RunRecord) -> dict[str, Any]:
     """What every dataset export's `meta` says about how the session was run (models, settings,
     who sat where, how it ended); each format adds its own keys around these."""
+    from proactive_tui.core import registry
+
+    family = registry.find(record.family)
+    source = family.source if family is not None else None
     return {
+        "benchmark": None if source is None else {"name": family.title, **source.model_dump(mode="json")},
         "date": record.started_at,
         "models": record.models,
         "settings": record.settings,

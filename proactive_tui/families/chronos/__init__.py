@@ -22,7 +22,8 @@ class ChronosFamily(Family):
     title = "Chronos"
     summary = "keeps a long-term intent on a simulated timeline with reminders and follow-ups"
     source = SourceRef(paper="Long-term Task-oriented Agent: Proactive Long-term Intent Maintenance in Dynamic Environments (ChronosBench)",
-                       arxiv="2601.09382")
+                       arxiv="2601.09382",
+                       distinct_from=('"Chronos", a memory system for LLM agents (arXiv 2603.16862)',))
     seats = ("agent", "user")
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     settings_model = ChronosSettings
