@@ -462,3 +462,21 @@ def test_snapshot_theme(snap_compare, theme: str) -> None:
         pilot.app.theme = theme
 
     assert snap_compare(ProactiveApp(), terminal_size=(100, 30), run_before=apply)
+
+
+async def test_key_bar_on_a_crowded_screen_says_where_the_rest_are() -> None:
+    from ui_helpers import PE_ENV, fake_spec, scripted_factory
+    from proactive_tui.families.proactiveeval.ui.session import ProactiveEvalSessionScreen
+    from proactive_tui.ui.widgets.key_bar import MORE, KeyBar
+
+    app = ProactiveApp()
+    async with app.run_test(size=(60, 24)) as pilot:
+        env = app.environments.get(PE_ENV)
+        app.push_screen(ProactiveEvalSessionScreen(env, fake_spec(PE_ENV, "http://unused", max_turns=2),
+                                                   scripted_factory(hold_agent_at=1)))  # stays running
+        for _ in range(10):
+            await pilot.pause()
+        bar = app.screen.query_one(KeyBar)
+        hints = bar.visual.plain
+        assert len(hints) <= bar.content_region.width, hints
+        assert hints.endswith("^p palette") and MORE in hints

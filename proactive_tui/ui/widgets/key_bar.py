@@ -7,7 +7,8 @@ picker that cost ~25-40 ms of start-up, enough on its own to miss the start-up b
 a hint presses its key, as with `Footer`.
 
 When the line is wider than the bar, the app-wide hints (quit, help) go first, since F1 and the
-palette list them on every screen; the screen's own keys and the palette hint stay. Before this,
+palette list them on every screen; then the screen's last keys, with "… f1" in their place, and the
+palette hint always stays. Before this,
 a narrow terminal cut the line at the right edge, so the palette hint was the first to go.
 """
 
@@ -22,6 +23,7 @@ from textual.widgets import Static
 KEY_STYLE = "bold $footer-key-foreground"
 DESCRIPTION_STYLE = "$footer-description-foreground"
 DISABLED_STYLE = "$text-disabled"
+MORE = "… f1"
 
 
 class KeyBar(Static):
@@ -51,16 +53,25 @@ class KeyBar(Static):
                 continue
             seen.add(binding.action)
             parts.append((self._hint(key, app.get_key_display(binding), binding.description, enabled), node is app))
-        if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
+        palette = app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active
+        if palette:
             binding = active[app.COMMAND_PALETTE_BINDING].binding
             parts.append((self._hint(binding.key, app.get_key_display(binding), "palette", True), False))
+        tail = 1 if palette else 0  # hints after the screen's own
         room = self.content_region.width if self.is_attached and self.size.width else 0
         sep = Content("  ")
-        while room and sep.join(p for p, _ in parts).cell_length > room:
+        more = False
+        while room and (sep.join(p for p, _ in parts).cell_length + (len(MORE) + 2 if more else 0)) > room:
             app_wide = [i for i, (_, is_app) in enumerate(parts) if is_app]
-            if not app_wide:
+            if app_wide:
+                del parts[app_wide[-1]]
+            elif len(parts) > 1 + tail:  # still too wide: the screen's last keys go, the palette stays
+                del parts[len(parts) - 1 - tail]
+                more = True
+            else:
                 break
-            del parts[app_wide[-1]]
+        if more:  # say that keys are missing and where to find them
+            parts.insert(len(parts) - tail, (Content.styled(MORE, DISABLED_STYLE), False))
         return sep.join(p for p, _ in parts)
 
     @staticmethod
