@@ -1,13 +1,17 @@
-"""The Chronos session screens: setup, watching a scripted session, fast-forward, playing the user,
-and snapshots of the timeline and task panels."""
+"""The Chronos session screens: setup, watching a scripted session, fast-forward, playing the user
+and the agent (driven only by the keys and clicks a person would use), and snapshots of the
+timeline and task panels and of both play screens."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from rich.console import Console
 from textual.widgets import Input, Select
 
-from chronos_helpers import chronos_env
-from ui_helpers import settle, wait_for
+from chronos_helpers import chronos_env, when
+from ui_helpers import _scroll_state, settle, wait_for
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.core.participants import HumanParticipant
 from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
@@ -23,6 +27,9 @@ from proactive_tui.families.chronos.ui.timeline_panel import TimelinePanel
 from proactive_tui.families.chronos.ui.timeline_turns import TimelineTurns
 from proactive_tui.families.chronos.ui.timeline_verdict import TimelineVerdict
 from proactive_tui.families.chronos.ui.turn_tag import TurnTag
+from proactive_tui.families.chronos.ui.user_controls import UserControls
+from proactive_tui.ui.widgets.context_card import ContextCard
+from proactive_tui.ui.widgets.status_line import StatusLine
 
 POSITIVE = "chronos/car-purchase-positive"
 SHIFT = "chronos/car-purchase-shift-positive"
@@ -33,17 +40,23 @@ def no_preload(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROACTIVE_TUI_NO_PRELOAD", "1")
 
 
-def oracle_factory(human: str | None = None):
-    """Protocol-following seats (OracleAgent, ScriptedPersona); `human` seats a person instead."""
+def oracle_factory(human: str | None = None, agent=None):
+    """Protocol-following seats (OracleAgent, ScriptedPersona); `human` seats a person instead, and
+    `agent` replaces the oracle agent."""
 
     async def factory(spec: SessionSpec, env):
-        seats = {"agent": OracleAgent(), "user": ScriptedPersona()}
+        seats = {"agent": agent or OracleAgent(), "user": ScriptedPersona()}
         if human:
             seats[human] = HumanParticipant()
         session = ChronosSession(env, ChronosSeats(**seats), ChronosSettings(**spec.settings))
         return session, seats
 
     return factory
+
+
+def checking_agent():
+    """An agent that answers INFO_RETRIEVAL to everything, as the embedded local model does."""
+    return when(lambda s: True, "INFO_RETRIEVAL", text="Let me check.")
 
 
 def spec(env_id: str, human: str | None = None, **settings) -> SessionSpec:
@@ -136,89 +149,368 @@ async def test_fast_forward_with_the_manual_monitor() -> None:
         assert screen.query_one(TimelineVerdict).outcome.success
 
 
-async def test_play_as_user_dormant_and_shift_keys_reach_the_engine() -> None:
+# --- playing a seat: what a person sees and does -------------------------------------------------
+
+SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+STALE = ("your turn", "waiting for you", "typing…", "is thinking", "sent:")
+
+
+def screen_lines(app) -> list[str]:
+    """The whole screen as plain text, one string per row (what a person would see)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text(styles=False).splitlines()
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+GUTTERS = str.maketrans("", "", "█▌▐│▂▃▄▅▆▇▁")
+
+
+def region_text(lines: list[str], widget) -> str:
+    """The rows of `lines` inside `widget`'s content region (without borders, message gutters and
+    scrollbars), as one line."""
+    region = widget.scrollable_content_region
+    return norm(" ".join(line[region.x:region.right].translate(GUTTERS) for line in lines[region.y:region.bottom]))
+
+
+def status_text(screen) -> str:
+    return screen.query_one(StatusLine).render().plain
+
+
+async def settle_playing(pilot, stable_rounds: int = 3, max_rounds: int = 3000) -> None:
+    """Like `ui_helpers.settle`, for a screen whose session waits for a person (its worker stays
+    busy): animations done, and every scrollable's offsets and sizes unchanged for
+    `stable_rounds` pauses in a row. `max_rounds` is a hang guard, no timing assertion."""
+    previous, stable = None, 0
+    for _ in range(max_rounds):
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        state = _scroll_state(pilot.app.screen)
+        stable = stable + 1 if state == previous else 0
+        if stable >= stable_rounds:
+            return
+        previous = state
+    raise AssertionError("the screen never settled")
+
+
+async def asked(pilot, screen, seat: str) -> list[str]:
+    """Wait until the person is asked (or the session ended); the settled screen's rows."""
+    await wait_for(pilot, lambda: screen.awaiting == seat or screen.ended is not None)
+    await settle_playing(pilot)
+    return screen_lines(pilot.app)
+
+
+async def type_text(pilot, text: str) -> None:
+    """Type like a person, one key per character."""
+    await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
+
+
+async def read_scrolling(pilot, widget) -> str:
+    """Everything a scrolling widget shows, read as a person would: click it, Home, then Down
+    until its end, keeping each row as it comes into view. Returns the rows in order, as one line."""
+    await pilot.click(widget)
+    await pilot.press("home")
+    rows: list[str] = []
+    for _ in range(200):  # a hang guard
+        await settle_playing(pilot)
+        lines = screen_lines(pilot.app)
+        region = widget.scrollable_content_region
+        top = round(widget.scroll_y)
+        for i, line in enumerate(lines[region.y:region.bottom]):
+            if top + i >= len(rows):
+                rows.append(norm(line[region.x:region.right].translate(GUTTERS)))
+        if widget.scroll_y >= widget.max_scroll_y:
+            break
+        await pilot.press("down")
+    return norm(" ".join(rows))
+
+
+async def fast_forward_until_asked(pilot, screen) -> None:
+    """With the manual monitor: press f whenever the user is dormant, until the user is asked."""
+    while screen.awaiting != "user" and screen.ended is None:
+        view = screen.query_one(TimelinePanel).view
+        if screen.session.user_dormant:
+            await pilot.press("f")  # then wait for the scan it asked for
+            await wait_for(pilot, lambda: screen.awaiting == "user" or screen.ended is not None
+                           or screen.query_one(TimelinePanel).view is not view)
+        else:
+            await wait_for(pilot, lambda: screen.awaiting == "user" or screen.ended is not None
+                           or screen.session.user_dormant)
+
+
+def reference_hidden(app, screen, upcoming: list[str]) -> None:
+    """Which state meets the needs, and listings nobody was shown, are nowhere on the screen."""
+    lines = screen_lines(app)
+    panel = region_text(lines, screen.query_one(TimelinePanel))
+    assert "✓" not in panel and "✗" not in panel and "✓ meets the needs" not in panel, panel
+    assert "hidden" in panel  # and the panel says so
+    text = "\n".join(lines)
+    for listing in upcoming:
+        assert listing not in text, listing
+
+
+async def reveal_with_t(pilot, screen) -> str:
+    """Press t as a person would (from the transcript, not the compose box): the timeline panel's text."""
+    await pilot.click("#transcript")
+    await pilot.press("t")
+    await settle_playing(pilot)
+    return region_text(screen_lines(pilot.app), screen.query_one(TimelinePanel))
+
+
+def assert_nothing_stale(app, screen) -> None:
+    text = "\n".join(screen_lines(app))
+    for stale in STALE:
+        assert stale not in status_text(screen), (stale, status_text(screen))
+    assert "waiting for you" not in text and "typing…" not in text
+    assert "finished:" in status_text(screen)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_play_user_is_asked_although_the_agent_keeps_checking(size) -> None:
+    """The embedded model answers INFO_RETRIEVAL to everything: the person is still asked after
+    each exchange, sees the brief in full, never the reference, and the turn budget counts their
+    exchanges, not the agent's checks."""
     app = ProactiveApp()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=size) as pilot:
+        env = chronos_env("car-purchase-positive")
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, human="user", max_turns=3),
+                                             oracle_factory("user", agent=checking_agent())))
+        await pilot.pause()
+        screen = app.screen
+        upcoming = ["Toyota Yaris", "Honda Jazz"]
+        replies = ["My budget is at most 12,000 euros", "Under 90,000 km please"]
+        for n, reply in enumerate(replies, 1):
+            lines = await asked(pilot, screen, "user")
+            assert screen.awaiting == "user", f"not asked for reply {n}"
+            brief = screen.builder.record.section.briefs[-1]
+            hint = region_text(lines, screen.query_one("#user-hint"))
+            assert norm(brief.instruction) in hint  # all of it, on screen
+            assert "commands:" not in hint  # the commands are the buttons and keys
+            assert status_text(screen).startswith(f"turn {n}/3") and "your turn: add the details" in status_text(screen)
+            assert "checked enough in a row: the user's turn" in region_text(lines, screen.transcript)
+            reference_hidden(app, screen, upcoming)
+            await type_text(pilot, reply)
+            await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        await settle_playing(pilot)
+        record = screen.builder.record
+        assert [m.content for m in record.messages if m.role == "user"][1:] == replies
+        assert [t.input_kind for t in record.section.turns] == ["user", "tool_call"] * 3
+        assert screen.ended == "max_turns" and status_text(screen).startswith("turn 3/3")
+        assert_nothing_stale(app, screen)
+        reference_hidden(app, screen, upcoming)
+        panel = await reveal_with_t(pilot, screen)
+        assert "✓ 2017 Honda" in panel and "✗ 2016 Renaul" in panel
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_play_user_commands_by_key_and_button(size) -> None:
+    """Letters type into the compose box; the ctrl keys (shown on the buttons and the key bar) and
+    the buttons send the commands; every command reaches the record; the persona card follows the
+    intention shift, and every need on it can be read."""
+    app = ProactiveApp()
+    async with app.run_test(size=size) as pilot:
         env = chronos_env("car-purchase-shift-positive")
+        shift = env.scenario.intention_shift
         app.push_screen(ChronosSessionScreen(env, spec(env.id, human="user", monitor_delay_s=None), oracle_factory("user")))
         await pilot.pause()
         screen = app.screen
         box = screen.query_one(ComposeBox)
-        assert "You are" in screen.query_one("#context-card").plain_text()
-        await wait_for(pilot, lambda: screen.query_one(TimelinePanel).view is not None)
-        hidden = shown(screen.query_one(TimelinePanel))  # spoilers hidden for a player
-        assert "not visible yet" in hidden and "✓" not in hidden and "is hidden" in hidden
-        session = None
-
-        async def answer(text: str) -> None:
-            await wait_for(pilot, lambda: screen.awaiting == "user" or screen.ended is not None)
-            box.focus()
-            await pilot.press(*text, "enter")
-            await pilot.pause()
-
-        async def key(k: str) -> None:
-            await wait_for(pilot, lambda: screen.awaiting == "user" or screen.ended is not None)
-            screen.query_one("#transcript").focus()  # the compose box would take the letter
-            await pilot.press(k)
-            await pilot.pause()
-
-        def waiting_or_dormant() -> bool:
-            return screen.awaiting == "user" or (screen.session is not None and screen.session.user_dormant)
-
-        async def until_asked() -> None:
-            """Fast-forward (manual monitor) until the user is asked again."""
-            for _ in range(300):
-                if screen.awaiting == "user" or screen.ended is not None:
-                    return
-                if screen.session is not None and screen.session.user_dormant:
-                    await pilot.press("f")
-                await pilot.pause(0.05)
-
-        # give the details the brief asks for, until the agent sets a reminder (the user goes dormant)
-        for _ in range(6):
-            await wait_for(pilot, waiting_or_dormant)
-            if screen.session.user_dormant:
-                break
-            revealed = screen.session.current_brief.reveal
-            await answer("; ".join(f"{c.key}: {c.value}" for c in revealed) or "That's all.")
-        session = screen.session
-        assert session.state.reminder_active
-        screen.query_one("#transcript").focus()
-        await until_asked()  # the offer that fits: this scenario's user now changes plans
-        assert session.current_brief.situation == "shift"
-        await key("v")
+        card = screen.query_one(ContextCard)
+        lines = await asked(pilot, screen, "user")
+        for button in screen.query_one(UserControls).query("Button"):  # every button whole, on screen
+            assert str(button.label) in region_text(lines, button), (str(button.label), region_text(lines, button))
+        assert "^l Dormant" in lines[-1] and "^o Confirm" in lines[-1]  # and on the key bar
+        assert norm(shift.utterance)[:40] not in norm(" ".join(lines))  # the hidden change of plans
+        reference_hidden(app, screen, ["Skoda Octavia"])
+        await pilot.press("d", "v", "y", "n")  # a person typing: letters are text, not commands
+        assert box.text == "dvyn" and screen.awaiting == "user"
+        await pilot.press(*["backspace"] * 4)
+        await type_text(pilot, "At most 8,000 pounds")
+        await pilot.press("enter")
+        await asked(pilot, screen, "user")
+        await pilot.press("ctrl+l")  # dormant before any reminder: the protocol says why not
+        lines = await asked(pilot, screen, "user")
+        assert "No reminder is set yet" in region_text(lines, screen.query_one("#user-hint"))
+        assert "your turn again" in status_text(screen)
+        await type_text(pilot, "Under 70,000 miles")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.session.user_dormant)
+        assert "user dormant: f fast-forwards" in status_text(screen)
+        await fast_forward_until_asked(pilot, screen)  # the monitor waits for f (manual)
+        lines = await asked(pilot, screen, "user")
+        assert "voice the change of plans" in status_text(screen)
+        assert norm(shift.utterance) in await read_scrolling(pilot, screen.query_one("#user-hint"))
+        await pilot.click(box)
+        await pilot.press("ctrl+n")  # with the compose box focused
         await wait_for(pilot, lambda: screen.builder.record.section.shift is not None)
-        assert screen.builder.record.section.shift.utterance == env.scenario.intention_shift.utterance
-        assert any("intention shift" in str(n.render()) for n in screen.query(".note-shift"))
-        await until_asked()  # the shifted offer that fits; stay dormant instead of confirming
-        assert session.current_brief.situation == "offer_meets" and not session.user_dormant
-        await key("d")
-        await wait_for(pilot, lambda: session.user_dormant or screen.ended is not None)
-        assert screen.builder.record.section.user_dormant
-        screen.action_stop()
+        assert screen.builder.record.section.shift.utterance == shift.utterance and box.text == ""
+        await settle_playing(pilot)
+        # the card now says the new intention and needs; each need can be read by scrolling it
+        assert shift.intention in card.plain_text() and "hidden" not in (card.border_subtitle or "")
+        seen = await read_scrolling(pilot, card)
+        for key, value in shift.constraints.items():
+            assert norm(f"{key}: {value}")[:30] in norm(seen), (key, seen)
+        await fast_forward_until_asked(pilot, screen)
+        await asked(pilot, screen, "user")
+        assert "answer the offer" in status_text(screen)
+        await pilot.click("#cmd-confirm")
         await wait_for(pilot, lambda: screen.ended is not None)
+        await settle_playing(pilot)
+        record = screen.builder.record
+        assert record.section.outcome.success is True and screen.ended == "task_completed"
+        assert "My needs are met" in [m.content for m in record.messages if m.role == "user"][-1]
+        assert_nothing_stale(app, screen)
 
 
-async def test_play_as_agent_with_the_form() -> None:
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("how", ["ctrl+l", "click:#cmd-refuse"])
+async def test_play_user_dormant_or_refuse_at_the_offer(size, how) -> None:
     app = ProactiveApp()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=size) as pilot:
         env = chronos_env("car-purchase-positive")
-        app.push_screen(ChronosSessionScreen(env, spec(env.id, human="agent"), oracle_factory("agent")))
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, human="user", monitor_delay_s=None), oracle_factory("user")))
         await pilot.pause()
         screen = app.screen
-        await wait_for(pilot, lambda: screen.awaiting == "agent")
-        form = screen.query_one("#action-form")
-        form.query_one("#form-action", Select).value = "INFO_RETRIEVAL"
-        form.query_one("#form-text", Input).value = "Let me look."
-        form.query_one("#form-intention", Input).value = "buy a family car"
-        await pilot.click("#form-send")
-        await wait_for(pilot, lambda: screen.query_one(TimelineTurns).row_count == 1)
-        (outcome,) = screen.builder.record.section.turns
-        assert outcome.action == "INFO_RETRIEVAL" and outcome.action_correct
-        assert screen.query_one(TaskPanel).current.intention == "buy a family car"
-        screen.query_one("#transcript").focus()
-        await pilot.press("x")
+        for reply in ("up to 12,000 euros", "under 90,000 km"):
+            await asked(pilot, screen, "user")
+            await type_text(pilot, reply)
+            await pilot.press("enter")
+        await fast_forward_until_asked(pilot, screen)
+        await asked(pilot, screen, "user")
+        assert screen.builder.record.section.briefs[-1].situation == "offer_meets"
+        if how.startswith("click:"):
+            await pilot.click(how.removeprefix("click:"))
+        else:
+            await pilot.press(how)
+        await wait_for(pilot, lambda: screen.ended is not None or screen.builder.record.section.user_dormant)
+        record = screen.builder.record
+        if how == "ctrl+l":
+            assert record.section.user_dormant and "user dormant" in status_text(screen)
+            await pilot.press("f")  # the last state is gone: the timeline runs out
         await wait_for(pilot, lambda: screen.ended is not None)
+        await settle_playing(pilot)
+        outcome = record.section.outcome
+        if how == "ctrl+l":
+            assert (screen.ended, outcome.reason) == ("timeline_exhausted", "timeline_exhausted")
+        else:
+            assert (screen.ended, outcome.reason) == ("task_failed", "user_refused")
+            assert record.section.turns[-1].action == "FAILED_TASK"
+        assert_nothing_stale(app, screen)
+
+
+async def choose(pilot, select_id: str, value: str, options: tuple[str, ...]) -> None:
+    """Open a select with a click and pick `value` with the keys, as a person would."""
+    await pilot.click(select_id)
+    await settle_playing(pilot)
+    await pilot.press("home", *["down"] * options.index(value), "enter")
+    await settle_playing(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_play_agent_form_shorthand_and_json_reach_the_record(size) -> None:
+    """The person in the agent seat answers every agent turn: with the form's selects, with the
+    shorthand or JSON typed in its text box (parsed as such, whatever the selects say), and sees the
+    guidance, and any problem with a reply, but never which state meets the needs."""
+    from proactive_tui.families.chronos.reply import ACTIONS
+    from proactive_tui.families.chronos.ui.session import FORM_HINT
+
+    app = ProactiveApp()
+    async with app.run_test(size=size) as pilot:
+        env = chronos_env("car-purchase-positive")
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, human="agent", monitor_delay_s=0.0), oracle_factory("agent")))
+        await pilot.pause()
+        screen = app.screen
+        lines = await asked(pilot, screen, "agent")
+        assert norm(FORM_HINT) in region_text(lines, screen.query_one("#agent-hint"))
+        assert "INFO_RETRIEVAL" in region_text(lines, screen.query_one("#form-action"))
+        assert "not checked yet" in region_text(lines, screen.query_one(TimelinePanel))
+        reference_hidden(app, screen, ["Renault Clio", "Toyota Yaris", "Honda Jazz"])
+        assert status_text(screen).startswith("turn 1/") and "your turn: write the agent's reply" in status_text(screen)
+        # the dropdown: every name whole, opening above the form, clear of the status line
+        await pilot.click("#form-action")
+        await settle_playing(pilot)
+        overlay = screen.query_one("#form-action SelectOverlay")
+        lines = screen_lines(app)
+        assert all(name in region_text(lines, overlay) for name in ACTIONS)
+        assert overlay.region.bottom <= screen.query_one("#form-action").region.y
+        assert not overlay.region.overlaps(screen.query_one(StatusLine).region)
+        await pilot.press("escape")
+        # turn 1: the form as it stands (INFO_RETRIEVAL), text typed, Send clicked
+        await pilot.click("#form-text")
+        await type_text(pilot, "Let me look.")
+        await pilot.click("#form-send")
+        lines = await asked(pilot, screen, "agent")
+        assert "2016 Renault C" in region_text(lines, screen.query_one(TimelinePanel))  # seen now
+        # turn 2: the shorthand, while the select still says INFO_RETRIEVAL
+        await type_text(pilot, "NO_ACTION: Nothing fits yet. What is your budget?")
+        await pilot.press("enter")
+        await asked(pilot, screen, "agent")
+        # turn 3: the selects
+        await choose(pilot, "#form-action", "NO_ACTION", ACTIONS)
+        await pilot.click("#form-text")
+        await type_text(pilot, "Noted. Any limit on mileage?")
+        await pilot.press("enter")
+        await asked(pilot, screen, "agent")
+        # turn 4: a reminder without a condition is sent back, with the reason in the hint
+        await type_text(pilot, "SET_REMINDER IN_PROGRESS: I will watch.")
+        await pilot.press("enter")
+        lines = await asked(pilot, screen, "agent")
+        assert "could not be used" in region_text(lines, screen.query_one("#agent-hint"))
+        assert "could not be used" in status_text(screen)
+        await pilot.press("ctrl+u")  # clear what is left in the text box, then fix the reply
+        await type_text(pilot, "SET_REMINDER IN_PROGRESS: I will watch. @EVENT an automatic under 12,000 euros")
+        await pilot.press("enter")
+        # turn 5: the monitor's first scan (no fit), answered with JSON
+        await asked(pilot, screen, "agent")
+        reference_hidden(app, screen, ["Honda Jazz"])
+        await type_text(pilot, '{"response_text": "", "proactive_action": "KEEP_SILENT", '
+                               '"task_description": {"intention": "a car", "status": "IN_PROGRESS"}}')
+        await pilot.press("enter")
+        # turn 6: the state that fits, a follow-up chosen with the select
+        await asked(pilot, screen, "agent")
+        await choose(pilot, "#form-action", "FOLLOW_UP", ACTIONS)
+        await pilot.click("#form-text")
+        await type_text(pilot, "Found one: a 2017 Honda Jazz.")
+        await pilot.press("enter")
+        # turn 7: the user thanked: complete
+        await asked(pilot, screen, "agent")
+        await type_text(pilot, "COMPLETE_TASK COMPLETED: Enjoy the car.")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        await settle_playing(pilot)
+        record = screen.builder.record
+        turns = record.section.turns
+        assert [t.action for t in turns] == ["INFO_RETRIEVAL", "NO_ACTION", "NO_ACTION", "SET_REMINDER",
+                                             "KEEP_SILENT", "FOLLOW_UP", "COMPLETE_TASK"]
+        assert turns[1].reply.response_text == "Nothing fits yet. What is your budget?"
+        assert record.section.reminders[0].value == "an automatic under 12,000 euros"
+        assert record.section.outcome.success is True and screen.ended == "task_completed"
+        assert record.human_seats == ["agent"]
+        assert_nothing_stale(app, screen)
+        panel = await reveal_with_t(pilot, screen)
+        assert "✓" in panel and "✓ meets the needs" in panel
+
+
+async def test_leaving_with_ctrl_d_while_it_is_your_turn() -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        env = chronos_env("car-purchase-positive")
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, human="user"), oracle_factory("user")))
+        await pilot.pause()
+        screen = app.screen
+        await asked(pilot, screen, "user")
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        await settle_playing(pilot)
+        assert screen.ended == "user_stopped" and screen.builder.record.termination.reason == "user_stopped"
+        assert_nothing_stale(app, screen)
+        assert screen.query_one(ComposeBox).disabled and screen.query_one(UserControls).disabled
 
 
 async def test_pause_and_step_hold_before_agent_turns() -> None:
@@ -294,6 +586,40 @@ def test_snapshot_finished_120x40(snap_compare, no_clock) -> None:
 
 def test_snapshot_finished_80x24(snap_compare, no_clock) -> None:
     app, run_before = finished_app("car-purchase-positive")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def play_app(seat: str, theme: str | None):
+    """A play screen where the person is first asked: the user seat (after an agent that checked
+    twice in a row), the agent seat (its first turn)."""
+    app = ProactiveApp()
+
+    async def run_before(pilot) -> None:
+        if theme:
+            app.theme = theme
+        env = chronos_env("car-purchase-shift-positive")
+        agent = checking_agent() if seat == "user" else None
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, human=seat), oracle_factory(seat, agent=agent)))
+        await pilot.pause()
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.awaiting == seat)
+        for box in screen.query("TextArea, Input"):
+            box.cursor_blink = False  # a blinking cursor would make the picture depend on the moment
+        await settle_playing(pilot)
+
+    return app, run_before
+
+
+@pytest.mark.parametrize("theme", [pytest.param(None, id="dark"), pytest.param("proactive-light", id="light")])
+@pytest.mark.parametrize("seat", ["user", "agent"])
+def test_snapshot_play_seat(snap_compare, no_clock, seat, theme) -> None:
+    app, run_before = play_app(seat, theme)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+@pytest.mark.parametrize("seat", ["user", "agent"])
+def test_snapshot_play_seat_80x24(snap_compare, no_clock, seat) -> None:
+    app, run_before = play_app(seat, None)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 

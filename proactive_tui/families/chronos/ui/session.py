@@ -4,9 +4,18 @@ stands, the per-turn checks and the verdict.
 
 Engine events are consumed by one worker and folded into the run record as they arrive, exactly as
 on the ProactiveEval screen. While the user is dormant, f fast-forwards the monitor (with the manual
-monitor nothing moves until then). A person playing the user replies in the compose box or sends a
-command with a key or button (d dormant, v shift, y confirm, n refuse); a person playing the agent
-fills in the action form.
+monitor nothing moves until then).
+
+A person playing the user replies in the compose box, or sends a command with a button or its ctrl
+key (^l dormant, ^n shift, ^o confirm, ^r refuse). The keys are priority bindings so they act while
+the compose box has focus, where a plain letter must type itself. The persona card shows what the
+simulated user is told: the needs, marked as told or due as the briefs come, and after the intention
+shift the new intention and needs. The hint above the buttons is the brief for this reply; it
+scrolls when it is long. A person playing the agent fills in the action form, or types a whole
+reply (shorthand or JSON) into its text box.
+
+Which state meets the needs is the reference a player must not see: with a person in a seat, the
+timeline panel hides it (and listings nobody was shown) until t.
 """
 
 from __future__ import annotations
@@ -24,6 +33,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from proactive_tui.core.spec import SessionSpec
+from proactive_tui.families.chronos import prompts
+from proactive_tui.families.chronos.reply import AGENT_FORM_HINT
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.screens.session_base import SessionScreenBase
 from proactive_tui.families.chronos.ui.action_form import ActionForm
@@ -39,7 +50,7 @@ from proactive_tui.families.chronos.ui.timeline_verdict import TimelineVerdict
 from proactive_tui.ui.widgets.title_bar import TitleBar
 from proactive_tui.ui.widgets.transcript import Transcript
 from proactive_tui.families.chronos.ui.turn_tag import TurnTag
-from proactive_tui.families.chronos.ui.user_controls import UserControls
+from proactive_tui.families.chronos.ui.user_controls import COMMANDS, UserControls, key_label
 
 ENDED_TEXT = {
     "task_completed": "the agent completed the task",
@@ -52,6 +63,21 @@ ENDED_TEXT = {
     "error": "stopped by an error",
 }
 CAUSE = {"start": "start", "monitor": "monitor scan", "fast_forward": "fast-forward", "shift": "intention shift"}
+COMMAND_KEY = {name: key_label(key) for name, _, key, _ in COMMANDS}
+USER_TURN = {
+    "details": "your turn: add the details the hint lists",
+    "waiting": "your turn: reply as the user",
+    "offer_meets": f"your turn: answer the offer (Confirm {COMMAND_KEY['confirm']}, Refuse {COMMAND_KEY['refuse']})",
+    "offer_fails": f"your turn: answer the offer (Refuse {COMMAND_KEY['refuse']}, Confirm {COMMAND_KEY['confirm']})",
+    "shift": f"your turn: voice the change of plans (Shift {COMMAND_KEY['shift']})",
+    "confirmed": "your turn: reply as the user",
+}
+"""The status line while a person playing the user is asked, by the brief's situation."""
+FORM_HINT = (
+    "Pick the action and status, write the user's text, Enter sends. Or type a whole reply in the text "
+    "box: ACTION [STATUS]: text @EVENT condition, or JSON."
+)
+"""The agent seat's hint next to the form (the engine's AGENT_FORM_HINT, for typed replies, is on the card)."""
 
 
 def response_text(content: str) -> str:
@@ -68,10 +94,8 @@ class ChronosSessionScreen(SessionScreenBase):
     CSS_PATH = Path(__file__).with_name("session.tcss")
     BINDINGS = [
         Binding("f", "fast_forward", "Fast-forward", tooltip="The monitor's next scan now (the user is dormant)"),
-        Binding("d", "user_command('/dormant')", "Dormant", tooltip="As the user: don't answer; time passes"),
-        Binding("v", "user_command('/shift')", "Shift", tooltip="As the user: voice the change of plans"),
-        Binding("y", "user_command('/confirm')", "Confirm", tooltip="As the user: the offer meets your needs"),
-        Binding("n", "user_command('/refuse')", "Refuse", tooltip="As the user: turn it down / cancel"),
+        *[Binding(key, f"user_command('/{name}')", label, priority=True, tooltip=f"As the user: {tip}")
+          for name, label, key, tip in COMMANDS],
         Binding("a", "autoplay", "Auto", tooltip="Auto-play: run turns without stopping"),
         Binding("s", "step", "Step", tooltip="Run one more agent turn, then hold"),
         Binding("p", "pause", "Pause", tooltip="Hold before the next agent turn"),
@@ -92,6 +116,17 @@ class ChronosSessionScreen(SessionScreenBase):
         self.manual_monitor = "monitor_delay_s" in spec.settings and spec.settings["monitor_delay_s"] is None
         self.agent_messages: dict[str, str] = {}
         """message id -> the turn's raw reply (agent messages show their response_text)."""
+        self.counted_turns = 0
+        """Agent turns counted against the limit, as the engine counts them (not those answering
+        the agent's own INFO_RETRIEVAL): what the status line's turn n/N shows."""
+        self._begun: set[int] = set()
+        self._last_input = "user"
+        self._dormant = False
+        self._brief: Any = None
+        self._told: set[str] = {c.key for c in env.scenario.constraints if c.reveal_turn == 0}
+        self._due: set[str] = set()
+        self._shift: Any = None
+        """The IntentionShifted event once the user changed plans (the card shows the new needs)."""
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -103,11 +138,14 @@ class ChronosSessionScreen(SessionScreenBase):
                     yield self._context_card()
                 yield Transcript(id="transcript")
                 if self.human_seat == "user":
-                    yield Static("", id="user-hint")
+                    with VerticalScroll(id="user-hint", classes="hint"):
+                        yield Static("", id="user-hint-text")
                     yield UserControls(self.env.scenario.intention_shift is not None, id="user-controls", disabled=True)
-                    yield ComposeBox(id="compose", disabled=True)
+                    yield ComposeBox(placeholder="Your reply as the user (or a command: /dormant, /confirm, …)",
+                                     id="compose", disabled=True)
                 elif self.human_seat == "agent":
-                    yield Static("", id="agent-hint")
+                    with VerticalScroll(id="agent-hint", classes="hint"):
+                        yield Static("", id="agent-hint-text")
                     yield ActionForm(id="action-form", disabled=True)
             with VerticalScroll(id="timeline-side"):
                 yield TimelineVerdict(id="timeline-verdict", classes="panel")
@@ -117,20 +155,50 @@ class ChronosSessionScreen(SessionScreenBase):
         yield StatusLine(self.turn_limit, id="status")
         yield KeyBar()
 
-    def _context_card(self) -> ContextCard:
+    def _persona_sections(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """What the simulated user is told, as it stands: (sections, hidden part)."""
         sc = self.env.scenario
+        if self._shift is not None:
+            needs = "\n".join(f"{k}: {v}" for k, v in self._shift.constraints.items())
+            return [("What you want now", self._shift.intention), ("Your needs now (all told)", needs),
+                    ("You changed plans", self._shift.utterance), ("You are", sc.persona)], []
+
+        def state(c: Any) -> str:
+            if c.key in self._told:
+                return "told"
+            if c.key in self._due:
+                return "say it now"
+            return f"from your reply {c.reveal_turn}"
+
+        needs = "\n".join(f"{c.key}: {c.value} ({state(c)})" for c in sc.constraints)
+        sections = [("What you want", sc.intention), ("Your needs", needs), ("You are", sc.persona)]
+        hidden = ([(f"Your change of plans (voice it with Shift {COMMAND_KEY['shift']} when the hint says so)",
+                    sc.intention_shift.utterance)] if sc.intention_shift else [])
+        return sections, hidden
+
+    def _context_card(self) -> ContextCard:
         if self.human_seat == "user":
-            told = "\n".join(f"{c.key}: {c.value}" + (f" (say it from turn {c.reveal_turn})" if c.reveal_turn else "")
-                             for c in sc.constraints)
-            sections = [("You are", sc.persona), ("What you want", sc.intention), ("Your needs", told)]
-            hidden = [("Your change of plans (voice it with v when told)", sc.intention_shift.utterance)] if sc.intention_shift else []
-            return ContextCard("Persona card (what the simulated user is told)", sections, hidden, id="context-card")
+            sections, hidden = self._persona_sections()
+            return ContextCard("Persona card (what the simulated user is told)", sections, hidden,
+                               hidden_name="change of plans", id="context-card")
         sections = [
             ("Your job", "Keep the user's task over time: find out the need, check the market (INFO_RETRIEVAL), "
                          "set a reminder, keep silent on states that do not fit, follow up on one that does, and "
                          "complete only once the user confirms."),
+            ("Typing a whole reply", AGENT_FORM_HINT[0].upper() + AGENT_FORM_HINT[1:]),
         ]
         return ContextCard("Agent context card", sections, id="context-card")
+
+    def _update_persona_card(self) -> None:
+        if self.human_seat != "user":
+            return
+        sections, hidden = self._persona_sections()
+        for card in self.query(ContextCard):
+            card.set_sections(sections, hidden)
+
+    def on_resize(self) -> None:
+        """Short terminals (80x24) give the transcript room: a smaller card and compose box."""
+        self.set_class(self.size.height < 32, "-short")
 
     def on_mount(self) -> None:
         self.app.sub_title = f"{self.env.id} · " + " · ".join(
@@ -164,9 +232,13 @@ class ChronosSessionScreen(SessionScreenBase):
         t = event.type
         if t == "message_started":
             self.transcript.start_message(event.message_id, event.role, event.turn, self._speaker(event.role, event.model))
+            person = self.spec.seats.get(event.role) == "human"  # a person's message starts once it is written
             if event.role == "agent":
-                status.set(turn=max(status.turn, event.turn), retry="", activity="agent is thinking…")
-            else:
+                self._agent_turn_begins(event.turn)
+                status.set(retry="")
+                if not person:
+                    status.set(activity="agent is thinking…")
+            elif not person:
                 status.set(retry="", activity="the user is typing…")
         elif t == "message_delta":
             if event.message_id.startswith("agent-"):
@@ -178,7 +250,15 @@ class ChronosSessionScreen(SessionScreenBase):
             content = content if content.strip() else "(no text)"
             self.transcript.finish(m.id, m.role, m.turn, self._speaker(m.role, m.model), content, m.partial)
             self._update_usage()
-            status.set(activity="agent next" if m.role == "user" else "")
+            if m.role == "user":
+                self._last_input = "user"
+                if m.turn > 1:  # the details the brief asked for count as told (as the engine counts them)
+                    self._told |= self._due
+                    self._due = set()
+                    self._update_persona_card()
+                status.set(activity="the agent answers next")
+            else:
+                status.set(activity=self._dormant_text() if self._dormant else "")
         elif t == "chronos.timeline_advanced":
             self.query_one(TimelinePanel).show_view(event.view)
             if event.cause in ("monitor", "fast_forward"):
@@ -186,23 +266,31 @@ class ChronosSessionScreen(SessionScreenBase):
                 self.transcript.note(f"{short_time(event.view.clock)} · {CAUSE[event.cause]} · "
                                      f"state {state.index + 1}/{len(event.view.states)}", kind="clock")
         elif t == "chronos.timeline_observation":
-            self._mount_note(ObservationNote(event))
+            self._last_input = event.source
+            self.query_one(TimelinePanel).show_seen(event.state_index)
+            note = ObservationNote(event)
+            self._mount_note(note)
+            if note.handover and not self._dormant:
+                status.set(activity="the agent checked enough in a row: the user's turn")
         elif t == "chronos.timeline_reminders":
             self.query_one(TimelinePanel).show_reminders(event.reminders)
         elif t == "chronos.timeline_presence":
             self.query_one(TimelinePanel).show_presence(event.dormant)
             self.transcript.note(f"{'user dormant' if event.dormant else 'user awake'}: {event.reason}", kind="presence")
+            self._dormant = event.dormant
             if event.dormant:
-                status.set(activity="user dormant: f fast-forwards" if self.manual_monitor else "user dormant: the monitor scans")
+                status.set(activity=self._dormant_text())
             self.refresh_bindings()
         elif t == "chronos.timeline_shift":
             self.transcript.note(f"↻ intention shift: {event.intention}", kind="shift")
+            self._shift = event
+            self._update_persona_card()
         elif t == "chronos.timeline_turn":
             o = event.outcome
             if o.reply is not None:
                 self.query_one(TaskPanel).show_task(o.turn, o.reply.task_description)
                 for form in self.query(ActionForm):
-                    form.previous = o.reply
+                    form.carry_over(o.reply)
             self.query_one(TimelineTurns).add_outcome(o)
             view = next((v for v in reversed(list(self.transcript.views.values())) if v.role == "agent"), None)
             if view is not None and not o.delivered:
@@ -214,25 +302,75 @@ class ChronosSessionScreen(SessionScreenBase):
             verdict.display = True
             self.query_one("#timeline-side").scroll_home(animate=False)
         elif t == "chronos.timeline_user_brief":
-            pass
+            self._brief = event.brief
+            self._due = {c.key for c in event.brief.reveal}
+            self._update_persona_card()
         elif t == "awaiting_human":
             self._await_person(event)
         elif t == "session_ended":
-            self._announce_end(event, self.transcript.note)
+            self.awaiting = None
             self._set_controls(False)
+            self._announce_end(event, self.transcript.note)
             self.refresh_bindings()
         else:
             self._apply_common(event)
 
     # -- a person in a seat -----------------------------------------------------------------
 
+    def _dormant_text(self) -> str:
+        return "user dormant: f fast-forwards" if self.manual_monitor else "user dormant: the monitor scans"
+
+    def _hint_text(self, event: Any) -> str:
+        """The guidance for the person: the engine's hint without what the screen shows otherwise
+        (the user's typed commands are the buttons and keys; the agent's typed-reply syntax is on
+        the context card), and with any problem with the last attempt first."""
+        hint = event.hint
+        if event.seat == "user":
+            for can_shift in (True, False):
+                hint = hint.removesuffix(f"\n({prompts.human_commands(can_shift)})")
+            return hint
+        problem = hint.removesuffix(AGENT_FORM_HINT).strip()
+        return f"{problem}\n{FORM_HINT}" if problem else FORM_HINT
+
+    def _agent_turn_begins(self, turn: int) -> None:
+        """Count agent turn `turn` once (a model's starts with its message, a person's when they are
+        asked, maybe again after a problem), unless it answers the agent's own INFO_RETRIEVAL."""
+        if turn in self._begun:
+            return
+        self._begun.add(turn)
+        if self._last_input != "tool_call":
+            self.counted_turns += 1
+        self.query_one(StatusLine).set(turn=self.counted_turns)
+
     def _await_person(self, event: Any) -> None:
+        if event.seat == "agent":
+            self._agent_turn_begins(event.turn)
         self.awaiting = event.seat
-        self.query_one(StatusLine).set(activity=f"your turn ({event.seat})")
-        for hint in self.query("#user-hint, #agent-hint").results(Static):
-            hint.update(Text(plain(event.hint), style="italic"))
+        if event.seat == "user":
+            problem = self._brief is not None and not event.hint.startswith(self._brief.instruction)
+        else:
+            problem = event.hint != AGENT_FORM_HINT  # the engine put what was wrong first
+        if event.seat == "user":
+            situation = getattr(self._brief, "situation", "waiting")
+            activity = "your turn again: see the hint" if problem else USER_TURN.get(situation, USER_TURN["waiting"])
+        else:
+            activity = "your reply could not be used: see the hint" if problem else "your turn: write the agent's reply"
+        self.query_one(StatusLine).set(activity=activity)
+        for hint in self.query("#user-hint-text, #agent-hint-text").results(Static):
+            hint.update(Text(plain(self._hint_text(event)), style="italic"))
+        for box in self.query(".hint"):
+            box.scroll_home(animate=False)
         self._set_controls(True)
+        self._enable_commands()
         self.refresh_bindings()
+
+    def _enable_commands(self) -> None:
+        """Commands the protocol would refuse right now are greyed (the engine still checks)."""
+        state = getattr(self.session, "state", None)
+        for name, allowed in (("dormant", bool(getattr(state, "reminder_active", True))),
+                              ("shift", bool(getattr(state, "can_shift", True)))):
+            for button in self.query(f"#cmd-{name}"):
+                button.disabled = not allowed
 
     def _set_controls(self, enabled: bool) -> None:
         for widget in self.query("#compose, #user-controls, #action-form"):
@@ -243,7 +381,7 @@ class ChronosSessionScreen(SessionScreenBase):
             for form in self.query(ActionForm):
                 form.query_one("#form-text").focus()
         else:
-            for hint in self.query("#user-hint, #agent-hint").results(Static):
+            for hint in self.query("#user-hint-text, #agent-hint-text").results(Static):
                 hint.update("")
 
     def _send(self, text: str) -> bool:
@@ -252,10 +390,16 @@ class ChronosSessionScreen(SessionScreenBase):
         participant = self.seats.get(self.awaiting)
         if participant is None or not hasattr(participant, "submit"):
             return False
+        seat, self.awaiting = self.awaiting, None
         participant.submit(text)
-        self.awaiting = None
         self._set_controls(False)
-        self.query_one(StatusLine).set(activity="sent")
+        if seat == "agent":
+            activity = "sent: the protocol reads your reply"
+        elif text.strip().lower().startswith(("/dormant", "/wait")):
+            activity = "sent: you stay dormant"
+        else:
+            activity = "sent: the agent answers next"
+        self.query_one(StatusLine).set(activity=activity)
         self.refresh_bindings()
         return True
 
@@ -281,6 +425,10 @@ class ChronosSessionScreen(SessionScreenBase):
             participant.stop()
             self.awaiting = None
             self._set_controls(False)
+            self.query_one(StatusLine).set(activity="leaving the session…")
+        elif self.running:
+            self.session.stop()  # not your turn: the session stops where it is
+            self.query_one(StatusLine).set(activity="leaving the session…")
 
     # -- controls ---------------------------------------------------------------------------
 
@@ -294,7 +442,8 @@ class ChronosSessionScreen(SessionScreenBase):
                 return False
             if parameters and parameters[0] == "/shift" and self.env.scenario.intention_shift is None:
                 return False
-            return self.running and self.awaiting == "user"
+            # shown on the key bar all along, usable (not greyed) while it is your turn
+            return True if self.running and self.awaiting == "user" else None
         if action == "end_conversation":
             return self.running and self.human_seat is not None
         return super().check_action(action, parameters)

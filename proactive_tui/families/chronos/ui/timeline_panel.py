@@ -1,8 +1,9 @@
 """The Chronos timeline: the simulated clock, the environment states (past, current, upcoming
 greyed), which states would meet the needs, the user's presence and the reminders.
 
-Which state meets the needs is a spoiler for a person playing a seat: `spoilers=False` hides it
-(and the listings not yet visible) until `reveal()`.
+Which state meets the needs is a spoiler for a person playing a seat: `spoilers=False` hides it,
+and the listings nobody has been shown yet (upcoming states, and the current one until an
+observation carried it), until `toggle_spoilers()` (the screen's t).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class TimelinePanel(Static):
         self.reminders: list[Any] = []
         self.dormant = False
         self.manual = False
+        self.seen: set[int] = set()
+        """States (global index) whose listings an observation carried."""
 
     def on_mount(self) -> None:
         self.border_title = "Timeline"
@@ -41,6 +44,10 @@ class TimelinePanel(Static):
 
     def show_reminders(self, reminders: list[Any]) -> None:
         self.reminders = list(reminders)
+        self._redraw()
+
+    def show_seen(self, index: int) -> None:
+        self.seen.add(index)
         self._redraw()
 
     def show_presence(self, dormant: bool) -> None:
@@ -76,6 +83,8 @@ class TimelinePanel(Static):
                 text.append("(skipped by the shift)", style="dim italic")
             elif upcoming and not self.spoilers:
                 text.append("not visible yet", style="dim italic")
+            elif not self.spoilers and state.index not in self.seen:
+                text.append("not checked yet" if state.position == "current" else "never checked", style="dim italic")
             else:
                 text.append(plain("; ".join(state.listings)), style=style)
         text.append("\nReminders", style="bold")
@@ -88,7 +97,7 @@ class TimelinePanel(Static):
         if self.spoilers:
             text.append("\n✓ meets the needs  ✗ does not", style="dim italic")
         else:
-            text.append("\nwhich state meets the needs is hidden: t", style="dim italic")
+            text.append("\nwhich fits is hidden: t", style="dim italic")  # short: whole at 80 columns
         return text
 
     def _redraw(self) -> None:
