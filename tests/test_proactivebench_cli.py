@@ -19,12 +19,14 @@ def bench_responder(body: dict) -> str:
     name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
     last = body["messages"][-1]["content"]
     if name in ("ProposalReply", "CandidatesReply"):
-        event = last.split("Event: ")[-1].split("\n")[0]
+        if not last.startswith('{"Instructions": '):  # a retry after a rejection: stay quiet
+            return json.dumps({"Purpose": "p", "Thoughts": "t", "Proactive Task": "null", "Response": "null"})
+        event = json.loads(last.split('"Observation": "', 1)[1][:-2])["Event"]
         task = "Offer to review the file" if "opens" in event else "null"
         return json.dumps({"Purpose": "[bold]p[/bold]", "Thoughts": "t \x1b[31mred\x1b[0m", "Proactive Task": task,
                            "Response": "Shall I?"})
-    if name == "JudgeVerdict":
-        accepted = "offers nothing" not in last
+    if name == "JudgeVerdict":  # upstream's reward-model input: {"Observations ...", "Proposed Task", ...}
+        accepted = json.loads(last)["Proposed Task"] is not None
         return json.dumps({"thought": "fair enough", "judgement": "accepted" if accepted else "rejected"})
     return "?"
 
@@ -44,7 +46,9 @@ def test_run_writes_a_record_with_confusion_counts(tmp_path: Path) -> None:
     assert proc.returncode == 0, stderr
     record = RunRecord.model_validate_json(out.read_text())
     assert record.family == "proactivebench" and record.termination.reason == "completed"
-    assert record.settings == {"retries": 1, "candidates": 1, "feedback": False, "max_events": 4}
+    assert record.settings == {"retries": 1, "candidates": 1, "feedback": False, "max_events": 4,
+                               "agent_temperature": 0.5}  # upstream's, as no temperature was chosen
+    assert record.models["agent"]["temperature"] == 0.5 and record.models["user"]["temperature"] == 0.0
     assert record.models["agent"]["model"] == "openai/agent-m" and record.models["user"]["model"] == "openai/judge-m"
     section = record.section
     # the user opens something in events 1 and 2, not in 3 and 4

@@ -13,8 +13,9 @@ from proactive_tui.core.events import parse_event
 from proactive_tui.families.proactivebench.judges import (
     CandidatesReply, JudgeVerdict, ProposalReply, parse_verdict_text,
 )
+from proactive_tui.families.proactivebench import prompts
 from proactive_tui.families.proactivebench.metrics import (
-    Confusion, EventJudgement, confusion_from_judgements, confusion_from_trace, metrics, metrics_by_split,
+    Confusion, EventJudgement, Metrics, confusion_from_judgements, confusion_from_trace, metrics, metrics_by_split, show,
 )
 from proactive_tui.core.participants import HumanParticipant, LLMParticipant, ScriptedParticipant
 from proactive_tui.families.proactivebench.record import metrics_by_split as record_metrics_by_split
@@ -39,9 +40,15 @@ def sample_env(stem: str = "coding_01"):
 
 
 def event_text(request) -> str:
-    """The newest event sentence in an agent request."""
+    """The newest event sentence in an agent request (upstream's STEP wrapper around its JSON)."""
     last = request.messages[-1]["content"]
-    return last.split("Event: ")[-1].split("\n")[0]
+    return json.loads(last.split('"Observation": "', 1)[1][:-2])["Event"]
+
+
+def judge_input(request) -> tuple[list[dict], str | None]:
+    """(observations, proposed task) from a judge request in upstream's reward-model layout."""
+    data = json.loads(request.messages[-1]["content"])
+    return data["Observations (Time Ascending)"], data["Proposed Task"]
 
 
 def agent_proposing_on(indices: set[int], label: str = "scripted-agent") -> ScriptedParticipant:
@@ -60,9 +67,8 @@ def judge_accepting(rule) -> ScriptedParticipant:
     """`rule(index, task)` -> True to accept; the index is counted from the judge's observation list."""
 
     def structured(request, schema):
-        prompt = request.messages[0]["content"]
-        index = prompt.split("\n\n")[0].count("\n")  # one line per observation after the heading
-        task = None if "offers nothing" in prompt else prompt.split("The assistant offers: ")[1].split("\n")[0]
+        observations, task = judge_input(request)
+        index = len(observations)
         ok = rule(index, task)
         return JudgeVerdict(thought=f"judged {index}", judgement="accepted" if ok else "rejected")
 
@@ -104,19 +110,29 @@ def test_metrics_from_a_hand_built_confusion() -> None:
     assert m.as_upstream()["F1-Score"] == m.f1
 
 
-def test_metrics_zero_division_gives_none_never_zero() -> None:
+def test_metrics_zero_division_gives_upstreams_zero_with_the_reason() -> None:
+    """Upstream divides by (d + eps), so an empty denominator gives 0.0; ours too (the numbers
+    agree with upstream's script), and `undefined` says why, so no display calls it measured.
+    (This replaced "None, never 0": issue 13 asks for upstream's numbers.)"""
     empty = metrics(Confusion())
-    assert empty.model_dump() == {k: None for k in empty.model_dump()}
-    # never proposed: precision, false alarm, accept rate undefined; recall is a real 0
+    assert empty.as_upstream() == {k: 0.0 for k in empty.as_upstream()}
+    assert set(empty.undefined) == {"recall", "precision", "accuracy", "false_alarm", "f1", "accept_rate"}
+    assert show(empty, "precision") == "0.00% (no proposals)" and show(empty, "accuracy") == "0.00% (nothing judged)"
+    # never proposed: precision, false alarm, accept rate have nothing to divide; recall is a real 0
     silent = metrics(Confusion(tn=4, fn=2))
-    assert silent.precision is None and silent.false_alarm is None and silent.accept_rate is None
-    assert silent.recall == 0.0 and silent.accuracy == pytest.approx(4 / 6) and silent.f1 is None
-    # nothing needed help and nothing was proposed: recall undefined too
-    assert metrics(Confusion(tn=3)).recall is None and metrics(Confusion(tn=3)).accuracy == 1.0
-    # every proposal rejected and every need missed: both defined and zero, so F1 is a real 0
+    assert silent.precision == silent.false_alarm == silent.accept_rate == 0.0
+    assert set(silent.undefined) == {"precision", "false_alarm", "accept_rate", "f1"}
+    assert silent.recall == 0.0 and silent.accuracy == pytest.approx(4 / 6) and silent.f1 == 0.0
+    assert show(silent, "recall") == "0.00%" and show(silent, "f1", 1) == "0.0% (no proposals)"
+    # nothing needed help and nothing was proposed: recall has nothing to divide either
+    assert metrics(Confusion(tn=3)).undefined["recall"] == "no event needed help"
+    assert metrics(Confusion(tn=3)).accuracy == 1.0
+    # every proposal rejected and every need missed: both measured zeros, so F1 is a real 0
     wrong = metrics(Confusion(fp=2, fn=1, proposals=2))
     assert wrong.precision == 0.0 and wrong.recall == 0.0 and wrong.f1 == 0.0 and wrong.false_alarm == 1.0
-    assert wrong.accept_rate == 0.0
+    assert wrong.accept_rate == 0.0 and wrong.undefined == {} and show(wrong, "f1") == "0.00%"
+    # records written before the rule hold None: shown as n/a
+    assert show(Metrics(), "f1") == "n/a"
 
 
 def test_confusion_from_judgements_counts_cells_and_skips() -> None:
@@ -126,13 +142,14 @@ def test_confusion_from_judgements_counts_cells_and_skips() -> None:
         {"tasks": [], "verdicts": ["accepted"]},                          # TN
         {"tasks": [], "verdicts": ["rejected"]},                          # FN
         {"tasks": [], "verdicts": ["skipped"]},                           # not counted
-        EventJudgement(tasks=["x", "y", "z"], verdicts=["rejected", "accepted", "rejected"]),  # TP (any one)
-        EventJudgement(tasks=["x", "y"], verdicts=["skipped", "rejected"]),                     # FP
+        EventJudgement(tasks=["x", "y", "z"], verdicts=["rejected", "accepted", "rejected"]),  # FP, TP, FP
+        EventJudgement(tasks=["x", "y"], verdicts=["skipped", "rejected"]),                     # FP (x not counted)
     ])
-    assert (c.tp, c.fp, c.tn, c.fn, c.skipped) == (2, 2, 1, 1, 1)
+    # one cell per judged task, as upstream's calculate_scores counts
+    assert (c.tp, c.fp, c.tn, c.fn, c.skipped) == (2, 4, 1, 1, 1)
     assert (c.proposals, c.accepted_proposals) == (6, 2)
     m = metrics(c)
-    assert m.precision == 0.5 and m.accept_rate == pytest.approx(2 / 6)
+    assert m.precision == pytest.approx(2 / 6) and m.accept_rate == m.precision
 
 
 def test_confusion_from_upstream_judged_trace() -> None:
@@ -149,8 +166,6 @@ def test_confusion_from_upstream_judged_trace() -> None:
     assert (per_candidate.tp, per_candidate.fp, per_candidate.tn, per_candidate.fn) == (2, 2, 2, 1)
     assert (per_candidate.proposals, per_candidate.accepted_proposals) == (4, 2)
     assert per_candidate.skipped == 1  # run but not judged; the un-run event is left out
-    per_event = confusion_from_trace(trace, per="event")
-    assert (per_event.tp, per_event.fp, per_event.tn, per_event.fn) == (2, 0, 2, 1)
 
 
 def test_metrics_by_split() -> None:
@@ -169,15 +184,21 @@ def test_agent_reply_parsing_is_tolerant() -> None:
     assert r.tasks == [] and r.response is None
     assert ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": "", "Response": ""}).tasks == []
     assert ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": ["do x"], "Response": "r"}).tasks == ["do x"]
+    # upstream reads only Proactive Task: a missing one is null, and no other key is needed
+    # (this used to be a validation error and a re-ask; issue 13)
+    assert ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Response": "r"}).tasks == []
+    assert ProposalReply.model_validate({"Proactive Task": "do y"}).tasks == ["do y"]
     with pytest.raises(ValueError):
-        ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Response": "r"})  # the task key is required
+        ProposalReply.model_validate({"Proactive Task": ["one", "two"]})  # one candidate: not a list of several
     c = CandidatesReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Tasks": ["a", "null", "b"], "Response": "r"})
     assert c.tasks == ["a", "b"]
     assert CandidatesReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": "one", "Response": None}).tasks == ["one"]
     with pytest.raises(ValueError):
         CandidatesReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": ["1", "2", "3", "4"], "Response": None})
-    schema = ProposalReply.model_json_schema()
+    assert "required" not in ProposalReply.model_json_schema()  # reading requires nothing
+    schema = ProposalReply.asking_schema()  # a grammar-constrained model is still asked for all four
     assert schema["required"] == ["Purpose", "Thoughts", "Proactive Task", "Response"]
+    assert list(schema["properties"]) == ["Purpose", "Thoughts", "Proactive Task", "Response"]
     assert ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": "x", "Response": "y"}).upstream_dict() == {
         "Purpose": "p", "Thoughts": "t", "Proactive Task": "x", "Response": "y"}
 
@@ -215,18 +236,19 @@ async def test_scripted_session_over_a_real_trace() -> None:
     c = section.confusion
     assert (c.tp, c.fp, c.tn, c.fn) == (3, 1, 3, 8)
     assert section.metrics == metrics(c)
-    assert record.settings == {"retries": 0, "candidates": 1, "feedback": True, "max_events": None}
+    assert record.settings == {"retries": 0, "candidates": 1, "feedback": False, "max_events": None,
+                               "agent_temperature": None}  # a scripted agent has no temperature
     assert set(record.seats) == {"agent", "user"} and record.mode == "watch"
     assert record.versions["prompts"].startswith("proposals-")
     # the agent sees every earlier event and its own earlier replies
     last = agent.calls[-1]
     assert len(last.messages) == 2 * 15 - 1
-    assert "CheckName.rb" in last.messages[0]["content"]
+    assert "CheckName.rb" in json.loads(last.messages[0]["content"])["Event"]
     assert json.loads(last.messages[1]["content"]) == {
         "Purpose": "purpose 1", "Thoughts": "thoughts 1", "Proactive Task": "task 1", "Response": "offer 1"}
     # the judge sees the observations up to and including the current event
-    judge_prompt = judge.calls[-1].messages[0]["content"]
-    assert "\n15. [" in judge_prompt and "\n16. [" not in judge_prompt
+    observations, _ = judge_input(judge.calls[-1])
+    assert observations == [e.observation.model_dump() for e in env.events[:15]]
     # running metrics after every event
     updates = [e for e in events if e.type == "proactivebench.proposal_metrics"]
     assert [u.index for u in updates] == list(range(1, 16))
@@ -239,18 +261,24 @@ async def test_max_events_stops_early() -> None:
     assert record.termination.reason == "completed" and "3 of 15" in record.termination.detail
 
 
-async def test_feedback_reaches_the_agents_prompt() -> None:
+async def test_feedback_reaches_the_agents_prompt_only_when_on() -> None:
+    """Verdict feedback is the paper's ablation: on, the verdict is a note of its own before the
+    next event (the event message keeps upstream's layout); off, the default since issue 13, the
+    agent never sees it."""
     agent = agent_proposing_on({1})
     judge = judge_accepting(lambda i, task: False)  # rejects everything, with a reason
-    await collect(session(sample_env(), agent, judge, max_events=3))
-    second = agent.calls[1].messages[-1]["content"]
-    assert "The user rejected your offer on the previous event: judged 1" in second
-    third = agent.calls[2].messages[-1]["content"]
-    assert "rejected your decision not to offer anything" in third
+    await collect(session(sample_env(), agent, judge, max_events=3, feedback=True))
+    second = agent.calls[1].messages
+    assert "The user rejected your offer on the previous event: judged 1" in second[-2]["content"]
+    assert second[-1]["content"].startswith('{"Instructions": ')
+    third = agent.calls[2].messages
+    assert "rejected your decision not to offer anything" in third[-2]["content"]
+    assert "judged 1" in third[2]["content"]  # the notes stay in the history
 
     agent = agent_proposing_on({1})
-    await collect(session(sample_env(), agent, judge_accepting(lambda i, t: False), max_events=3, feedback=False))
-    assert all("The user rejected" not in m["content"] for call in agent.calls for m in call.messages)
+    await collect(session(sample_env(), agent, judge_accepting(lambda i, t: False), max_events=3))
+    assert all("The user rejected" not in m["content"] and "judged" not in m["content"]
+               for call in agent.calls for m in call.messages)
 
 
 async def test_retries_after_rejection() -> None:
@@ -294,9 +322,10 @@ async def test_three_candidates_accepted_if_any_one_is() -> None:
     assert [v.judgement for v in ev1.final.verdicts] == ["rejected", "accepted", "rejected"]
     assert [v.candidate for v in ev1.final.verdicts] == [0, 1, 2]
     assert ev1.outcome == "TP" and ev2.outcome == "FP"
-    c = record.section.confusion
-    assert (c.tp, c.fp, c.proposals, c.accepted_proposals) == (1, 1, 6, 1)
-    assert record.section.metrics.precision == 0.5 and record.section.metrics.accept_rate == pytest.approx(1 / 6)
+    assert ev1.cells == ["FP", "TP", "FP"] and ev2.cells == ["FP", "FP", "FP"]
+    c = record.section.confusion  # one cell per candidate, as upstream's calculate_scores
+    assert (c.tp, c.fp, c.proposals, c.accepted_proposals) == (1, 5, 6, 1)
+    assert record.section.metrics.precision == pytest.approx(1 / 6) and record.section.metrics.accept_rate == pytest.approx(1 / 6)
     assert "up to three" in agent.calls[0].system
 
 
@@ -341,25 +370,27 @@ def agent_json(task: str | None = "Offer to write the loader test") -> str:
     return json.dumps({"Purpose": "working", "Thoughts": "they may need help", "Proactive Task": task, "Response": "Want me to?"})
 
 
-async def test_malformed_agent_json_is_reasked_through_the_fake_server() -> None:
+async def test_unusable_agent_json_is_asked_again_with_the_same_messages() -> None:
+    """As upstream's tenacity loop: an unreadable reply is asked for again with the messages
+    unchanged (no re-ask text), and a reply without Purpose/Thoughts/Response is read, not re-asked
+    (it used to be; issue 13)."""
     with FakeOpenAIServer() as server:
         server.script(
-            "Sure! I think the user needs help.",                          # no JSON at all: re-asked
-            '```json\n{"Purpose": "p", "Thoughts": "t"}\n```',            # a key missing: re-asked
-            '```json\n{"Purpose": "p", "Thoughts": "t", "Proactive Task": "null", "Response": "null"}\n```',
+            "Sure! I think the user needs help.",                          # no JSON at all: asked again
+            '```json\n{"Purpose": "p", "Thoughts": "t"}\n```',            # no Proactive Task: null, read
             json.dumps({"thought": "I was just starting", "judgement": "accepted"}),
         )
         settings = ModelSettings(model="openai/fake", api_base=server.base_url, max_retries=0)
         seats = ProactiveBenchSeats(agent=LLMParticipant(Gateway(), settings), user=LLMParticipant(Gateway(), settings))
         record = fold(await collect(ProactiveBenchSession(sample_env(), seats, ProactiveBenchSettings(max_events=1))))
         bodies = [r.body for r in server.requests]
-    assert len(bodies) == 4
-    assert "could not be used" in bodies[1]["messages"][-1]["content"]
-    assert "Proactive Task" in bodies[2]["messages"][-1]["content"]  # the error names the missing key
+    assert len(bodies) == 3
+    assert bodies[1]["messages"] == bodies[0]["messages"]
     ev = record.section.events[0]
     assert ev.final.tasks == [] and ev.final.response is None and ev.outcome == "TN"
-    assert bodies[0]["response_format"]["json_schema"]["name"] == "ProposalReply"
-    assert bodies[3]["response_format"]["json_schema"]["name"] == "JudgeVerdict"
+    assert ev.final.purpose == "p" and record.section.confusion.tn == 1 and record.section.confusion.skipped == 0
+    assert bodies[0]["response_format"]["json_schema"]["name"] == "ProposalReply"  # decoding only
+    assert bodies[2]["response_format"]["json_schema"]["name"] == "JudgeVerdict"
     assert record.totals.total_tokens > 0
 
 
@@ -373,8 +404,14 @@ async def test_unusable_agent_reply_skips_the_event_and_carries_it_forward() -> 
     ev1, ev2 = record.section.events
     assert ev1.outcome is None and ev1.judgement == "skipped" and ev2.outcome == "TP"
     assert record.section.confusion.skipped == 1 and any("not counted" in e for e in record.errors)
-    # event 1 had no reply, so it reaches the agent together with event 2
-    assert "Event 1" in second_agent_call[-1]["content"] and "Event 2" in second_agent_call[-1]["content"]
+    # event 1 had no reply (upstream skips it too); it stays in the history as an earlier event:
+    # plain {"Time", "Event"}, with no reply after it; only event 2 is wrapped
+    env = sample_env()
+    first, second = (e.observation for e in env.events[:2])
+    assert second_agent_call[1:] == [
+        {"role": "user", "content": json.dumps({"Time": first.time, "Event": first.event})},
+        {"role": "user", "content": prompts.event_message(second.time, second.event)},
+    ]
 
 
 # -- export -----------------------------------------------------------------------------------------------
@@ -391,7 +428,10 @@ async def test_export_round_trip_matches_the_run_record(tmp_path: Path) -> None:
     record = RunRecord.model_validate_json(record.model_dump_json())  # as read back from a file
     assert "proactivebench" in EXPORTERS
     written = export([record], "proactivebench", tmp_path / "out")
-    assert [p.name for p in written] == ["writing_11.json", "splits.json"]
+    assert [p.name for p in written] == ["writing_11.json", "splits.json", "proactivebench_sessions.json"]
+    manifest = json.loads((tmp_path / "out" / "proactivebench_sessions.json").read_text())
+    assert manifest["writing_11.json"]["session"] == record.id
+    assert manifest["writing_11.json"]["protocol"] == "upstream's evaluation"
     data = json.loads((tmp_path / "out" / "writing_11.json").read_text())
     assert len(data) == 14
     first = data[0]
@@ -436,17 +476,18 @@ async def test_export_three_candidates_and_skips(tmp_path: Path) -> None:
     assert data[2]["agent_response"] == [None] and data[2]["judgement"] == [True]
     # a skipped candidate is kept, after the judged one, unpaired (upstream zips the two lists)
     assert data[3]["agent_response"] == ["q", "p"] and data[3]["judgement"] == [True]
-    assert confusion_from_trace(data, per="event") == record.section.confusion
+    assert confusion_from_trace(data) == record.section.confusion
 
 
 async def test_metrics_by_split_over_records() -> None:
     r1 = fold(await collect(session(real_env("code_11"), agent_proposing_on({1}), max_events=2)))
     r2 = fold(await collect(session(real_env("writing_12"), agent_proposing_on(set()), max_events=3)))
     totals = record_metrics_by_split([r1, r2])
-    assert totals["real_coding"][0] == Confusion(tp=1, tn=1, proposals=1, accepted_proposals=1)
-    assert totals["real_writing"][0] == Confusion(tn=3)
-    both, m = totals["real_average"]
-    assert both == Confusion(tp=1, tn=4, proposals=1, accepted_proposals=1) and m.accuracy == 1.0
+    assert totals["real_coding"].confusion == Confusion(tp=1, tn=1, proposals=1, accepted_proposals=1)
+    assert totals["real_writing"].confusion == Confusion(tn=3)
+    both = totals["real_average"]
+    assert both.confusion == Confusion(tp=1, tn=4, proposals=1, accepted_proposals=1) and both.metrics.accuracy == 1.0
+    assert both.traces == ["code_11", "writing_12"] and both.events == 5 and both.ablations == {}
 
 
 async def test_stop_keeps_the_events_judged_so_far() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import re
 
 import pytest
 from rich.console import Console
@@ -52,11 +51,11 @@ def proposals_responder(body: dict) -> str:
     Over five events: TP 2, FP 1, TN 1, FN 1."""
     name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
     last = body["messages"][-1]["content"]
-    if name == "JudgeVerdict":
-        index = len(re.findall(r"^\d+\. \[", last, flags=re.M))
+    if name == "JudgeVerdict":  # upstream's reward-model input: the observations so far
+        index = len(json.loads(last)["Observations (Time Ascending)"])
         ok = index in (1, 3, 5)
         return json.dumps({"thought": f"[bold]judged {index}[/]", "judgement": "accepted" if ok else "rejected"})
-    index = max(int(n) for n in re.findall(r"Event (\d+)\nTime", last))
+    index = sum(1 for m in body["messages"] if m["role"] == "user")  # one user message per event
     task = f"Write the test for step {index}" if index in (1, 2, 5) else None
     return json.dumps({"Purpose": f"purpose {index}", "Thoughts": f"thoughts {index}", "Proactive Task": task,
                        "Response": "Want me to?" if task else None})
@@ -185,10 +184,19 @@ async def test_pick_setup_watch_to_the_end() -> None:
                 setup.query_one(f"#model-{role}", Input).value = "openai/fake-model"
             setup.query_one("#api-base", Input).value = server.base_url
             setup.query_one("#max-events", Input).value = "5"
+            # verdict feedback: off, as upstream's evaluation, and named as the paper's ablation
+            from textual.widgets import Label, Static, Switch
+
+            assert setup.query_one("#feedback", Switch).value is False
+            assert "verdict feedback (ablation)" in [str(label.render()) for label in setup.query(Label)]
+            assert "64.60 -> 56.00" in str(setup.query_one("#feedback-note", Static).render())
+            assert setup.query_one("#agent-temperature", Input).value == "0.5"
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, ProactiveBenchSessionScreen))
             screen = app.screen
-            assert screen.spec.settings == {"retries": 0, "candidates": 1, "feedback": True, "max_events": 5}
+            # upstream's evaluation: no verdict feedback, the agent at 0.5 (issue 13)
+            assert screen.spec.settings == {"retries": 0, "candidates": 1, "feedback": False, "max_events": 5,
+                                            "agent_temperature": 0.5}
             await wait_for(pilot, lambda: screen.ended is not None)
             await pilot.pause()
             assert screen.ended == "completed"
@@ -213,18 +221,43 @@ async def test_pick_setup_watch_to_the_end() -> None:
             assert "Recall: 66.67%" in screen.transcript_text()
 
 
-async def test_metrics_show_dash_before_anything_is_defined() -> None:
+async def test_metrics_say_why_a_zero_is_zero() -> None:
+    """Before anything is scored: "-". After one null accepted (TN) nothing was proposed and no
+    event needed help: upstream's eps makes those metrics 0, and the panel stars them and says why
+    under the table (it said "-" before issue 13 asked for upstream's numbers)."""
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = app.environments.get(PB_ENV)
         app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(max_events=1), scripted_factory(propose_on=set())))
         await pilot.pause()
         screen = app.screen
+        panel = screen.query_one(MetricsPanel)
+        assert set(MetricsPanel().values().values()) == {"-"}
         await wait_for(pilot, lambda: screen.ended is not None)
-        values = screen.query_one(MetricsPanel).values()
-        # one null accepted (TN): no proposals, no positives -> undefined, never 0
-        assert values == {"Recall": "-", "Precision": "-", "Accuracy": "100.00%", "False-Alarm": "-", "F1": "-",
-                          "Accept Rate": "-"}
+        values = panel.values()
+        assert values == {"Recall": "0.00%*", "Precision": "0.00%*", "Accuracy": "100.00%", "False-Alarm": "0.00%*",
+                          "F1": "0.00%*", "Accept Rate": "0.00%*"}
+        assert panel.footnote() == "* 0: no event needed help; no proposals"
+        await pilot.pause()
+        assert "* 0: no event needed help; no proposals" in shown_in(app, panel.region)
+
+
+async def test_a_feedback_run_is_labelled_the_ablation_beside_its_numbers() -> None:
+    """Verdict feedback on is not upstream's protocol (the paper's ablation): the metrics panel and
+    the timeline say so, since those numbers do not compare with upstream's."""
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(PB_ENV)
+        app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(max_events=1, feedback=True), scripted_factory()))
+        await pilot.pause()
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.ended is not None)
+        await pilot.pause()
+        panel = screen.query_one(MetricsPanel)
+        assert "not upstream's protocol: feedback" in shown_in(app, panel.region)
+        notes = [n.visual.plain for n in screen.query(".note")]
+        assert any("verdict feedback on (the paper's ablation)" in n for n in notes)
+        assert "Protocol: verdict feedback on" in screen.transcript_text()
 
 
 async def test_play_the_user_keys_and_clicks_record_person_verdicts() -> None:

@@ -12,9 +12,11 @@ from typing import Any
 from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
 from proactive_tui.families.proactivebench import env as env_module
 from proactive_tui.families.proactivebench.record import ProactiveBenchSection
-from proactive_tui.families.proactivebench.settings import ProactiveBenchSettings
+from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE, FEEDBACK_HELP, ProactiveBenchSettings
 
 HERE = Path(__file__).resolve().parent
+MANIFEST = "proactivebench_sessions.json"
+"""Written by the `proactivebench` export beside the traces; not an environment."""
 
 
 class ProactiveBenchFamily(Family):
@@ -29,15 +31,22 @@ class ProactiveBenchFamily(Family):
     settings_model = ProactiveBenchSettings
     section_model = ProactiveBenchSection
     env_model = env_module.ProactiveBenchEnv
-    companion_files = ("splits.json",)
+    companion_files = ("splits.json", MANIFEST)
     run_flags = (
         RunFlag("--retries", "retries", {"type": int, "metavar": "N",
-                                         "help": "after a rejection the agent may answer the event again, up to N times (default 0)"}),
+                                         "help": "after a rejection the agent may answer the event again, up to N times "
+                                                 "(default 0, as upstream's evaluation)"}),
         RunFlag("--candidates", "candidates", {"type": int, "choices": (1, 3),
-                                               "help": "tasks proposed per event; with 3 an event counts as accepted if any one is"}),
+                                               "help": "tasks proposed per event (default 1); 3 is the paper's ablation, "
+                                                       "each task judged and counted, as upstream counts"}),
+        RunFlag("--feedback", "feedback", {"action": "store_const", "const": True, "help": FEEDBACK_HELP}),
         RunFlag("--no-feedback", "feedback", {"action": "store_const", "const": False,
-                                              "help": "do not show the agent the user's earlier verdicts"}),
+                                              "help": "no verdict feedback (the default, upstream's evaluation)"}),
         RunFlag("--max-events", "max_events", {"type": int, "metavar": "N", "help": "stop after the first N events of the trace"}),
+        RunFlag("--agent-temperature", "agent_temperature", {
+            "type": float, "metavar": "T",
+            "help": f"the agent model's temperature (default: its configured one, else {AGENT_TEMPERATURE}, "
+                    "as upstream's evaluation)"}),
     )
 
     def sample_sources(self) -> list[Path]:
@@ -48,6 +57,8 @@ class ProactiveBenchFamily(Family):
         return isinstance(data, list) and bool(data) and isinstance(data[0], dict) and "observation" in data[0]
 
     def read_companion(self, file: FileCandidate, data: Any):
+        if file.path.name == MANIFEST:  # which session each exported trace came from: read, not used
+            return data, []
         return env_module.parse_splits(file.display, data)
 
     def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]):
@@ -58,11 +69,9 @@ class ProactiveBenchFamily(Family):
         return env_module.describe(env, reveal_reference)
 
     def build_session(self, spec, env, seats, session_id=None, resume_from=None):
-        from proactive_tui.families.proactivebench.protocol import ProactiveBenchSeats, ProactiveBenchSession
+        from proactive_tui.families.proactivebench.protocol import build_proactivebench_session
 
-        return ProactiveBenchSession(env, ProactiveBenchSeats(agent=seats["agent"], user=seats["user"]),
-                                     ProactiveBenchSettings(**spec.settings), session_id=session_id,
-                                     models=spec.models_summary())
+        return build_proactivebench_session(spec, env, seats, session_id=session_id)
 
     def complete_turns(self, record) -> int:
         return sum(1 for ev in record.section.events if ev.judgement is not None)

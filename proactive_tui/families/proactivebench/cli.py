@@ -1,7 +1,7 @@
 """Headless printing for ProactiveBench sessions: each event, the agent's proposal, the verdicts,
 the running counts, and at the end the confusion matrix with the six metrics.
 
-Undefined metrics (a zero denominator) print as "n/a", never as 0%.
+A metric with a zero denominator prints as upstream's 0 with the reason ("0.00% (no proposals)").
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from typing import Any
 
 from rich.text import Text
 
-from proactive_tui.core.report import pct
+from proactive_tui.families.proactivebench.metrics import show
 from proactive_tui.cli.printer import SPEAKER_STYLE, EventPrinter
 from proactive_tui.families.proactivebench.prompts import format_time
+from proactive_tui.families.proactivebench.settings import ablation_label
 from proactive_tui.textsafe import plain
 
 VERDICT_STYLE = {"accepted": "green", "rejected": "red", "skipped": "yellow"}
@@ -25,7 +26,13 @@ class ProactiveBenchPrinter(EventPrinter):
     def show_family(self, event: Any) -> None:
         c = self.console
         t = event.type
-        if t == "proactivebench.trace_observation":
+        if t == "session_started":
+            label = ablation_label(event.settings)
+            temperature = (event.models.get("agent") or {}).get("temperature")
+            warm = f"; agent temperature {temperature}" if temperature is not None and not self.is_human("agent") else ""
+            c.print(Text(f"protocol: {label or 'upstream evaluation (no verdict feedback)'}{warm}",
+                         style="yellow" if label else "dim"))
+        elif t == "proactivebench.trace_observation":
             c.print(Text(f"\n[event {event.index}/{event.total}] {format_time(event.time)}", style="bold"))
             c.print(Text(f"  {plain(event.event)}"))
         elif t == "proactivebench.proposal_made":
@@ -53,8 +60,10 @@ class ProactiveBenchPrinter(EventPrinter):
         elif t == "proactivebench.proposal_metrics":
             cf = event.confusion
             outcome = event.outcome or "skipped (not counted)"
+            if len(event.cells) > 1:
+                outcome = f"{', '.join(event.cells)} ({event.judgement})"
             c.print(Text(
-                f"  = {outcome} · TP {cf.tp} FP {cf.fp} TN {cf.tn} FN {cf.fn} · F1 {pct(event.metrics.f1)} · "
-                f"accuracy {pct(event.metrics.accuracy)}", style="magenta"))
+                f"  = {outcome} · TP {cf.tp} FP {cf.fp} TN {cf.tn} FN {cf.fn} · F1 {show(event.metrics, 'f1')} · "
+                f"accuracy {show(event.metrics, 'accuracy')}", style="magenta"))
         elif t == "awaiting_human":
             c.print(Text(f"  {plain(event.hint)}", style="yellow"))

@@ -67,8 +67,11 @@ class ProposalMetricsUpdated(EventBase):
     type: Literal["proactivebench.proposal_metrics"] = "proactivebench.proposal_metrics"
     index: int
     outcome: Outcome | None
-    """This event's cell (TP/FP/TN/FN), None when it was skipped."""
+    """This event's outcome as a whole (TP/FP/TN/FN), None when it was skipped."""
     judgement: Judgement
+    """The event as a whole: accepted if any verdict accepted (what an event card shows)."""
+    cells: list[Outcome] = Field(default_factory=list)
+    """The cells this event added, one per judged (task, verdict) pair, as upstream counts."""
     attempts: int = 1
     confusion: Confusion
     metrics: Metrics

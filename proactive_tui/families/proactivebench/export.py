@@ -24,14 +24,19 @@ verdict is made up for it. With three candidates every task is listed; the judge
 `judgement: []` is left for an event the agent never answered usably. Only the final attempt of
 an event (after retries) is written; events a session did not reach are left out.
 
-A `splits.json` beside the traces lists, for each split the traces belong to, the files written,
-so reloading the folder keeps split membership.
+A `splits.json` beside the traces lists, for each split the traces belong to, the files written
+(each once), so reloading the folder keeps split membership and upstream's script reads each trace
+once. A trace run in several sessions is written once, from the latest of the sessions given
+(`write`). `proactivebench_sessions.json` says, per file, which session it holds, its settings
+(a run with verdict feedback on is labelled the paper's ablation there), the models and the agent's
+temperature.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -82,29 +87,57 @@ def judged_trace(record: Any) -> list[dict[str, Any]]:
 
 
 def write(records: list[Any], out: Path) -> list[Path]:
+    """One file per trace under upstream's name, a `splits.json` listing each once, and a
+    `proactivebench_sessions.json` saying which session each file holds and how it was run.
+
+    Upstream's metric script reads one file per trace name, so a trace run several times is
+    written once: the latest of the sessions given (`record.runs_by_trace`). `export --all` gives
+    every session, so the latest run counts; naming session ids picks them. Sessions of a trace
+    that were not written are named on stderr, and in the sessions file, never silently dropped.
+    """
+    from proactive_tui.families.proactivebench import MANIFEST
+    from proactive_tui.families.proactivebench.record import runs_by_trace
+    from proactive_tui.families.proactivebench.settings import ablation_label
+
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out} is a file; the proactivebench format writes one file per trace into a folder")
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    used: set[str] = set()
     splits: dict[str, list[str]] = {}
-    for record in sort_records(records):
-        record = scrub(record)
+    manifest: dict[str, Any] = {}
+    for stem, runs in sorted(runs_by_trace(sort_records(records)).items()):
+        record = scrub(runs.chosen)
         trace = judged_trace(record)
         if not trace:
             continue
-        stem = record.section.trace or record.env_id.split("/", 1)[-1]
-        name = f"{stem}.json" if f"{stem}.json" not in used else f"{stem}-{record.id}.json"
-        used.add(name)
+        name = f"{stem}.json"
         path = out / name
         path.write_text(json.dumps(trace, ensure_ascii=False, indent=4), encoding="utf-8")
         written.append(path)
         for split in record.section.splits:
-            splits.setdefault(split, []).append(name)
+            if name not in splits.setdefault(split, []):
+                splits[split].append(name)
+        agent = (record.models or {}).get("agent") or {}
+        judge = (record.models or {}).get("user") or {}
+        manifest[name] = {
+            "session": record.id, "started_at": record.started_at, "env_id": record.env_id,
+            "protocol": ablation_label(record.settings) or "upstream's evaluation",
+            "settings": record.settings, "agent": agent.get("model"), "agent_temperature": agent.get("temperature"),
+            "judge": judge.get("model"), "prompt_version": (record.versions or {}).get("prompts"),
+            "not_written": [r.id for r in runs.others],
+        }
+        if runs.others:
+            print(f"warning: {stem} was run in {len(runs.others) + 1} of the sessions given; {name} holds "
+                  f"{record.id} (the latest), not {', '.join(r.id for r in runs.others)}. Name one session id "
+                  "per trace to pick another.", file=sys.stderr)
     if splits:
         path = out / "splits.json"
         path.write_text(json.dumps({k: {"files": v} for k, v in splits.items()}, ensure_ascii=False, indent=4), encoding="utf-8")
+        written.append(path)
+    if manifest:
+        path = out / MANIFEST
+        path.write_text(json.dumps(manifest, ensure_ascii=False, indent=4), encoding="utf-8")
         written.append(path)
     return written
 

@@ -1,9 +1,16 @@
-"""What the ProactiveBench agent and its user-judge return, parsed tolerantly (docs/protocols.md#proactivebench).
+"""What the ProactiveBench agent and its user-judge return, read as upstream reads them
+(docs/protocols.md#proactivebench).
 
-The agent answers `{"Purpose", "Thoughts", "Proactive Task", "Response"}` with the keys spelled
-exactly so; models also write `proactive_task`, `"null"` for null and wrap the JSON in a code
-fence, and none of that should cost a re-ask. What is still unusable (no JSON, a key missing)
-fails validation, and the gateway re-asks with the error.
+The agent. Upstream's evaluation (`extrat_pred` in thunlp/ProactiveAgent `eval/script.py`,
+Apache-2.0) takes the ```json fenced block if there is one, `json.loads` it, and reads only
+`Proactive Task`: missing, None or "null" means no proposal; a "null" Response is None. Nothing
+else is required. `read_agent_reply` does the same and adds our tolerance on top (other fences
+and chatter around the JSON, key case / spaces / `_` / `-`, "none" or "" for null), so a reply
+upstream can read is never lost here. It also returns the parsed object itself: upstream writes
+`json.dumps(result)` back into the agent's history, so the agent sees its own reply as parsed.
+
+The judge. Upstream reads `json5.loads(reply)["judgement"] == "accepted"`; `read_verdict`
+accepts that and more (booleans, yes/no, a "judgement" line in prose), and needs no "thought".
 
 A person judging types a letter or a word; `parse_verdict_text` turns it into the same verdict
 shape the model judge returns, plus "skipped" (the event is not counted).
@@ -11,12 +18,19 @@ shape the model judge returns, plus "skipped" (the event is not counted).
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from proactive_tui.llm.jsonreply import NoJSON, extract_json
+
 NULLISH = {"", "null", "none", "nil", "n/a", "no task", "no proactive task"}
+TASK_KEY = "Proactive Task"
+_UPSTREAM_FENCE = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
+"""Upstream's fence pattern (`extrat_pred`)."""
 
 
 def _squash(key: str) -> str:
@@ -27,59 +41,82 @@ def is_nullish(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value.strip().strip("`'\"").strip().lower() in NULLISH)
 
 
+_CANONICAL = {"purpose": "Purpose", "thoughts": "Thoughts", "thought": "Thoughts", "proactivetask": TASK_KEY,
+              "proactivetasks": TASK_KEY, "response": "Response"}
+"""Our spelling tolerance: squashed key -> upstream's key (the plural is what a model writes when
+asked for up to three tasks)."""
+
+
+def canonical_reply(data: dict[str, Any]) -> dict[str, Any]:
+    """The reply with upstream's key spelling, in the order the model wrote it (the first of two
+    spellings of one key wins), and null read as upstream reads it: a missing `Proactive Task` is
+    added as None (at the end, as `ret["Proactive Task"] = None` does), a nullish one and a
+    nullish `Response` become None. Other keys and values are kept as written."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        canonical = _CANONICAL.get(_squash(str(key)), key)
+        if canonical not in out:
+            out[canonical] = value
+    if is_nullish(out.get(TASK_KEY)):
+        out[TASK_KEY] = None
+    if "Response" in out and is_nullish(out["Response"]):
+        out["Response"] = None
+    return out
+
+
 class _AgentReply(BaseModel):
-    """Shared tolerance: keys matched ignoring case, spaces, `_` and `-`; "null" strings are null."""
+    """Shared tolerance: keys matched ignoring case, spaces, `_` and `-`; "null" strings are null.
+    Only `Proactive Task` matters; every key may be missing."""
 
     model_config = ConfigDict(populate_by_name=True)
 
     # Subclasses declare "Proactive Task" and then "Response", so the JSON schema (and a
     # grammar-constrained model) keeps the spec's key order.
-    purpose: str = Field(alias="Purpose")
-    thoughts: str = Field(alias="Thoughts")
+    purpose: str = Field(default="", alias="Purpose")
+    thoughts: str = Field(default="", alias="Thoughts")
 
     @model_validator(mode="before")
     @classmethod
     def _canonical_keys(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        wanted = {}
-        for name, field in cls.model_fields.items():
-            wanted[_squash(field.alias or name)] = field.alias or name
-            wanted[_squash(name)] = field.alias or name
-        # The plural is what a model writes when asked for up to three tasks.
-        if "proactivetask" in wanted:
-            wanted.setdefault("proactivetasks", wanted["proactivetask"])
-        out: dict[str, Any] = {}
-        for key, value in data.items():
-            canonical = wanted.get(_squash(str(key)), key)
-            if canonical not in out:
-                out[canonical] = value
-        return out
+        # field names (`proactive_task`) are among the spellings canonical_reply knows
+        return canonical_reply(data) if isinstance(data, dict) else data
 
     @field_validator("purpose", "thoughts", mode="before")
     @classmethod
     def _text(cls, value: Any) -> Any:
-        return "" if value is None else value
+        if value is None:
+            return ""
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
     @field_validator("response", mode="before", check_fields=False)
     @classmethod
     def _null_response(cls, value: Any) -> Any:
-        return None if is_nullish(value) else value
+        if is_nullish(value):
+            return None
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
     @property
     def tasks(self) -> list[str]:  # pragma: no cover - interface
         raise NotImplementedError
 
     def upstream_dict(self) -> dict[str, Any]:
-        """The reply with upstream's key spelling (what the agent sees of its own earlier replies)."""
+        """The reply with upstream's key spelling (for replies that were not JSON: a person's line)."""
         return self.model_dump(by_alias=True)
+
+    @classmethod
+    def asking_schema(cls) -> dict[str, Any]:
+        """The JSON schema a grammar-constrained model is held to: all four keys, as the system
+        prompt asks (reading never requires them: `model_json_schema` has none required)."""
+        schema = cls.model_json_schema()
+        schema["required"] = ["Purpose", "Thoughts", TASK_KEY, "Response"]
+        return schema
 
 
 class ProposalReply(_AgentReply):
     """One proposal per event: a task, or null when the user needs no help."""
 
-    proactive_task: str | None = Field(alias="Proactive Task")
-    response: str | None = Field(alias="Response")
+    proactive_task: str | None = Field(default=None, alias=TASK_KEY)
+    response: str | None = Field(default=None, alias="Response")
 
     @field_validator("proactive_task", mode="before")
     @classmethod
@@ -99,8 +136,8 @@ class ProposalReply(_AgentReply):
 class CandidatesReply(_AgentReply):
     """Up to three candidate tasks per event (the paper's three-candidate ablation), or null."""
 
-    proactive_task: list[str] | None = Field(alias="Proactive Task", max_length=3)
-    response: str | None = Field(alias="Response")
+    proactive_task: list[str] | None = Field(default=None, alias=TASK_KEY, max_length=3)
+    response: str | None = Field(default=None, alias="Response")
 
     @field_validator("proactive_task", mode="before")
     @classmethod
@@ -119,11 +156,56 @@ class CandidatesReply(_AgentReply):
         return list(self.proactive_task or [])
 
 
+@dataclass
+class AgentReading:
+    """A usable agent reply: the typed reply and the parsed object (upstream's `result`)."""
+
+    reply: ProposalReply | CandidatesReply
+    data: dict[str, Any]
+
+
+def _json_object(text: str) -> Any:
+    """Upstream's reading first (the ```json block, else the whole text, through json.loads),
+    then ours (any fence, chatter around the JSON)."""
+    source = text
+    if "```json" in text:
+        found = _UPSTREAM_FENCE.findall(text)
+        if found:
+            source = found[0]
+    try:
+        return json.loads(source)
+    except (json.JSONDecodeError, TypeError):
+        return extract_json(text)
+
+
+def read_agent_reply(text: str, candidates: int = 1) -> AgentReading:
+    """Read one agent reply as upstream does (see the module doc); ValueError when unusable: no
+    JSON object, or a `Proactive Task` that is not a task (a list of several with one candidate)."""
+    data = _json_object(text)
+    if not isinstance(data, dict):
+        raise NoJSON("the reply is JSON but not an object")
+    data = canonical_reply(data)
+    schema = CandidatesReply if candidates > 1 else ProposalReply
+    return AgentReading(reply=schema.model_validate(data), data=data)
+
+
 class JudgeVerdict(BaseModel):
     """The user-judge's answer: reasoning first, then accepted or rejected."""
 
-    thought: str
+    thought: str = ""
     judgement: Literal["accepted", "rejected"]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            name = {"thought": "thought", "thoughts": "thought", "judgement": "judgement",
+                    "judgment": "judgement"}.get(_squash(str(key)), key)
+            out.setdefault(name, value)
+        return out
 
     @field_validator("judgement", mode="before")
     @classmethod
@@ -142,6 +224,22 @@ class JudgeVerdict(BaseModel):
     @classmethod
     def _thought(cls, value: Any) -> Any:
         return "" if value is None else value
+
+
+_JUDGEMENT_LINE = re.compile(r'"judge?ment"\s*:\s*"(accepted|rejected)"', re.IGNORECASE)
+
+
+def read_verdict(text: str) -> JudgeVerdict:
+    """The judge's reply as a verdict (upstream: `json5.loads(res)["judgement"] == "accepted"`;
+    its reward-model check falls back to a `"judgement": "accepted|rejected"` match in the text,
+    and so do we). ValueError when there is no verdict in it."""
+    try:
+        return JudgeVerdict.model_validate(extract_json(text))
+    except ValueError as exc:
+        found = _JUDGEMENT_LINE.findall(text)
+        if found:
+            return JudgeVerdict(judgement=found[-1].lower())  # type: ignore[arg-type]
+        raise exc
 
 
 class HumanVerdict(BaseModel):

@@ -1,20 +1,29 @@
 """ProactiveBench session: after every observed event the agent proposes help (or null), the user judges.
 
-Rules from docs/protocols.md#proactivebench: one agent call per event; the agent sees every earlier event and its
-own earlier replies (no window) and answers Purpose / Thoughts / Proactive Task / Response; the
-`user` seat judges each reply, a null proposal included (accepting null = "no help was needed").
-The user is a model in the reward-model role, or a person who accepts, rejects or skips.
+Rules from docs/protocols.md#proactivebench, following upstream's evaluation (thunlp/ProactiveAgent
+`eval/script.py`, `eval/judge_agent_prediction.py`, `eval/calculate_agent_performance.py`,
+Apache-2.0) unless a setting says otherwise:
 
-Settings from the paper's ablations and upstream's gym, each recorded in the run record:
+- One agent call per event, with no window. The newest event is wrapped with upstream's
+  instruction (`prompts.event_message`); every earlier event is its plain `{"Time", "Event"}`
+  JSON and every earlier reply is `json.dumps` of the reply as parsed. Only `Proactive Task` is
+  read (`judges.read_agent_reply`); a missing one means null.
+- The `user` seat judges each proposed task (a null proposal included: accepting null = "no help
+  was needed") from upstream's reward-model input, byte for byte (`prompts.reward_messages`), so
+  the paper's fine-tuned reward model can sit in it. The user is a model or a person who accepts,
+  rejects or skips.
+- Counting is per (task, verdict) pair, as upstream's `calculate_scores`.
 
-- `retries`: after a rejection the agent may answer the same event again, told it was rejected
-  and why, up to N times (upstream's gym re-asks on reward-model rejection); the event is scored
-  on its last attempt.
-- `candidates`: 1, or 3 (the agent proposes up to three tasks; each is judged, and the event
-  counts as accepted when the user accepts any one).
-- `feedback`: the agent's history carries the user's verdict on its previous reply (accepted,
-  rejected or ignored) and its retry exchanges; off, it sees only its own final replies.
+Settings, each recorded in the run record:
+
+- `feedback` (off): the paper's ablation. On, the agent's history carries the user's verdict on
+  its previous reply (a note before the next event) and its retry exchanges.
+- `retries` (0): after a rejection the agent may answer the same event again, told it was
+  rejected and why, up to N times (upstream's gym re-asks on reward-model rejection); the event is
+  scored on its last attempt.
+- `candidates` (1): or 3 (the agent proposes up to three tasks; each is judged and counted).
 - `max_events`: stop after the first N events (quick looks, the offline demo model).
+- `agent_temperature`: upstream's 0.5 unless the user chose one (`build_proactivebench_session`).
 
 Each event ends with ProposalMetricsUpdated carrying the running confusion and six metrics, so a
 viewer never recomputes them.
@@ -23,7 +32,6 @@ viewer never recomputes them.
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,14 +40,16 @@ from pydantic import BaseModel
 from proactive_tui import __version__
 from proactive_tui.families.proactivebench import prompts
 from proactive_tui.core.events import AwaitingHuman, ErrorRaised, Retrying, SessionStarted, UsageRecorded
+from proactive_tui.families.proactivebench.calls import ask
 from proactive_tui.families.proactivebench.events import ObservationShown, ProposalMade, ProposalMetricsUpdated, ProposalVerdict
 from proactive_tui.families.proactivebench.judges import (
-    HUMAN_CHOICES, CandidatesReply, HumanVerdict, JudgeVerdict, ProposalReply, is_nullish, parse_verdict_text,
+    HUMAN_CHOICES, AgentReading, CandidatesReply, HumanVerdict, JudgeVerdict, ProposalReply, is_nullish,
+    parse_verdict_text, read_agent_reply, read_verdict,
 )
 from proactive_tui.families.proactivebench.metrics import Confusion, EventJudgement, Judgement, add_judgement, metrics
 from proactive_tui.core.participants import Participant, ReplyRequest, UserStopped
 from proactive_tui.core.session import SessionBase
-from proactive_tui.families.proactivebench.settings import ProactiveBenchSettings
+from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE, ProactiveBenchSettings
 from proactive_tui.families.proactivebench.env import ProactiveBenchEnv
 from proactive_tui.llm.errors import ModelError
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
@@ -65,7 +75,9 @@ def parse_agent_text(text: str, candidates: int = 1) -> ProposalReply | Candidat
     """A person in the agent seat: the JSON reply, or just the task on one line ("null" or "-" for none)."""
     schema = CandidatesReply if candidates > 1 else ProposalReply
     try:
-        return schema.model_validate(extract_json(text))
+        data = extract_json(text)
+        if isinstance(data, dict):
+            return schema.model_validate(data)
     except (NoJSON, ValueError):
         pass
     line = text.strip()
@@ -84,6 +96,10 @@ class _Judged:
     thought: str
 
 
+def _user(content: str) -> dict[str, str]:
+    return {"role": "user", "content": content}
+
+
 class ProactiveBenchSession(SessionBase):
     family = "proactivebench"
 
@@ -95,9 +111,9 @@ class ProactiveBenchSession(SessionBase):
         self.settings = settings or ProactiveBenchSettings()
         self.models = models or {}
         self.history: list[dict[str, str]] = []
-        """The agent's conversation so far (system prompt excluded)."""
+        """The agent's conversation so far (system prompt excluded): the events before the current
+        one as plain `{"Time", "Event"}` JSON, each followed by the agent's reply as parsed."""
         self.confusion = Confusion()
-        self._unanswered: list[str] = []
         self._last_feedback: str | None = None
 
     @property
@@ -117,7 +133,7 @@ class ProactiveBenchSession(SessionBase):
 
     # -- the agent ------------------------------------------------------------------------------
 
-    async def _propose(self, index: int, attempt: int, convo: list[dict[str, str]]):
+    async def _propose(self, index: int, attempt: int, convo: list[dict[str, str]]) -> AgentReading:
         agent: Participant = self.seats.agent
         if agent.info.kind == "human":
             self.emit(AwaitingHuman(seat="agent", turn=index, hint=(
@@ -125,29 +141,39 @@ class ProactiveBenchSession(SessionBase):
                 + ", or null to offer nothing; or the full JSON reply")))
         request = ReplyRequest(seat="agent", system=prompts.agent_system_prompt(self.settings.candidates),
                                messages=list(convo), turn=index, on_retry=self._retry_cb("agent"))
+        candidates = self.settings.candidates
 
         def parse(text: str) -> ProposalReply | CandidatesReply:
             try:
-                return parse_agent_text(text, self.settings.candidates)
+                return parse_agent_text(text, candidates)
             except ValueError as exc:  # ask again, and say so, so a stdin reader prompts again
                 self.emit(AwaitingHuman(seat="agent", turn=index, hint=str(exc)))
                 raise
 
-        value, reply = await agent.reply_structured(request, self.schema, parse)
+        value, reply, reading = await ask(agent, request, lambda text: read_agent_reply(text, candidates), self.schema,
+                                          asking_schema=self.schema.asking_schema(), parse_text=parse)
+        if reading is None:  # a scripted or human seat: its typed reply is what the history holds
+            reading = AgentReading(reply=value, data=value.upstream_dict())
+        answer = reading.reply
         self.emit(UsageRecorded(seat="agent", model=reply.model, purpose=f"event {index} proposal", usage=reply.usage))
-        self.emit(ProposalMade(index=index, attempt=attempt, purpose=value.purpose, thoughts=value.thoughts,
-                               tasks=value.tasks, response=value.response, model=reply.model, usage=reply.usage,
+        self.emit(ProposalMade(index=index, attempt=attempt, purpose=answer.purpose, thoughts=answer.thoughts,
+                               tasks=answer.tasks, response=answer.response, model=reply.model, usage=reply.usage,
                                raw=reply.text))
-        return value
+        return reading
 
     # -- the user-judge -------------------------------------------------------------------------
 
+    def judge_messages(self, index: int, task: str | None) -> list[dict[str, str]]:
+        """Upstream's reward-model input for event `index` (1-based) and one proposed task:
+        the observation dicts of events 1..index, oldest first, and the task (None for null)."""
+        observations = [e.observation.model_dump() for e in self.env.events[:index]]
+        return prompts.reward_messages(observations, task)
+
     async def _judge_one(self, index: int, candidate: int | None, task: str | None) -> _Judged:
         user: Participant = self.seats.user
-        observations = [(e.observation.time, e.observation.event) for e in self.env.events[:index]]
-        request = ReplyRequest(seat="user", system=prompts.JUDGE_SYSTEM,
-                               messages=[{"role": "user", "content": prompts.judge_prompt(observations, task)}],
-                               turn=index, on_retry=self._retry_cb("user"))
+        system, *messages = self.judge_messages(index, task)
+        request = ReplyRequest(seat="user", system=system["content"], messages=messages, turn=index,
+                               on_retry=self._retry_cb("user"))
         if user.info.kind == "human":
             what = f"the offer {task!r}" if task else "no offer (null): accept if you needed no help"
             hint = f"event {index}, {what} — {HUMAN_CHOICES}"
@@ -163,7 +189,7 @@ class ProactiveBenchSession(SessionBase):
             value, reply = await user.reply_structured(request, HumanVerdict, parse)
         else:
             try:
-                value, reply = await user.reply_structured(request, JudgeVerdict)
+                value, reply, _ = await ask(user, request, read_verdict, JudgeVerdict)
             except ModelError as exc:
                 if exc.kind != "structured":
                     raise
@@ -189,51 +215,57 @@ class ProactiveBenchSession(SessionBase):
     async def _run_event(self, index: int) -> None:
         obs = self.env.events[index - 1].observation
         self.emit(ObservationShown(index=index, total=self.events_to_run, time=obs.time, event=obs.event))
-        feedback = self._last_feedback if self.settings.feedback else None
-        fresh = prompts.event_message(index, obs.time, obs.event, feedback)
-        user_msg = "\n\n".join(self._unanswered + [fresh])
-        convo = self.history + [{"role": "user", "content": user_msg}]
+        note = [_user(self._last_feedback)] if self.settings.feedback and self._last_feedback else []
+        self._last_feedback = None
+        plain = _user(prompts.history_event_message(obs.time, obs.event))
+        convo = self.history + note + [_user(prompts.event_message(obs.time, obs.event))]
         attempt = 0
+        last: tuple[AgentReading, EventJudgement, list[_Judged], list[dict[str, str]]] | None = None
         while True:
             try:
-                reply = await self._propose(index, attempt, convo)
+                reading = await self._propose(index, attempt, convo)
             except ModelError as exc:
                 if exc.kind != "structured":
                     raise
                 self.emit(ErrorRaised(seat="agent", message=f"event {index}: no usable reply ({exc.message}); "
-                                      + ("not counted" if attempt == 0 else "scored on the previous attempt")))
-                if attempt == 0:
-                    self._unanswered.append(prompts.event_message(index, obs.time, obs.event))
+                                      + ("not counted" if last is None else "scored on the previous attempt")))
+                if last is None:
+                    # Upstream skips the event (`continue`): no reply goes into the history. The
+                    # event stays there, as an earlier event: plain, only the newest is wrapped.
+                    self.history = self.history + note + [plain]
                     self._finish_event(index, EventJudgement(), attempts=1)
                     return
                 break  # score the last usable attempt
-            judged = await self._judge(index, attempt, reply.tasks)
-            outcome = EventJudgement(tasks=reply.tasks, verdicts=[j.verdict for j in judged])
-            last_reply, last_outcome, last_judged, answered = reply, outcome, judged, convo
+            judged = await self._judge(index, attempt, reading.reply.tasks)
+            outcome = EventJudgement(tasks=reading.reply.tasks, verdicts=[j.verdict for j in judged])
+            last = (reading, outcome, judged, convo)
             if outcome.judgement != "rejected" or attempt >= self.settings.retries:
                 break
             reason = next((j.thought for j in judged if j.verdict == "rejected"), "")
             convo = convo + [
-                {"role": "assistant", "content": json.dumps(reply.upstream_dict(), ensure_ascii=False)},
-                {"role": "user", "content": prompts.retry_message(reason, had_task=bool(reply.tasks))},
+                {"role": "assistant", "content": prompts.reply_message(reading.data)},
+                _user(prompts.retry_message(reason, had_task=bool(reading.reply.tasks))),
             ]
             attempt += 1
-        final = json.dumps(last_reply.upstream_dict(), ensure_ascii=False)
+        reading, outcome, judged, answered = last
+        final = {"role": "assistant", "content": prompts.reply_message(reading.data)}
         if self.settings.feedback:
-            self.history = answered + [{"role": "assistant", "content": final}]
+            # the ablation keeps what the agent was told: the verdict note and the retry exchanges
+            kept = list(answered)
+            kept[len(self.history) + len(note)] = plain
+            self.history = kept + [final]
+            deciding = next((j for j in judged if j.verdict == outcome.judgement), None)
+            self._last_feedback = prompts.feedback_note(outcome.judgement, deciding.thought if deciding else "",
+                                                        had_task=bool(reading.reply.tasks))
         else:
-            plain_msg = "\n\n".join(self._unanswered + [prompts.event_message(index, obs.time, obs.event)])
-            self.history = self.history + [{"role": "user", "content": plain_msg}, {"role": "assistant", "content": final}]
-        self._unanswered = []
-        deciding = next((j for j in last_judged if j.verdict == last_outcome.judgement), None)
-        self._last_feedback = prompts.feedback_note(last_outcome.judgement, deciding.thought if deciding else "",
-                                                    had_task=bool(last_reply.tasks))
-        self._finish_event(index, last_outcome, attempts=attempt + 1)
+            self.history = self.history + [plain, final]
+        self._finish_event(index, outcome, attempts=attempt + 1)
 
     def _finish_event(self, index: int, judgement: EventJudgement, attempts: int) -> None:
         self.confusion = add_judgement(self.confusion, judgement)
         self.emit(ProposalMetricsUpdated(index=index, outcome=judgement.outcome, judgement=judgement.judgement,
-                                         attempts=attempts, confusion=self.confusion, metrics=metrics(self.confusion)))
+                                         cells=judgement.cells(), attempts=attempts, confusion=self.confusion,
+                                         metrics=metrics(self.confusion)))
 
     # -- the session ------------------------------------------------------------------------------
 
@@ -265,3 +297,26 @@ class ProactiveBenchSession(SessionBase):
             reason, detail = "error", exc.message
             self.emit(ErrorRaised(seat=None, message=exc.message, fatal=True))
         self.end(reason, detail)
+
+
+def build_proactivebench_session(spec: Any, env: ProactiveBenchEnv, seats: dict[str, Participant],
+                                 session_id: str | None = None) -> ProactiveBenchSession:
+    """The factory's builder. A model agent runs at the temperature the user chose
+    (`agent_temperature`, else the agent model's own temperature when set in the config or
+    environment), otherwise at upstream's 0.5 (`AGENT_TEMPERATURE`). The one used is recorded
+    twice: in the settings (`agent_temperature`) and in the agent's model settings."""
+    from proactive_tui.core.participants import LLMParticipant
+
+    settings = ProactiveBenchSettings(**spec.settings)
+    agent = seats["agent"]
+    if isinstance(agent, LLMParticipant):
+        roles = spec.roles
+        chosen = settings.agent_temperature
+        if chosen is None:
+            chosen = roles.agent.temperature if "temperature" in roles.agent.model_fields_set else AGENT_TEMPERATURE
+        agent_settings = roles.agent.model_copy(update={"temperature": chosen})
+        agent.settings = agent_settings
+        spec = spec.model_copy(update={"roles": roles.model_copy(update={"agent": agent_settings})})
+        settings = settings.model_copy(update={"agent_temperature": chosen})
+    return ProactiveBenchSession(env, ProactiveBenchSeats(agent=agent, user=seats["user"]), settings,
+                                 session_id=session_id, models=spec.models_summary())

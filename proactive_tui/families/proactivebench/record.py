@@ -47,6 +47,8 @@ class TraceEventRecord(BaseModel):
     outcome: Outcome | None = None
     judgement: Judgement | None = None
     """None until the event's metrics arrived (an event cut off by a stop has none)."""
+    cells: list[Outcome] = Field(default_factory=list)
+    """The confusion cells the event added (one per judged task, as upstream counts)."""
 
     @property
     def final(self) -> AttemptRecord | None:
@@ -100,24 +102,83 @@ def apply_proposal_event(record: Any, event: Any) -> None:
         if ev is not None:
             ev.outcome = event.outcome
             ev.judgement = event.judgement
+            ev.cells = list(event.cells)
         section.confusion = event.confusion
         section.metrics = event.metrics
 
 
-def metrics_by_split(records: Iterable[Any]) -> dict[str, tuple[Confusion, Metrics]]:
-    """Sum the confusion of ProactiveBench run records over each split their trace belongs to.
+def trace_name(record: Any) -> str:
+    """The trace's file stem (`code_11`), under which upstream's splits and our export name it."""
+    section = record.section
+    return (getattr(section, "trace", "") or str(record.env_id).rsplit("/", 1)[-1])
 
-    Every trace counts once per split (the latest record wins when a trace was run twice), and the
-    six metrics are recomputed from the summed counts, as upstream does per split.
-    """
-    per_trace: dict[str, tuple[list[str], Confusion]] = {}
+
+class TraceRuns(BaseModel):
+    """The runs of one trace among some records: the one that counts, and the others."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    trace: str
+    chosen: Any
+    others: list[Any] = Field(default_factory=list)
+
+
+def runs_by_trace(records: Iterable[Any]) -> dict[str, TraceRuns]:
+    """ProactiveBench records grouped by trace; the latest (by start time, then id) counts.
+
+    Each trace counts once wherever several are scored (upstream's metric script reads one file
+    per trace name), so which run counts must be one rule: the latest of the records given. A
+    caller that lets a person pick sessions passes only those."""
+    groups: dict[str, list[Any]] = {}
     for rec in records:
-        section = rec.section if getattr(rec, "family", None) == "proactivebench" else None
-        if section is None:
+        if getattr(rec, "family", None) != "proactivebench" or rec.section is None:
             continue
-        per_trace[section.trace or rec.env_id] = (section.splits, section.confusion)
-    totals: dict[str, Confusion] = {}
-    for splits, confusion in per_trace.values():
-        for name in splits:
-            totals[name] = totals.get(name, Confusion()) + confusion
-    return {name: (c, metrics(c)) for name, c in sorted(totals.items())}
+        groups.setdefault(trace_name(rec), []).append(rec)
+    out = {}
+    for name, recs in groups.items():
+        recs = sorted(recs, key=lambda r: (r.started_at or "", r.id))
+        out[name] = TraceRuns(trace=name, chosen=recs[-1], others=recs[:-1])
+    return out
+
+
+class SplitScore(BaseModel):
+    """One split's numbers, summed over its traces' counts as upstream's script sums its files."""
+
+    split: str
+    traces: list[str]
+    sessions: list[str]
+    events: int
+    """Events run in those traces (upstream's "Total Events")."""
+    confusion: Confusion
+    metrics: Metrics
+    ablations: dict[str, str] = Field(default_factory=dict)
+    """trace -> how its run differs from upstream's protocol (`settings.ablation_tag`); empty
+    when every trace ran upstream's protocol."""
+
+
+def metrics_by_split(records: Iterable[Any]) -> dict[str, SplitScore]:
+    """Sum the confusion of ProactiveBench run records over each split their trace belongs to
+    (the split names come from the splits.json the trace was loaded with: upstream's
+    `real_average`, `real_coding`, `real_writing` for the shipped traces).
+
+    Every trace counts once per split (the latest record wins, `runs_by_trace`), and the six
+    metrics are recomputed from the summed counts, as upstream does per split.
+    """
+    from proactive_tui.families.proactivebench.settings import ablation_tag
+
+    totals: dict[str, SplitScore] = {}
+    for name, runs in sorted(runs_by_trace(records).items()):
+        rec = runs.chosen
+        tag = ablation_tag(rec.settings)
+        for split in rec.section.splits:
+            score = totals.setdefault(split, SplitScore(split=split, traces=[], sessions=[], events=0,
+                                                        confusion=Confusion(), metrics=Metrics()))
+            score.traces.append(name)
+            score.sessions.append(rec.id)
+            score.events += len(rec.section.events)
+            score.confusion = score.confusion + rec.section.confusion
+            if tag:
+                score.ablations[name] = tag
+    for score in totals.values():
+        score.metrics = metrics(score.confusion)
+    return dict(sorted(totals.items()))

@@ -1,17 +1,22 @@
 """ProactiveBench's report sections: every event of the trace in order with the agent's reply,
 each verdict and its outcome, then the confusion matrix and the six metrics.
 
-A metric whose denominator is zero shows as n/a (undefined), never as 0%.
+The numbers are upstream's (`calculate_scores`): one cell per judged task, and a zero
+denominator gives 0, said as such ("0.00% (no proposals)") so it never reads as a measured 0.
+A run that differs from upstream's evaluation (verdict feedback on, three candidates, retries)
+says so above its numbers and in its headline score, since those numbers do not compare with
+upstream's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from proactive_tui.core.report import Line, ReportSection, Speech, Table, pct
+from proactive_tui.core.report import Line, ReportSection, Speech, Table
 from proactive_tui.core.run_record import Score
-from proactive_tui.families.proactivebench.metrics import METRIC_LABELS
+from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, show
 from proactive_tui.families.proactivebench.prompts import format_time
+from proactive_tui.families.proactivebench.settings import ablation_label, ablation_tag
 
 VERDICT_STYLE = {"accepted": "good", "rejected": "bad", "skipped": "warn"}
 
@@ -36,9 +41,18 @@ def _attempt_blocks(attempt: Any, candidates: bool, human_user: bool) -> list[An
     return blocks
 
 
+def _outcome_text(ev: Any) -> str:
+    if ev.outcome is None:
+        return "skipped (not counted)"
+    if len(ev.cells) > 1:  # three candidates: each judged task is a cell of its own
+        return f"{', '.join(ev.cells)} ({ev.judgement})"
+    return ev.outcome
+
+
 def report(record: Any) -> list[ReportSection]:
     section = record.section
-    candidates = int((record.settings or {}).get("candidates") or 1) > 1
+    settings = record.settings or {}
+    candidates = int(settings.get("candidates") or 1) > 1
     human_user = "user" in record.human_seats
     blocks: list[Any] = []
     for ev in section.events:
@@ -48,20 +62,27 @@ def report(record: Any) -> list[ReportSection]:
         if ev.judgement is None:
             blocks.append(Line(text="= not judged (the session stopped here)", style="dim", indent=1))
         else:
-            blocks.append(Line(text=f"= {ev.outcome or 'skipped (not counted)'}", style="judge", indent=1))
+            blocks.append(Line(text=f"= {_outcome_text(ev)}", style="judge", indent=1))
     if not section.events:
         blocks.append(Line(text="(no events were shown)", style="dim"))
     out = [ReportSection(title=f"Trace {section.trace}" if section.trace else "Trace", blocks=blocks,
                          id="proactivebench.trace")]
     cf = section.confusion
-    matrix = Table(title=f"Confusion ({cf.events} events counted, {cf.skipped} skipped)",
+    counted = f"{cf.judged} tasks judged" if candidates else f"{cf.judged} events counted"
+    matrix = Table(title=f"Confusion ({counted}, {cf.skipped} {'event' if cf.skipped == 1 else 'events'} skipped)",
                    columns=["proposal", "accepted", "rejected"],
                    rows=[["task", f"TP {cf.tp}", f"FP {cf.fp}"], ["null", f"TN {cf.tn}", f"FN {cf.fn}"]],
                    align=["left", "right", "right"])
-    rows = [[label, pct(getattr(section.metrics, key))] for key, label in METRIC_LABELS]
+    rows = [[label, show(section.metrics, key)] for key, label in METRIC_LABELS]
     rows.append(["Tasks accepted", f"{cf.accepted_proposals}/{cf.proposals}"])
     metrics = Table(title="Metrics", columns=["measure", section.trace or "trace"], rows=rows, align=["left", "right"])
-    blocks = [matrix, metrics]
+    label = ablation_label(settings)
+    blocks = [Line(label="Protocol:", text=label or "upstream's evaluation (no verdict feedback, one candidate)",
+                   style="warn" if label else "dim")]
+    blocks += [matrix, metrics]
+    models = record.models or {}
+    if (models.get("agent") or {}).get("temperature") is not None and "agent" not in record.human_seats:
+        blocks.append(Line(label="Agent temperature:", text=str(models["agent"]["temperature"]), style="dim"))
     if section.splits:
         blocks.append(Line(label="Splits:", text=", ".join(section.splits), style="dim"))
     judges = sorted({v.by for ev in section.events for a in ev.attempts for v in a.verdicts if v.by})
@@ -76,8 +97,16 @@ def scores(record: Any) -> list[Score]:
     judges = sorted({v.by for ev in section.events for a in ev.attempts for v in a.verdicts if v.by})
     kinds = sorted({v.by_kind for ev in section.events for a in ev.attempts for v in a.verdicts if v.by_kind})
     by, kind = ", ".join(judges), ", ".join(kinds)
-    out = [Score(name=key, label=label, value=getattr(section.metrics, key), display=pct(getattr(section.metrics, key), 1),
-                 by=by, by_kind=kind, headline=key == "f1") for key, label in METRIC_LABELS]
+    tag = ablation_tag(record.settings)
+    out = []
+    for key, label in METRIC_LABELS:
+        display = show(section.metrics, key, 1)
+        if tag and key == "f1":  # the headline carries the protocol: it is what history rows show
+            display += f" [{tag}]"
+        out.append(Score(name=key, label=label, value=getattr(section.metrics, key), display=display,
+                         by=by, by_kind=kind, headline=key == "f1"))
     cf = section.confusion
-    out.append(Score(name="events", label="Events counted", value=cf.events, display=str(cf.events), by=by, by_kind=kind))
+    many = int((record.settings or {}).get("candidates") or 1) > 1
+    out.append(Score(name="events", label="Tasks judged" if many else "Events counted", value=cf.judged,
+                     display=str(cf.judged), by=by, by_kind=kind))
     return out

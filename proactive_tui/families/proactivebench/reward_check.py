@@ -3,7 +3,10 @@
 Each item (`reward_data/test_data.jsonl`) holds the observations, a predicted task (or null),
 three annotators' accept/reject votes and a category (Missed-Need, Correct-Rejection,
 Correct-Detection, False-Alarm). The judge under test sees exactly what the session's user-judge
-sees (same prompt), and its verdict is compared with the annotators' majority vote: agreement
+sees: upstream's reward-model input (`format_reward_instruction` in thunlp/ProactiveAgent
+`eval/reward_model_template.py`, Apache-2.0; `prompts.reward_messages`) over the item's `obs`
+dicts as stored and its `pred_task`, as upstream's `eval/reward_model_scoring.py` sends them. Its
+verdict is read as in a session (`judges.read_verdict`) and compared with the annotators' majority vote: agreement
 per category, and the confusion (positive = accepted) with precision, recall, accuracy and F1,
 through the same `metrics` function the sessions use. The paper's own reward model reaches
 91.8% F1 here.
@@ -19,10 +22,11 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from proactive_tui.families.proactivebench import prompts
-from proactive_tui.families.proactivebench.judges import JudgeVerdict
+from proactive_tui.families.proactivebench.calls import ask
+from proactive_tui.families.proactivebench.judges import JudgeVerdict, read_verdict
 from proactive_tui.families.proactivebench.metrics import Confusion, Metrics, metrics
 from proactive_tui.core.participants import Participant, ReplyRequest
 from proactive_tui.llm.errors import ModelError
@@ -44,6 +48,12 @@ class RewardItem(BaseModel):
     help_needed: bool | None = None
     annotation: list[bool] = Field(default_factory=list)
     category: str = ""
+    _raw_obs: list[Any] = PrivateAttr(default_factory=list)
+    """`obs` as the file holds it: the judge sees these dicts, key order and value types kept."""
+
+    @property
+    def raw_obs(self) -> list[Any]:
+        return self._raw_obs or [o.model_dump() for o in self.obs]
 
     @property
     def majority(self) -> bool:
@@ -92,19 +102,21 @@ def load_items(path: Path, limit: int | None = None) -> list[RewardItem]:
     items = []
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         if line.strip():
-            items.append(RewardItem.model_validate(json.loads(line)))
+            data = json.loads(line)
+            item = RewardItem.model_validate(data)
+            item._raw_obs = list(data.get("obs") or [])
+            items.append(item)
             if limit is not None and len(items) >= limit:
                 break
     return items
 
 
 async def judge_item(judge: Participant, item: RewardItem, index: int) -> ItemResult:
-    observations = [(str(o.time), o.event) for o in item.obs]
-    request = ReplyRequest(seat="user", system=prompts.JUDGE_SYSTEM,
-                           messages=[{"role": "user", "content": prompts.judge_prompt(observations, item.pred_task)}])
+    system, *messages = prompts.reward_messages(item.raw_obs, item.pred_task)
+    request = ReplyRequest(seat="user", system=system["content"], messages=messages)
     base = {"index": index, "category": item.category, "task": item.pred_task, "human": item.majority}
     try:
-        verdict, _ = await judge.reply_structured(request, JudgeVerdict)
+        verdict, _, _ = await ask(judge, request, read_verdict, JudgeVerdict)
     except ModelError as exc:
         if exc.kind != "structured":
             raise

@@ -1,9 +1,12 @@
 """ProactiveBench's live scores: the confusion matrix and the six metrics (docs/protocols.md#proactivebench),
 updated after every event from the engine's ProposalMetricsUpdated (never recomputed here).
 
-An undefined metric (zero denominator) shows "-", never 0; the border names the judge. Under the
-matrix, "N judged · M skipped" uses the words of the cards, the prompt and the end note: a
-skipped event (a person's skip, or no usable reply or verdict) is not counted.
+The numbers are upstream's: one cell per judged task, and 0 where a denominator is empty (its
+eps). Such a 0 is marked "*" with the reason under the table ("* 0: no proposals"), so it never
+reads as a measured 0; "-" is shown only before anything is scored. The border names the judge,
+and a run that is not upstream's protocol (verdict feedback on, three candidates, retries) says
+so in the panel. Under the matrix, "N judged · M skipped" uses the words of the cards, the prompt
+and the end note: a skipped event (a person's skip, or no usable reply or verdict) is not counted.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, Confusion, Metrics
+from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, Confusion, Metrics, reasons, show
 from proactive_tui.textsafe import plain
 
 
@@ -21,11 +24,15 @@ def pct(value: float | None) -> str:
 
 
 class MetricsPanel(Static):
-    def __init__(self, judge: str = "", **kwargs) -> None:
+    def __init__(self, judge: str = "", protocol: str = "", per_task: bool = False, **kwargs) -> None:
+        """`protocol`: how the run differs from upstream's evaluation ("" when it does not);
+        `per_task`: three candidates, so the matrix counts tasks, not events."""
         super().__init__(**kwargs)
         self.confusion = Confusion()
         self.metrics = Metrics()
         self.judge = judge
+        self.protocol = protocol
+        self.per_task = per_task
 
     def on_mount(self) -> None:
         self.border_title = "Metrics"
@@ -42,7 +49,14 @@ class MetricsPanel(Static):
 
     def values(self) -> dict[str, str]:
         """What the panel shows per metric label (the tests read it)."""
-        return {label: pct(getattr(self.metrics, key)) for key, label in METRIC_LABELS}
+        if not self.confusion.judged and not self.confusion.skipped:
+            return {label: "-" for _, label in METRIC_LABELS}
+        return {label: show(self.metrics, key, why=False) for key, label in METRIC_LABELS}
+
+    def footnote(self) -> str:
+        """Why a starred 0 is 0, or "" when none is."""
+        why = reasons(self.metrics) if self.confusion.judged or self.confusion.skipped else ""
+        return f"* 0: {why}" if why else ""
 
     def _redraw(self) -> None:
         self.border_subtitle = f"judge: {plain(self.judge)}" if self.judge else ""
@@ -63,10 +77,15 @@ class MetricsPanel(Static):
         for label, value in self.values().items():
             scores.add_row(Text(label), Text(value, style="bold"))
         scores.add_row(Text("tasks accepted", style="dim"), Text(f"{c.accepted_proposals}/{c.proposals}", style="dim"))
-        counted = Text(f"{c.events} judged · {c.skipped} skipped", style="dim")
+        counted = f"{c.judged} tasks judged · {c.skipped} skipped" if self.per_task else f"{c.judged} judged · {c.skipped} skipped"
         grid = Table.grid()
+        if self.protocol:
+            grid.add_row(Text(f"not upstream's protocol: {self.protocol}", style="bold yellow"))
         grid.add_row(matrix)
-        grid.add_row(counted)
+        grid.add_row(Text(counted, style="dim"))
         grid.add_row(Text(""))
         grid.add_row(scores)
+        note = self.footnote()
+        if note:
+            grid.add_row(Text(note, style="dim"))
         return grid

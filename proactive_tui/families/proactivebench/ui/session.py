@@ -23,12 +23,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 
 from proactive_tui.core.spec import SessionSpec
-from proactive_tui.families.proactivebench.metrics import METRIC_LABELS
+from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, show
+from proactive_tui.families.proactivebench.settings import ablation_label, ablation_tag
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.screens.session_base import SessionScreenBase
 from proactive_tui.families.proactivebench.ui.event_timeline import EventTimeline
 from proactive_tui.ui.widgets.key_bar import KeyBar
-from proactive_tui.families.proactivebench.ui.metrics_panel import MetricsPanel, pct
+from proactive_tui.families.proactivebench.ui.metrics_panel import MetricsPanel
 from proactive_tui.ui.widgets.status_line import StatusLine
 from proactive_tui.ui.widgets.title_bar import TitleBar
 from proactive_tui.families.proactivebench.ui.verdict_prompt import VerdictPrompt
@@ -100,7 +101,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
                 prompt.display = False
                 yield prompt
             with VerticalScroll(id="pb-side"):
-                yield MetricsPanel(self.judge_name, id="metrics", classes="panel")
+                yield MetricsPanel(self.judge_name, protocol=ablation_tag(self.spec.settings),
+                                   per_task=int(self.spec.settings.get("candidates") or 1) > 1, id="metrics", classes="panel")
         yield EventStatusLine(self.total, id="status")
         yield KeyBar()
 
@@ -112,6 +114,9 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
             from proactive_tui.llm.local import LOCAL_MODEL_BLURB
 
             self.timeline.note(f"local/smollm2 is {LOCAL_MODEL_BLURB}")
+        label = ablation_label(self.spec.settings)
+        if label:
+            self.timeline.note(f"Not upstream's protocol: {label}. These numbers do not compare with upstream's.")
         if self.human_seat == "user":
             self.timeline.note("You judge as the user: accept (a), reject (r) or skip (s) each offer in the prompt "
                                "under the events; a skipped event is not counted. ctrl+d ends the session.")
@@ -161,7 +166,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
             card = self.timeline.card(event.index)
             if card is not None:
                 card.set_outcome(event.outcome, event.judgement)
-            scored = f"event {event.index}: {event.outcome} ({event.judgement})" if event.outcome \
+            cells = ", ".join(event.cells) if len(event.cells) > 1 else event.outcome
+            scored = f"event {event.index}: {cells} ({event.judgement})" if event.outcome \
                 else f"event {event.index} skipped (not counted)"
             status.set(activity=scored)
         elif t == "awaiting_human":
@@ -306,5 +312,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
             lines.append(f"  = {ev.outcome or ev.judgement or 'not scored'}")
         c = section.confusion
         lines += ["", f"TP {c.tp}  FP {c.fp}  TN {c.tn}  FN {c.fn}  skipped {c.skipped}"]
-        lines += [f"{label}: {pct(getattr(section.metrics, key))}" for key, label in METRIC_LABELS]
+        lines += [f"{label}: {show(section.metrics, key)}" for key, label in METRIC_LABELS]
+        label = ablation_label(self.spec.settings)
+        if label:
+            lines.append(f"Protocol: {label}")
         return "\n".join(lines)
