@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REAL_TRACES, SAMPLE_DIRS
+from conftest import REAL_TRACES
 from engine_helpers import collect
 from proactive_tui.core.participants import ScriptedParticipant
 from proactive_tui.core.run_record import RunRecord, fold
@@ -41,7 +41,7 @@ from proactive_tui.families.proactivebench.settings import ProactiveBenchSetting
 from proactive_tui.llm.gateway import Gateway
 from proactive_tui.llm.settings import resolve_roles
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
-from test_proactivebench_engine import agent_proposing_on, judge_accepting, judge_input, session
+from test_proactivebench_engine import agent_proposing_on, judge_accepting, session
 
 # ---------------------------------------------------------------------------------------------
 # Upstream, re-implemented (thunlp/ProactiveAgent, Apache-2.0)

@@ -15,9 +15,8 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid
-from textual.validation import Number
+from textual.validation import Integer, Number
 from textual.widgets import Input, Label, Select, Static, Switch
-from textual.validation import Integer
 
 from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE
 from proactive_tui.ui.screens.setup_base import SetupScreenBase
