@@ -24,7 +24,8 @@ class ProactiveBenchFamily(Family):
     title = "ProactiveBench"
     summary = "proposes help (or stays quiet) after each observed user-activity event"
     source = SourceRef(paper="Proactive Agent: Shifting LLM Agents from Reactive Responses to Active Assistance",
-                       arxiv="2410.12361", repository="https://github.com/thunlp/ProactiveAgent")
+                       arxiv="2410.12361", repository="https://github.com/thunlp/ProactiveAgent",
+                       distinct_from=('the multimodal "ProactiveBench" (arXiv 2603.19466)',))
     seats = ("agent", "user")
     seat_labels = {"user": "judge (user)"}
     play_modes = {"watch": "Watch models", "play_user": "Play the user"}
