@@ -14,29 +14,40 @@ from pydantic import BaseModel, Field
 from proactive_tui.core.events import EventBase
 
 
+JudgedAgainst = Literal["reference", "own_plan"]
+"""Which target and sub-targets a judge compared the dialogue with: the environment's reference,
+or the agent's own plan when it guided with it (the paper judges the dialogue against the target
+it used). Records written before this field existed were all judged against the reference."""
+
+
 class TurnCheck(BaseModel):
     turn: int
     target_reached: bool | None
     reason: str
     covered_sub_targets: list[int] = Field(default_factory=list)
-    """1-based indices of the reference sub-targets the agent's message of this turn covers."""
+    """1-based indices of the judged sub-targets (see `judged_against`) this turn's agent message covers."""
     target_density: int = 0
     cumulative_sub_targets: list[int] = Field(default_factory=list)
     probes: list[str] = Field(default_factory=list)
     judge_model: str = ""
+    judged_against: JudgedAgainst = "reference"
 
 
 class GuidanceScore(BaseModel):
+    """`overall` is the headline (the paper's one guidance score); the five dimensions are the
+    judge's diagnostics, shown beside it and never averaged into it."""
+
     reasoning: str
+    overall: int
     effectiveness: int
     personalization: int
     tone: int
     engagement: int
     naturalness: int
-    overall: int
     judge_model: str
     live: bool = False
     turn: int = 0
+    judged_against: JudgedAgainst = "reference"
 
 
 class Plan(BaseModel):

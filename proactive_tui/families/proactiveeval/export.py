@@ -6,7 +6,10 @@ plus what the session produced:
 
 - `dialogue`: [{role: "assistant" | "user", content}], the finished messages in order;
 - `planning`: the agent's own plan {target, sub_target, model, score, reasoning, judge_model}, or null;
-- `scores`: {guidance: the five dimensions + overall + reasoning, or null; planning; turn_checks};
+- `scores`: {guidance: overall (the headline, the judge's one score) + the five diagnostic
+  dimensions + reasoning, or null; planning; judged_against: "reference" or "own_plan" (what the
+  turn checks and the guidance judge compared the dialogue with; the turn checks' sub-target
+  numbers index its steps); turn_checks};
 - `meta`: session id, source environment id, date, models, settings, seats and which were human,
   termination, versions.
 
@@ -24,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from proactive_tui.export.formats.common import run_facts, scrub, sort_records
-from proactive_tui.families.proactiveeval.report import DIMENSIONS, env_item, ordered_messages
+from proactive_tui.families.proactiveeval.report import DIMENSIONS, env_item, judged_against, ordered_messages
 from proactive_tui.export.registry import ExportError, Exporter, register
 
 ROLE_NAMES = {"agent": "assistant", "user": "user"}
@@ -43,7 +46,7 @@ def dataset_record(record: Any) -> dict[str, Any]:
     }
     g = record.section.guidance
     guidance = None if g is None else {
-        **{d: getattr(g, d) for d in DIMENSIONS}, "overall": g.overall, "reasoning": g.reasoning,
+        "overall": g.overall, **{d: getattr(g, d) for d in DIMENSIONS}, "reasoning": g.reasoning,
         "judge_model": g.judge_model,
     }
     checks = [{"turn": c.turn, "target_reached": c.target_reached, "covered_sub_targets": c.covered_sub_targets,
@@ -53,7 +56,8 @@ def dataset_record(record: Any) -> dict[str, Any]:
         "dialogue": [{"role": ROLE_NAMES.get(m.role, m.role), "content": m.content}
                      for m in ordered_messages(record) if not m.partial],
         "planning": planning,
-        "scores": {"guidance": guidance, "planning": p.score, "turn_checks": checks},
+        "scores": {"guidance": guidance, "planning": p.score, "judged_against": judged_against(record),
+                   "turn_checks": checks},
         "meta": {
             "session_id": record.id,
             "env_id": record.env_id,

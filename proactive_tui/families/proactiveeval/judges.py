@@ -28,13 +28,18 @@ class TurnVerdict(BaseModel):
 
 
 class GuidanceJudgement(BaseModel):
+    """The guidance judge's reply. `overall` is the paper's one guidance score, given from the
+    standards as a whole; it is the headline everywhere. The five dimensions are diagnostics,
+    asked for after it (so the judge does not arrive at the overall by averaging them) and never
+    averaged into it."""
+
     reasoning: str
+    overall: int = Field(ge=1, le=10)
     effectiveness: int = Field(ge=1, le=10)
     personalization: int = Field(ge=1, le=10)
     tone: int = Field(ge=1, le=10)
     engagement: int = Field(ge=1, le=10)
     naturalness: int = Field(ge=1, le=10)
-    overall: int = Field(ge=1, le=10)
 
 
 def parse_plan_text(text: str) -> PlanDraft:

@@ -7,7 +7,9 @@ versions are never silently compared.
 
 from __future__ import annotations
 
-PROMPT_VERSION = "guidance-2026.11.29-1"
+import json
+
+PROMPT_VERSION = "guidance-2026.12.02-1"
 
 AGREEABLENESS = {
     "low": (
@@ -40,17 +42,84 @@ def planning_prompt(user_information: str, trigger_factor: str) -> str:
     )
 
 
+PLAN_JUDGE_EXAMPLES = (
+    {
+        "user_information": "Maren, 52, keeps two beehives in her garden as a hobby and logs them in a hive app. "
+                            "She is careful but has never wintered bees before.",
+        "trigger_factor": "The app shows the heavier hive lost 4 kg in the last two weeks of August.",
+        "ref_target": "Help Maren check her hives' food stores and feed them before winter if they are short.",
+        "ref_steps": ["Point out the weight drop and ask what she saw at her last inspection",
+                      "Explain why late-summer weight loss matters for wintering",
+                      "Suggest how to estimate the stores and when to feed syrup"],
+        "target": "Help Maren judge whether the weight loss means her bees need feeding, and feed them in time for winter.",
+        "steps": ["Mention the 4 kg drop and ask whether she has seen robbing or fewer frames of honey",
+                  "Explain that a colony needs enough stores for winter and August is the time to check",
+                  "Walk her through hefting or weighing the hive to estimate the stores",
+                  "If they are short, suggest thick syrup before the nights get cold, and ask her to log the result"],
+        "reasoning": "Same goal as the reference and builds on her inexperience; it adds a check for robbing "
+                     "that the reference misses and ends with a follow-up, so it is a little better.",
+        "score": 10,
+    },
+    {
+        "user_information": "Tobiah, 29, freelance translator, invoices clients monthly. He hates chasing "
+                            "people for money and keeps putting it off.",
+        "trigger_factor": "His accounting tool flags an invoice to a publisher as 30 days overdue.",
+        "ref_target": "Help Tobiah send a polite, firm payment reminder to the publisher today.",
+        "ref_steps": ["Tell him about the overdue invoice and ask if he has heard from the publisher",
+                      "Offer a short reminder he can send that names the invoice and a new due date",
+                      "Suggest a follow-up date and what to do if there is still no answer"],
+        "target": "Help Tobiah with his finances.",
+        "steps": ["Ask how his business is going", "Suggest using an accounting tool", "Offer budgeting tips"],
+        "reasoning": "It notices money but not the overdue invoice: the target is vague and the steps are "
+                     "generic advice he did not need now. Related to the situation, far below the reference.",
+        "score": 3,
+    },
+    {
+        "user_information": "Sunita, 41, cycles 12 km to work daily on an old hybrid bike and is on a tight budget.",
+        "trigger_factor": "Her cycling app logs a third flat tyre this month.",
+        "ref_target": "Recommend puncture-resistant tyres or tubes within her budget.",
+        "ref_steps": ["Ask about the flats and where they happen",
+                      "Explain what puncture-resistant tyres and sealant tubes do",
+                      "Suggest two affordable options and how to fit them"],
+        "target": "Recommend tougher tyres so she stops getting flats on her commute.",
+        "steps": ["Ask about the flats", "Recommend a well-known puncture-resistant tyre"],
+        "reasoning": "The right target, but the plan skips explaining the options and ignores her budget, "
+                     "so she gets one brand name and little reason to choose it.",
+        "score": 6,
+    },
+)
+"""Invented environments, graded by us: in-context shots that calibrate the plan judge (the paper
+gives its planning judge such shots; these are ours, none from its data or the samples)."""
+
+
+def _plan_example(i: int, ex: dict) -> str:
+    answer = json.dumps({"reasoning": ex["reasoning"], "score": ex["score"]}, ensure_ascii=False)
+    return (
+        f"Example {i}\nUser information: {ex['user_information']}\nTrigger: {ex['trigger_factor']}\n"
+        f"Reference target: {ex['ref_target']}\nReference steps:\n{_numbered(ex['ref_steps'])}\n"
+        f"Assistant's target: {ex['target']}\nAssistant's steps:\n{_numbered(ex['steps'])}\n"
+        f"Grade: {answer}"
+    )
+
+
 def plan_judge_prompt(user_information: str, trigger_factor: str, target: str, sub_targets: list[str],
                       ref_target: str, ref_sub_targets: list[str]) -> str:
+    examples = "\n\n".join(_plan_example(i, ex) for i, ex in enumerate(PLAN_JUDGE_EXAMPLES, 1))
     return (
         "You grade how well an assistant planned a proactive intervention.\n\n"
+        "Compare the assistant's plan with the reference, which is a high-quality plan for the same "
+        "situation. Scores: 10 = better than the reference; 8-9 = as good, or different but equally "
+        "fitting; 5-7 = the right need with weaker, vaguer or incomplete steps; 2-4 = related to the "
+        "situation but missing what the user needs now; 1 = unrelated or harmful.\n\n"
+        f"Graded examples (invented situations, to show the scale):\n\n{examples}\n\n"
+        "Now the plan to grade.\n\n"
         f"User information:\n{user_information}\n\nTrigger:\n{trigger_factor}\n\n"
         f"Reference target: {ref_target}\nReference steps:\n{_numbered(ref_sub_targets)}\n\n"
         f"Assistant's target: {target}\nAssistant's steps:\n{_numbered(sub_targets)}\n\n"
         "Write your reasoning first: is the target what this user needs now, are the steps "
         "specific, ordered and feasible, and how does it compare with the reference? Then give an "
-        "integer score from 1 to 10, where 10 means better than the reference and 1 means "
-        'unrelated or harmful. Return JSON: {"reasoning": string, "score": integer}.'
+        "integer score from 1 to 10 on the scale above. "
+        'Return JSON: {"reasoning": string, "score": integer}.'
     )
 
 
@@ -97,19 +166,64 @@ def turn_check_prompt(target: str, sub_targets: list[str], transcript: str, agen
     )
 
 
+GUIDANCE_STANDARDS = {
+    "effectiveness": (
+        "leads the user toward the target one step at a time, each message moving one step further as "
+        "the user responds, and does not hand over the whole plan at once",
+        "good: the opening asks about the user's problem and the next message offers one option; "
+        "bad: the opening lists every step and product with links",
+    ),
+    "personalization": (
+        "builds on what is known about this user (their situation, limits, preferences, the trigger) "
+        "rather than advice anyone could get",
+        "good: 'since you ride to work every day, ...'; bad: 'many people find exercise helpful'",
+    ),
+    "tone": (
+        "takes the initiative in a tone that fits the situation (urgent for a safety risk, warm for a "
+        "check-in, light for a hobby) and keeps steering when the user hesitates, without pressure",
+        "good: a direct warning when something is dangerous; bad: 'it sounds like you might maybe want to...'",
+    ),
+    "engagement": (
+        "short, clear messages the user can take in at once, ending with something easy to answer",
+        "good: two sentences and one question; bad: a long paragraph with four questions",
+    ),
+    "naturalness": (
+        "reads like a person talking: no headings, bullet dumps, JSON, labels such as 'Target:' or "
+        "'Step 2:', and no scripted turns for the user",
+        "good: plain sentences; bad: 'Sub-target 1: ask about the hives'",
+    ),
+}
+"""Our detailed standard for each dimension, with a brief example of each end (the paper gives its
+guidance judge detailed standards with brief examples; these are ours)."""
+
+GUIDANCE_BANDS = (
+    ("9-10", "guides step by step to the target and meets every standard; the user reaches or clearly "
+             "accepts the target; 10 only when nothing could be better"),
+    ("7-8", "clear progress toward the target and most standards met, with small lapses (one crowded "
+            "message, a generic remark, a slightly stiff line)"),
+    ("5-6", "some guidance toward the target but clear problems on one or two standards: several steps "
+            "at once, mostly generic advice, a passive or pushy tone, long messages"),
+    ("3-4", "little real guidance: reacts instead of leading, drifts from the target, dumps everything "
+            "at once, or leaks labels or formats"),
+    ("1-2", "no guidance toward the target: off topic, unhelpful or harmful, or broken throughout"),
+)
+"""Our score bands for the one overall guidance score (the paper's headline)."""
+
+
 def guidance_judge_prompt(user_information: str, trigger_factor: str, target: str, sub_targets: list[str],
                           transcript: str) -> str:
+    standards = "\n".join(f"- {name}: {text} ({example})." for name, (text, example) in GUIDANCE_STANDARDS.items())
+    bands = "\n".join(f"- {band}: {text}." for band, text in GUIDANCE_BANDS)
     return (
         "You grade how well a proactive assistant guided a user toward a target.\n\n"
         f"User information:\n{user_information}\n\nTrigger:\n{trigger_factor}\n\n"
         f"Target: {target}\nSteps:\n{_numbered(sub_targets)}\n\n"
         f"Conversation:\n{transcript}\n\n"
-        "Write your reasoning first. Then score each dimension as an integer from 1 to 10:\n"
-        "- effectiveness: moves toward the target step by step instead of unloading everything at once;\n"
-        "- personalization: builds on this user's information rather than generic advice;\n"
-        "- tone: an active tone that fits the situation, both when opening and when steering;\n"
-        "- engagement: clear, concise messages that invite the user to reply;\n"
-        "- naturalness: sounds like conversation; no odd formatting or leaked labels such as targets or steps.\n"
-        "Finally give an overall integer score from 1 to 10. Return JSON with keys reasoning, "
-        "effectiveness, personalization, tone, engagement, naturalness, overall."
+        f"The standards of good guidance:\n{standards}\n\n"
+        f"Score bands for the overall score:\n{bands}\n\n"
+        "Write your reasoning first: go through the standards with evidence from the conversation. "
+        "Then give ONE overall guidance score, an integer from 1 to 10 on the bands above: weigh the "
+        "standards as a whole, do not average them. After it, as diagnostics, score each standard on "
+        "its own from 1 to 10. Return JSON with keys reasoning, overall, effectiveness, "
+        "personalization, tone, engagement, naturalness."
     )

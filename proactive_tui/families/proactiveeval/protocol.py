@@ -2,8 +2,13 @@
 
 Turn rules from docs/protocols.md#proactiveeval: the agent speaks first; one turn is an agent message plus a user
 reply; a turn check after every turn may end the dialogue early; each model sees only the last
-`memory_turns` turns plus its static context; at the end a judge scores five dimensions and an
-overall 1-10, reasoning first.
+`memory_turns` turns plus its static context; at the end a judge gives one overall 1-10 (the
+headline), reasoning first, and five dimension scores as diagnostics.
+
+What the dialogue is judged against: the target and sub-targets the agent guided with. That is the
+reference, or the agent's own plan with `guide_with = own_plan` (the paper judges a dialogue
+against the target it used); every turn check and guidance score records which
+(`judged_against`). The plan itself is always scored against the reference (task A).
 
 Overlap: after the user replies, the turn check (and the live score) run while the agent's next
 message is already being generated. If the check says the target was reached, that speculative
@@ -29,7 +34,9 @@ from proactive_tui.families.proactiveeval import prompts
 from proactive_tui.core.events import (
     AwaitingHuman, ChatMessage, ErrorRaised, MessageDelta, MessageDiscarded, MessageDone, MessageRecord, MessageStarted, PhaseChanged, Retrying, SessionStarted, UsageInfo, UsageRecorded, now_iso,
 )
-from proactive_tui.families.proactiveeval.events import GuidanceScore, GuidanceScored, Plan, PlanProposed, PlanScored, TurnCheck, TurnChecked
+from proactive_tui.families.proactiveeval.events import (
+    GuidanceScore, GuidanceScored, JudgedAgainst, Plan, PlanProposed, PlanScored, TurnCheck, TurnChecked,
+)
 from proactive_tui.families.proactiveeval.judges import (
     GuidanceJudgement, PlanDraft, PlanJudgement, TurnVerdict, parse_plan_text, probe_message,
 )
@@ -83,8 +90,14 @@ class ProactiveEvalSession(SessionBase):
     def item(self):
         return self.env.item
 
+    def guide_source(self) -> JudgedAgainst:
+        """Whose target the agent guides with, and so what the judges compare the dialogue with:
+        its own plan only when asked for and one exists (a failed planning falls back to the reference)."""
+        return "own_plan" if self.settings.guide_with == "own_plan" and self.plan is not None else "reference"
+
     def guide_target(self) -> tuple[str, list[str]]:
-        if self.settings.guide_with == "own_plan" and self.plan is not None:
+        if self.guide_source() == "own_plan":
+            assert self.plan is not None
             return self.plan.target, self.plan.sub_targets
         return self.item.target, self.item.sub_target
 
@@ -219,20 +232,24 @@ class ProactiveEvalSession(SessionBase):
     async def _check_turn(self, turn: int) -> bool:
         agent_text = self.agent_msgs[turn].content
         probes = probe_message(agent_text, first_message=turn == 1)
-        n_steps = len(self.item.sub_target)
+        against = self.guide_source()
+        target, steps = self.guide_target()
+        n_steps = len(steps)
         try:
             verdict, judge_model = await self._judge(TurnVerdict, prompts.turn_check_prompt(
-                self.item.target, self.item.sub_target, self.transcript(turn), agent_text), f"turn {turn} check")
+                target, steps, self.transcript(turn), agent_text), f"turn {turn} check")
         except ModelError as exc:
             self.emit(ErrorRaised(seat="judge", message=f"turn {turn} check failed: {exc.message}"))
             self.emit(TurnChecked(check=TurnCheck(turn=turn, target_reached=None, reason=f"judge failed: {exc.message}",
-                                                  cumulative_sub_targets=sorted(self.covered), probes=probes)))
+                                                  cumulative_sub_targets=sorted(self.covered), probes=probes,
+                                                  judged_against=against)))
             return False
         covered = sorted({i for i in verdict.covered_steps if 1 <= i <= n_steps})
         self.covered |= set(covered)
         self.emit(TurnChecked(check=TurnCheck(
             turn=turn, target_reached=verdict.target_reached, reason=verdict.reasoning, covered_sub_targets=covered,
             target_density=len(covered), cumulative_sub_targets=sorted(self.covered), probes=probes, judge_model=judge_model,
+            judged_against=against,
         )))
         return verdict.target_reached
 
@@ -240,14 +257,17 @@ class ProactiveEvalSession(SessionBase):
         if not self.agent_msgs:
             return
         env = self.item.environment
+        against = self.guide_source()
+        target, steps = self.guide_target()
         try:
             verdict, judge_model = await self._judge(GuidanceJudgement, prompts.guidance_judge_prompt(
-                env.user_information, env.trigger_factor, self.item.target, self.item.sub_target, self.transcript(turn)),
+                env.user_information, env.trigger_factor, target, steps, self.transcript(turn)),
                 "live guidance score" if live else "guidance score")
         except ModelError as exc:
             self.emit(ErrorRaised(seat="judge", message=f"{'live ' if live else ''}guidance scoring failed: {exc.message}"))
             return
-        self.emit(GuidanceScored(score=GuidanceScore(**verdict.model_dump(), judge_model=judge_model, live=live, turn=turn)))
+        self.emit(GuidanceScored(score=GuidanceScore(**verdict.model_dump(), judge_model=judge_model, live=live, turn=turn,
+                                                     judged_against=against)))
 
     # -- resume -------------------------------------------------------------------------------
 

@@ -1,5 +1,11 @@
 """ProactiveEval's report sections: the environment, the plan with its score, the dialogue with
-each turn's check, and the guidance scores, for every readable view of a session."""
+each turn's check, and the guidance scores, for every readable view of a session.
+
+The guidance headline is the judge's one overall score (the paper's guidance score); the five
+dimensions follow it as diagnostics and are never averaged into it. The scores say what the
+dialogue was judged against (the reference, or the agent's own plan), since with `--own-plan` the
+sub-target numbers and the coverage count refer to the plan's steps.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,31 @@ DIMENSIONS = ("effectiveness", "personalization", "tone", "engagement", "natural
 def env_item(record: Any) -> dict[str, Any]:
     item = (record.environment or {}).get("item")
     return item if isinstance(item, dict) else {}
+
+
+def judged_against(record: Any) -> str:
+    """What the judges compared the dialogue with: the recorded `judged_against` of the final
+    score, else of the last turn check; a record with neither says what the session would use."""
+    section = record.section
+    judged = [section.guidance] if section.guidance is not None else []
+    judged += list(reversed(section.turn_checks)) + list(reversed(section.live_scores))
+    if judged:
+        return judged[0].judged_against
+    own = (record.settings or {}).get("guide_with") == "own_plan" and section.planning.target is not None
+    return "own_plan" if own else "reference"
+
+
+def judged_plan(record: Any) -> tuple[str, str, list[str]]:
+    """(judged_against, target, sub-targets) the dialogue was judged against."""
+    against = judged_against(record)
+    p = record.section.planning
+    if against == "own_plan" and p.target is not None:
+        return against, p.target, list(p.sub_targets)
+    item = env_item(record)
+    return "reference", str(item.get("target") or ""), list(item.get("sub_target") or [])
+
+
+AGAINST_TEXT = {"reference": "the reference target", "own_plan": "the agent's own plan"}
 
 
 def _check_text(check: Any) -> str:
@@ -72,20 +103,24 @@ def _scores_section(record: Any) -> ReportSection:
     section = record.section
     rows: list[list[str]] = []
     p, g = section.planning, section.guidance
+    against, target, steps = judged_plan(record)
+    if g is not None:
+        rows.append(["Guidance (overall)", f"{g.overall}/10", g.judge_model])
     if p.score is not None:
         rows.append(["Plan", f"{p.score}/10", p.judge_model or "-"])
-    if g is not None:
-        rows += [[d.capitalize(), f"{getattr(g, d)}/10", g.judge_model] for d in DIMENSIONS]
-        rows.append(["Overall", f"{g.overall}/10", g.judge_model])
     if section.turn_checks:
         covered = len(section.turn_checks[-1].cumulative_sub_targets)
-        total = len(env_item(record).get("sub_target") or [])
         judged = [c for c in section.turn_checks if c.target_reached is not None]
-        rows.append(["Sub-targets covered", f"{covered}/{total}", judged[-1].judge_model if judged else "-"])
+        label = "Sub-targets covered" + (" (own plan)" if against == "own_plan" else "")
+        rows.append([label, f"{covered}/{len(steps)}", judged[-1].judge_model if judged else "-"])
+    if g is not None:
+        rows += [[f"{d.capitalize()} (diagnostic)", f"{getattr(g, d)}/10", g.judge_model] for d in DIMENSIONS]
     if not rows:
         return ReportSection(title="Scores", blocks=[Line(text="Not scored.", style="dim")], summary=True,
                              id="proactiveeval.scores")
     blocks: list[Any] = [Table(columns=["measure", "score", "by"], rows=rows, align=["left", "right", "left"])]
+    if g is not None or section.turn_checks:
+        blocks.append(Line(label="Judged against:", text=f"{AGAINST_TEXT[against]}: {target}", style="dim"))
     if g is not None:
         blocks.append(Line(label=f"Judged by {g.judge_model}:", text=g.reasoning, style="judge"))
     if section.live_scores:
@@ -95,16 +130,19 @@ def _scores_section(record: Any) -> ReportSection:
 
 
 def scores(record: Any) -> list[Score]:
+    """The guidance overall (the headline, as the judge gave it), the plan score, then the five
+    dimensions as diagnostics (not headlines)."""
     section = record.section
     out: list[Score] = []
     p, g = section.planning, section.guidance
     judge_kind = (record.seats.get("judge").kind if record.seats.get("judge") else "llm")
     if g is not None:
-        out.append(Score(name="overall", label="Guidance overall", value=g.overall, display=f"{g.overall}/10",
+        out.append(Score(name="overall", label="Guidance (overall)", value=g.overall, display=f"{g.overall}/10",
                          by=g.judge_model, by_kind=judge_kind))
-        out += [Score(name=d, label=d.capitalize(), value=getattr(g, d), display=f"{getattr(g, d)}/10", by=g.judge_model,
-                      by_kind=judge_kind, headline=False) for d in DIMENSIONS]
     if p.score is not None:
         out.append(Score(name="plan", label="Plan", value=p.score, display=f"{p.score}/10", by=p.judge_model or "",
                          by_kind=judge_kind))
+    if g is not None:
+        out += [Score(name=d, label=f"{d.capitalize()} (diagnostic)", value=getattr(g, d), display=f"{getattr(g, d)}/10",
+                      by=g.judge_model, by_kind=judge_kind, headline=False) for d in DIMENSIONS]
     return out
