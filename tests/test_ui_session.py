@@ -98,6 +98,25 @@ async def test_play_as_user_typed_text_is_judged() -> None:
         assert screen.builder.record.human_seats == ["user"]
 
 
+async def test_own_plan_checklist_and_scores_follow_the_plan_judged_against() -> None:
+    """With --own-plan the turn checks number the plan's steps: the checklist shows those steps,
+    and the final score says it was judged against the plan; the overall leads the panel."""
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(PE_ENV)
+        spec = fake_spec(PE_ENV, "http://unused", max_turns=2, guide_with="own_plan")
+        app.push_screen(ProactiveEvalSessionScreen(env, spec, scripted_factory()))
+        await pilot.pause()
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.ended is not None)
+        checklist = screen.query_one(SubTargetChecklist)
+        assert checklist.steps == ["ask", "compare", "suggest"]  # the scripted agent's plan, not the reference
+        assert checklist.border_title == "Sub-targets (own plan)" and checklist.done == {1, 2}
+        assert checklist.border_subtitle == "2/3"
+        scores = screen.query_one(FinalScores)
+        assert scores.score.judged_against == "own_plan" and scores.border_title == "Guidance score (vs own plan)"
+
+
 async def test_palette_commands_run() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -1,4 +1,6 @@
-"""The reference sub-targets, ticked as the dialogue covers them (cumulative, from turn checks).
+"""The judged sub-targets, ticked as the dialogue covers them (cumulative, from turn checks): the
+reference's, or the agent's own plan's once it guides with it (`set_steps`), since the turn checks
+then number the plan's steps.
 
 The steps are the reference plan: a person playing the user would be steered by them, and one
 planning as the agent would copy them. So the checklist can hide their text (`set_hidden(hint)`):
@@ -28,6 +30,12 @@ class SubTargetChecklist(Static):
 
     def tick(self, covered: list[int]) -> None:
         self.done = set(covered)
+        self._redraw()
+
+    def set_steps(self, steps: list[str], title: str) -> None:
+        """Show these steps instead (the turn checks judge against them from now on)."""
+        self.steps = list(steps)
+        self.border_title = title
         self._redraw()
 
     def set_hidden(self, hint: str | None) -> None:

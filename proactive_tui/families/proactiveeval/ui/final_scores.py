@@ -1,5 +1,6 @@
-"""The guidance judge's verdict: five dimensions and the overall 1-10, reasoning on demand.
-Unscored shows "-", never 0, and the judge model is named.
+"""The guidance judge's verdict: the overall 1-10 first (the headline, the paper's one guidance
+score), then the five dimensions as diagnostics, reasoning on demand. Unscored shows "-", never
+0, and the judge model is named; a score judged against the agent's own plan says so.
 
 The reasoning weighs the dialogue against the reference target, so while a person plays the user
 the screen can hide it (`set_hidden(hint)`); the numbers stay.
@@ -16,7 +17,7 @@ from textual.widgets import Collapsible, Static
 
 from proactive_tui.textsafe import plain
 
-DIMENSIONS = ("effectiveness", "personalization", "tone", "engagement", "naturalness", "overall")
+DIMENSIONS = ("effectiveness", "personalization", "tone", "engagement", "naturalness")
 
 
 class FinalScores(Vertical):
@@ -30,7 +31,7 @@ class FinalScores(Vertical):
             yield Static(Text("-"), id="scores-reasoning")
 
     def on_mount(self) -> None:
-        self.border_title = "Guidance scores"
+        self.border_title = "Guidance score"
         self._redraw()
 
     def set_hidden(self, hint: str | None) -> None:
@@ -48,9 +49,15 @@ class FinalScores(Vertical):
         table = Table.grid(padding=(0, 2))
         table.add_column()
         table.add_column(justify="right")
+        def value(name: str) -> str:
+            return "-" if self.score is None else f"{getattr(self.score, name)}/10"
+
+        table.add_row(Text("overall", style="bold"), Text(value("overall"), style="bold"))
+        table.add_row(Text("diagnostics:", style="dim italic"), Text(""))
         for dim in DIMENSIONS:
-            value = "-" if self.score is None else f"{getattr(self.score, dim)}/10"
-            table.add_row(Text(dim, style="bold" if dim == "overall" else ""), Text(value, style="bold" if dim == "overall" else ""))
+            table.add_row(Text(dim, style="dim"), Text(value(dim), style="dim"))
+        own = self.score is not None and self.score.judged_against == "own_plan"
+        self.border_title = "Guidance score (vs own plan)" if own else "Guidance score"
         self.border_subtitle = f"judge: {self.score.judge_model}" if self.score else "not scored yet"
         shown = table
         if self.hidden_hint is not None and self.score is not None:

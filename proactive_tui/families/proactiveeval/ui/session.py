@@ -265,8 +265,11 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
             why = "while you guide with your own plan"
         else:
             why = "while you play the user"
+        # guiding with its own plan, the checklist holds the plan's steps: the agent's own words
+        own_steps = self.guide_with == "own_plan" and self.own_plan is not None
+        shown = visible or (self.human_seat == "agent" and own_steps)
         for checklist in self.query(SubTargetChecklist):
-            checklist.set_hidden(None if visible else f"hidden {why}: t shows them")
+            checklist.set_hidden(None if shown else f"hidden {why}: t shows them")
         # playing the agent, the plan and its reasoning are the person's own; playing the user they
         # give the target away
         spoils = self.human_seat == "user" and not self.reference_shown
@@ -362,6 +365,8 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
             self._planning_now = False
             self._plan_scoring = True
             self.own_plan = (event.plan.target, list(event.plan.sub_targets))
+            if self.guide_with == "own_plan":  # the turn checks judge against (and number) the plan's steps
+                self.query_one(SubTargetChecklist).set_steps(event.plan.sub_targets, "Sub-targets (own plan)")
             self.plan_done = True
             self._refresh_agent_card()
             self._sync_reference()
