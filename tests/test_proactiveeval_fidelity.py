@@ -1,0 +1,302 @@
+"""ProactiveEval against the paper's protocol (docs/protocols.md, ProactiveEval):
+
+- with the agent's own plan, the turn checks and the guidance judge judge the dialogue against that
+  plan, and the record says so;
+- the plan judge gets in-context graded examples (ours, invented);
+- the guidance headline is the judge's one overall score, never the mean of its dimensions;
+- `eval proactiveeval` runs every environment at all three agreeableness levels.
+
+Everything runs against scripted seats or the local fake OpenAI server; nothing reaches the internet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from conftest import ROOT, SAMPLE_DIRS
+from engine_helpers import collect, make_session, sample_env, scripted_judge
+from proactive_tui.core.participants import ScriptedParticipant
+from proactive_tui.core.run_record import RunRecord, fold
+from proactive_tui.envs import load_paths
+from proactive_tui.export.rich_view import family_sections, render_sections
+from proactive_tui.families.proactiveeval import prompts
+from proactive_tui.families.proactiveeval.eval_cli import SessionRow, row_of, tables
+from proactive_tui.families.proactiveeval.export import dataset_record
+from proactive_tui.families.proactiveeval.judges import GuidanceJudgement, PlanJudgement, TurnVerdict
+from proactive_tui.families.proactiveeval.report import report
+from proactive_tui.store.queries import headline
+from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+ENV_ID = "proactiveeval/persuasion/fair/0"
+PLAN = {"target": "OWNPLAN get the user to try one lunchtime stroll this week",
+        "sub_targets": ["OWNSTEP ask how lunch breaks go", "OWNSTEP propose one short stroll"]}
+
+
+def schema_name(body: dict) -> str | None:
+    return (body.get("response_format") or {}).get("json_schema", {}).get("name")
+
+
+def prompt_of(request) -> str:
+    return "\n".join(str(m.get("content")) for m in request.body.get("messages", []))
+
+
+def responder(body: dict) -> str:
+    name = schema_name(body)
+    if name == "PlanDraft":
+        return json.dumps(PLAN)
+    if name == "PlanJudgement":
+        return json.dumps({"reasoning": "fine", "score": 6})
+    if name == "TurnVerdict":  # never reached; claims more steps than the plan has
+        return json.dumps({"reasoning": "not yet", "target_reached": False, "covered_steps": [1, 2, 3, 4]})
+    if name == "GuidanceJudgement":
+        return json.dumps({"reasoning": "ok", "overall": 5, "effectiveness": 6, "personalization": 6, "tone": 6,
+                           "engagement": 6, "naturalness": 6})
+    return "Shall we talk about your day?"
+
+
+def cli(*args: str, server: FakeOpenAIServer) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "160"}
+    return subprocess.run([sys.executable, "-m", "proactive_tui", *args, "--api-base", server.base_url,
+                           "--agent", "openai/agent-m", "--user", "openai/user-m", "--judge", "openai/judge-m"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+# -- 1. judged against the plan the dialogue used ------------------------------------------------
+
+
+def test_own_plan_session_is_judged_against_the_plan(tmp_path: Path) -> None:
+    reference = sample_env(ENV_ID).item
+    out = tmp_path / "run.json"
+    with FakeOpenAIServer(responder=responder) as server:
+        proc = cli("run", ENV_ID, "--own-plan", "--max-turns", "2", "--out", str(out), server=server)
+        requests = list(server.requests)
+    assert proc.returncode == 0, proc.stderr
+    judged = [r for r in requests if schema_name(r.body) in ("TurnVerdict", "GuidanceJudgement")]
+    assert {schema_name(r.body) for r in judged} == {"TurnVerdict", "GuidanceJudgement"}
+    for request in judged:
+        text = prompt_of(request)
+        assert PLAN["target"] in text and all(step in text for step in PLAN["sub_targets"])
+        assert reference.target not in text
+        assert not any(step in text for step in reference.sub_target)
+    # the plan itself is still scored against the reference (task A)
+    plan_judge = [r for r in requests if schema_name(r.body) == "PlanJudgement"]
+    assert plan_judge and reference.target in prompt_of(plan_judge[0]) and PLAN["target"] in prompt_of(plan_judge[0])
+
+    record = RunRecord.model_validate_json(out.read_text())
+    assert record.settings["guide_with"] == "own_plan"
+    assert [c.judged_against for c in record.section.turn_checks] == ["own_plan", "own_plan"]
+    assert record.section.guidance.judged_against == "own_plan"
+    # step numbers index the plan's two steps, not the reference's four
+    assert record.section.turn_checks[-1].cumulative_sub_targets == [1, 2]
+    scores = next(s for s in report(record) if s.id == "proactiveeval.scores")
+    rows = {row[0]: row[1] for row in scores.blocks[0].rows}
+    assert rows["Sub-targets covered (own plan)"] == "2/2"
+    against = [b for b in scores.blocks if getattr(b, "label", "") == "Judged against:"]
+    assert against and against[0].text == f"the agent's own plan: {PLAN['target']}"
+    assert dataset_record(record)["scores"]["judged_against"] == "own_plan"
+    assert "against own plan" in proc.stdout and "checklist 2/2" in proc.stdout
+
+
+async def test_reference_guidance_is_judged_against_the_reference() -> None:
+    judge = scripted_judge()
+    record = fold(await collect(make_session(max_turns=1, judge=judge)))
+    reference = sample_env().item
+    judged = [c.messages[0]["content"] for c in judge.calls if "monitor a conversation" in c.messages[0]["content"]
+              or "guided a user" in c.messages[0]["content"]]
+    assert len(judged) == 2 and all(reference.target in text for text in judged)
+    assert "help pick a thing" not in "".join(judged)  # the scripted agent's own plan
+    assert record.section.turn_checks[0].judged_against == "reference"
+    assert record.section.guidance.judged_against == "reference"
+
+
+async def test_own_plan_without_a_plan_falls_back_to_the_reference() -> None:
+    judge = scripted_judge()
+    record = fold(await collect(make_session(max_turns=1, planning=False, guide_with="own_plan", judge=judge)))
+    assert record.section.guidance.judged_against == "reference"
+    assert all(sample_env().item.target in c.messages[0]["content"] for c in judge.calls)
+
+
+def test_records_from_before_the_field_read_as_judged_against_the_reference() -> None:
+    legacy = json.loads((ROOT / "tests" / "golden" / "export" / "session.json").read_text())
+    for check in legacy["section"]["turn_checks"]:
+        check.pop("judged_against", None)
+    legacy["section"]["guidance"].pop("judged_against", None)
+    record = RunRecord.model_validate(legacy)
+    assert record.section.guidance.judged_against == "reference"
+    assert dataset_record(record)["scores"]["judged_against"] == "reference"
+
+
+# -- 2. the plan judge's in-context examples ------------------------------------------------------
+
+
+async def test_plan_judge_prompt_holds_the_in_context_examples() -> None:
+    judge = scripted_judge()
+    await collect(make_session(max_turns=1, judge=judge))
+    (call,) = [c for c in judge.calls if "planned a proactive intervention" in c.messages[0]["content"]]
+    text = call.messages[0]["content"]
+    assert len(prompts.PLAN_JUDGE_EXAMPLES) >= 2
+    for example in prompts.PLAN_JUDGE_EXAMPLES:
+        for key in ("user_information", "trigger_factor", "ref_target", "target", "reasoning"):
+            assert example[key] in text
+        assert json.dumps({"reasoning": example["reasoning"], "score": example["score"]}, ensure_ascii=False) in text
+    # the examples come before the plan being graded, and show more than one point of the scale
+    assert text.index(prompts.PLAN_JUDGE_EXAMPLES[-1]["reasoning"]) < text.index("Assistant's target: help pick a thing")
+    assert len({example["score"] for example in prompts.PLAN_JUDGE_EXAMPLES}) >= 2
+
+
+def test_plan_judge_examples_are_invented_not_from_the_samples() -> None:
+    samples = load_paths([SAMPLE_DIRS["proactiveeval"]]).filtered(family="proactiveeval")
+    sample_text = " ".join(e.item.model_dump_json() for e in samples)
+    for example in prompts.PLAN_JUDGE_EXAMPLES:
+        name = example["user_information"].split(",")[0]
+        assert name not in sample_text
+        assert example["ref_target"] not in sample_text
+
+
+# -- 3. the headline is the single overall ------------------------------------------------------
+
+
+def judge_overall_apart_from_dimensions() -> ScriptedParticipant:
+    """Dimensions averaging 9.2, an overall of 4: any averaging shows."""
+
+    def structured(request, schema):
+        if schema is PlanJudgement:
+            return PlanJudgement(reasoning="ok", score=6)
+        if schema is TurnVerdict:
+            return TurnVerdict(reasoning="no", target_reached=False, covered_steps=[1])
+        if schema is GuidanceJudgement:
+            return GuidanceJudgement(reasoning="warm but never steers", overall=4, effectiveness=9, personalization=9,
+                                     tone=10, engagement=9, naturalness=9)
+        raise AssertionError(schema)
+
+    return ScriptedParticipant([], structured=structured, label="judge-x")
+
+
+async def test_headline_is_the_judges_overall_not_the_dimension_mean() -> None:
+    record = fold(await collect(make_session(max_turns=2, judge=judge_overall_apart_from_dimensions())))
+    assert record.section.guidance.overall == 4
+    # scores in the run record: the overall first and a headline; dimensions are not headlines
+    first = record.scores[0]
+    assert (first.name, first.value, first.display, first.headline) == ("overall", 4, "4/10", True)
+    dims = [s for s in record.scores if s.name in ("effectiveness", "personalization", "tone", "engagement", "naturalness")]
+    assert len(dims) == 5 and not any(s.headline for s in dims)
+    assert headline(record)["overall"] == "4/10"
+    # the report (and so the headless summary and every document export) leads with the overall
+    scores = next(s for s in report(record) if s.id == "proactiveeval.scores")
+    table = scores.blocks[0]
+    assert table.rows[0][:2] == ["Guidance (overall)", "4/10"]
+    assert all("(diagnostic)" in row[0] for row in table.rows if row[0].split()[0].lower() in
+               ("effectiveness", "personalization", "tone", "engagement", "naturalness"))
+    console = Console(width=160, record=True)
+    for part in render_sections(family_sections(record, summary_only=True)):
+        console.print(part)
+    summary = console.export_text()
+    assert "Guidance (overall)" in summary and "4/10" in summary and "9.2" not in summary
+    assert dataset_record(record)["scores"]["guidance"]["overall"] == 4
+    # the eval tables' guidance mean is the mean of overall scores
+    assert tables([row_of(record)])["overall"][-1].guidance == 4.0
+
+
+def test_guidance_judge_asks_for_one_overall_from_detailed_standards() -> None:
+    text = prompts.guidance_judge_prompt("u", "t", "target", ["a"], "Assistant: hi")
+    for name, (standard, example) in prompts.GUIDANCE_STANDARDS.items():
+        assert standard in text and example in text
+    for band, words in prompts.GUIDANCE_BANDS:
+        assert band in text and words in text
+    assert "ONE overall" in text and "do not average" in text
+    # reasoning first, then the overall, then the diagnostics (the structured schema's order)
+    assert list(GuidanceJudgement.model_fields)[:2] == ["reasoning", "overall"]
+
+
+async def test_final_scores_panel_leads_with_the_overall() -> None:
+    from textual.app import App
+
+    from proactive_tui.families.proactiveeval.events import GuidanceScore
+    from proactive_tui.families.proactiveeval.ui.final_scores import FinalScores
+
+    class One(App):
+        def compose(self):
+            yield FinalScores(id="s")
+
+    app = One()
+    async with app.run_test(size=(60, 20)) as pilot:
+        panel = app.query_one(FinalScores)
+        panel.show(GuidanceScore(reasoning="r", overall=4, effectiveness=9, personalization=9, tone=10, engagement=9,
+                                 naturalness=9, judge_model="judge-x", judged_against="own_plan"))
+        await pilot.pause()
+        console = Console(width=60, record=True)
+        console.print(panel.query_one("#scores-table").content)
+        lines = [line.strip() for line in console.export_text().splitlines() if line.strip()]
+        assert lines[0].split() == ["overall", "4/10"] and lines[1] == "diagnostics:"
+        assert panel.border_title == "Guidance score (vs own plan)"
+
+
+# -- 4. every environment at every agreeableness level ---------------------------------------------
+
+
+def test_eval_runs_every_environment_at_all_three_levels(tmp_path: Path) -> None:
+    out = tmp_path / "eval.json"
+    envs = [ENV_ID, "proactiveeval/recommendation/fair/0"]
+    with FakeOpenAIServer(responder=responder) as server:
+        proc = cli("eval", "proactiveeval", *envs, "--agreeableness", "all", "--max-turns", "1", "--out", str(out),
+                   server=server)
+        requests = list(server.requests)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    pairs = sorted((s["env_id"], s["agreeableness"]) for s in result["sessions"])
+    assert pairs == sorted((e, level) for e in envs for level in ("low", "medium", "high"))
+    assert all(s["guidance"] == 5 and s["plan"] == 6 for s in result["sessions"])
+    # each level reached the simulated user's prompt, once per environment
+    user_systems = [m["content"] for r in requests if schema_name(r.body) is None
+                    for m in r.body.get("messages", []) if m.get("role") == "system" and "role-playing" in m["content"]]
+    for level in ("low", "medium", "high"):
+        assert sum(prompts.AGREEABLENESS[level] in s for s in user_systems) == len(envs)
+    # a table per level (rows per domain) and an overall one (rows per level, then all)
+    assert list(result["tables"]) == ["low", "medium", "high", "overall"]
+    assert [r["group"] for r in result["tables"]["low"]] == ["persuasion", "recommendation", "all domains"]
+    assert [(r["group"], r["sessions"]) for r in result["tables"]["overall"]] == [
+        ("low", 2), ("medium", 2), ("high", 2), ("all levels", 6)]
+    for title in ("agreeableness low", "agreeableness medium", "agreeableness high", "overall (all agreeableness levels)"):
+        assert f"ProactiveEval, {title}" in proc.stdout
+    # each session is stored like any other, at its level
+    from proactive_tui.store import load_record, open_store
+
+    with open_store() as store:
+        for s in result["sessions"]:
+            record = load_record(store, s["session_id"])
+            assert record.settings["agreeableness"] == s["agreeableness"] and record.env_id == s["env_id"]
+
+
+def test_eval_one_level_and_bad_selection(tmp_path: Path) -> None:
+    with FakeOpenAIServer(responder=responder) as server:
+        proc = cli("eval", "proactiveeval", ENV_ID, "--agreeableness", "low", "--max-turns", "1", "--no-planning",
+                   "--no-store", "--out", str(tmp_path / "o.json"), server=server)
+        missing = cli("eval", "proactiveeval", "proactiveeval/nowhere", server=server)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads((tmp_path / "o.json").read_text())
+    assert [s["agreeableness"] for s in result["sessions"]] == ["low"]
+    assert result["sessions"][0]["plan"] is None and list(result["tables"]) == ["low", "overall"]
+    assert missing.returncode == 1 and "no ProactiveEval environment matches proactiveeval/nowhere" in missing.stderr
+
+
+@pytest.mark.parametrize("scored", [True, False])
+def test_tables_mean_only_scored_sessions(scored: bool) -> None:
+    def row(level: str, domain: str, guidance: int | None) -> SessionRow:
+        return SessionRow(session_id="s", env_id=f"proactiveeval/{domain}/fair/0", domain=domain, tier="fair",
+                          agreeableness=level, termination="max_turns", guidance=guidance, plan=None,
+                          judged_against="reference")
+
+    rows = [row("low", "persuasion", 4), row("low", "persuasion", 8 if scored else None), row("high", "persuasion", 6)]
+    result = tables(rows)
+    assert list(result) == ["low", "high", "overall"]
+    low = result["low"][0]
+    assert low.sessions == 2 and low.guidance == (6.0 if scored else 4.0) and low.guidance_n == (2 if scored else 1)
+    assert low.plan is None
+    assert result["overall"][-1].sessions == 3
