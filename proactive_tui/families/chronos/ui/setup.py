@@ -1,6 +1,7 @@
-"""Chronos session setup: the agent and user seats (a model or you), a turn-limit override, and how
+"""Chronos session setup: the agent and user seats (a model or you), a turn-limit override, how
 the monitor moves time while the user is dormant (on its own after a delay, or only when you
-fast-forward with f)."""
+fast-forward with f), and how many INFO_RETRIEVALs in a row the agent gets before the turn passes
+on (`ChronosSettings.max_tool_calls`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from textual.containers import Grid
 from textual.validation import Integer, Number
 from textual.widgets import Input, Label, Select
 
+from proactive_tui.families.chronos.settings import ChronosSettings
 from proactive_tui.ui.screens.setup_base import SetupScreenBase
 
 MONITOR = [("auto (after the delay)", "auto"), ("manual (f advances)", "manual")]
@@ -35,9 +37,16 @@ class ChronosSetupScreen(SetupScreenBase):
             yield Label("scan delay (s)")
             yield Input(str(delay if delay is not None else 1.0), id="monitor-delay", type="number",
                         validators=[Number(0, 3600)])
+            yield Label("checks in a row")
+            checks = Input(str(prev.max_tool_calls), id="max-tool-calls", type="integer", validators=[Integer(1, 20)])
+            checks.tooltip = ("INFO_RETRIEVALs in a row after which the user (or the monitor) speaks next, "
+                              "so an agent that keeps checking cannot keep the user from their turn")
+            yield checks
 
     def read_settings(self) -> dict[str, Any]:
         limit = self.query_one("#max-turns", Input).value.strip()
         manual = self.query_one("#monitor", Select).value == "manual"
         delay = float(self.query_one("#monitor-delay", Input).value or 0)
-        return {"max_turns": int(limit) if limit else None, "monitor_delay_s": None if manual else delay}
+        checks = self.query_one("#max-tool-calls", Input).value.strip()
+        return {"max_turns": int(limit) if limit else None, "monitor_delay_s": None if manual else delay,
+                "max_tool_calls": int(checks) if checks else ChronosSettings().max_tool_calls}

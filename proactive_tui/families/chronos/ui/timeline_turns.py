@@ -31,10 +31,11 @@ def mark(ok: bool) -> Text:
 
 
 def judged(value: str, ok: bool, width: int) -> Text:
-    """`value ✓` or `value ✗` (a wrong value in italics), the value as a person reads it
-    (no_action -> no action) and padded so the marks line up."""
+    """`value ✓` or `value ✗`, the value as a person reads it (no_action -> no action) and padded
+    so the marks line up. No italics for a wrong one: where italic glyphs come from another font
+    (screenshots, some terminals) they are drawn wider and the row looks shifted."""
     shown = value.replace("_", " ").lower()[:width]
-    return Text.assemble((shown.ljust(width) + " ", "" if ok else "italic"), mark(ok))
+    return Text.assemble(shown.ljust(width) + " ", mark(ok))
 
 
 class TimelineTurns(DataTable):
@@ -69,10 +70,10 @@ class TimelineTurns(DataTable):
         action = judged(outcome.action or "(invalid)", outcome.action_correct, ACTION_W)
         if self.narrow:
             status = judged(SHORT_STATUS.get(outcome.status or "", outcome.status or "-"), outcome.status_correct, SHORT_W)
-            self.add_row(Text(str(outcome.turn), justify="right"), action, status, key=str(outcome.turn))
+            self.add_row(Text(f"{outcome.turn:>2}"), action, status, key=str(outcome.turn))
         else:
             status = judged(outcome.status or "-", outcome.status_correct, STATUS_W)
-            self.add_row(Text(str(outcome.turn), justify="right"), INPUT.get(outcome.input_kind, outcome.input_kind), action, status,
+            self.add_row(Text(f"{outcome.turn:>2}"), INPUT.get(outcome.input_kind, outcome.input_kind), action, status,
                          key=str(outcome.turn))
 
     def add_outcome(self, outcome: Any) -> None:
