@@ -175,6 +175,14 @@ async def test_repeated_checks_hand_the_turn_to_the_user() -> None:
     assert user_msgs[1:] == ["budget 12k", "under 90k km"]
     # the oracle still judges every turn: the repeated check after a tool result is wrong
     assert [t.action_correct for t in turns] == [True] + [False] * 5  # no re-check right after a check
+    # a gold sample and the report keep the order things happened in: the last observation, then the reply
+    from proactive_tui.families.chronos.export import dialogue_messages
+    from proactive_tui.families.chronos.report import turn_blocks
+
+    roles = [m["role"] for m in dialogue_messages(record)]
+    assert roles[:8] == ["system", "user", "assistant", "observation", "assistant", "observation", "user", "assistant"]
+    speakers = [b.speaker for b in turn_blocks(record) if hasattr(b, "speaker")]
+    assert speakers[:7] == ["user", "agent", "observation", "agent", "observation", "user", "agent"]
 
 
 async def test_repeated_checks_while_dormant_let_the_monitor_scan() -> None:

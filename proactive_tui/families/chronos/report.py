@@ -20,7 +20,9 @@ def _mark(ok: bool) -> str:
 
 
 def turn_blocks(record: Any) -> list[Any]:
-    """Inputs and replies in the order things happened: turn t's input precedes its reply."""
+    """Inputs and replies in the order things happened: turn t's input precedes its reply. When
+    the agent checked as often in a row as `max_tool_calls` allows, the last observation and the
+    user's reply are both inputs of one turn: the observation came first."""
     section = record.section
     user_msgs: dict[int, list[Any]] = {}
     for m in record.messages:
@@ -33,12 +35,12 @@ def turn_blocks(record: Any) -> list[Any]:
     blocks: list[Any] = []
     turns = {t.turn: t for t in section.turns}
     for turn in sorted(set(turns) | set(user_msgs) | set(observations)):
-        for m in user_msgs.get(turn, []):
-            who = "person" if "user" in record.human_seats else m.model
-            blocks.append(Speech(speaker="user", who=who, turn=turn, text=m.content, partial=m.partial))
         for obs in observations.get(turn, []):
             source = "tool call" if obs.source == "tool_call" else "internal trigger"
             blocks.append(Speech(speaker="observation", who=f"{source} @ {obs.clock}", turn=turn, text=obs.content))
+        for m in user_msgs.get(turn, []):
+            who = "person" if "user" in record.human_seats else m.model
+            blocks.append(Speech(speaker="user", who=who, turn=turn, text=m.content, partial=m.partial))
         if shift_turn == turn and section.shift is not None:
             blocks.append(Line(label="↻ intention shift:", text=section.shift.intention, style="warn", indent=1))
         outcome = turns.get(turn)
