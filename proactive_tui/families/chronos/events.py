@@ -15,7 +15,7 @@ One agent turn, in order: [UserBriefed -> message user] or TimelineObservation (
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -100,6 +100,10 @@ class TurnOutcome(BaseModel):
     delivered: bool = False
     """The response_text reached the user."""
     model: str = ""
+    task_reset: bool | None = None
+    """On COMPLETE_TASK: whether the reply nulled `intention` and `constraints`, as the paper's
+    action rules ask (None on other actions). A reply that did not is a status error on that turn:
+    the task it describes is not the finished one."""
 
     @property
     def action(self) -> str | None:
@@ -120,6 +124,10 @@ class SessionOutcome(BaseModel):
     turns: int = 0
     action_accuracy: float | None = None
     status_accuracy: float | None = None
+    task: dict[str, Any] | None = None
+    """The task as it stood when the session ended (intention and constraints, as the agent last
+    wrote them). Null after COMPLETE_TASK, whatever the reply held: a completed task has no open
+    intention (the paper's action rule); a reply that kept them is marked by `TurnOutcome.task_reset`."""
 
 
 class TimelineAdvanced(EventBase):

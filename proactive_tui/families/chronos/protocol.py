@@ -196,7 +196,10 @@ class ChronosSession(SessionBase):
         return record
 
     def _task_context(self) -> dict[str, Any] | None:
-        """The task as the agent last described it (the latest reply that names an intention)."""
+        """The task as the agent last described it (the latest reply that names an intention);
+        null once the task is completed (COMPLETE_TASK nulls it, whatever the reply held)."""
+        if self.replies and self.replies[-1].proactive_action == "COMPLETE_TASK":
+            return None
         for reply in reversed(self.replies):
             if reply.task_description.intention:
                 return reply.task_description.model_dump(exclude={"status"})
@@ -419,6 +422,8 @@ class ChronosSession(SessionBase):
         action = reply.proactive_action if reply else None
         crit = critical(st, action) if action else "format_failure"
         status_want = expected_status(st, action)
+        task_reset = (reply.task_description.intention is None and reply.task_description.constraints is None
+                      ) if reply is not None and action == "COMPLETE_TASK" else None
         delivered = action in ("NO_ACTION", "FOLLOW_UP", "COMPLETE_TASK", "FAILED_TASK") or (
             not monitoring and action in ("INFO_RETRIEVAL", "SET_REMINDER"))
         outcome = TurnOutcome(
@@ -426,9 +431,9 @@ class ChronosSession(SessionBase):
             asks=raw_reply.asks if raw_reply else STRUCTURED_REASKS + 1, format_failure=reply is None,
             expected_action=expectation.action, acceptable_actions=expectation.acceptable, expected_status=status_want,
             why=expectation.why, action_correct=action in expectation.acceptable,
-            status_correct=reply is not None and reply.task_description.status == status_want,
+            status_correct=reply is not None and reply.task_description.status == status_want and task_reset is not False,
             critical=crit, delivered=bool(delivered and reply and reply.response_text.strip()),
-            model=raw_reply.model if raw_reply else self.seats.agent.info.label,
+            model=raw_reply.model if raw_reply else self.seats.agent.info.label, task_reset=task_reset,
         )
         self.turns.append(outcome)
         self.emit(AgentTurnJudged(outcome=outcome))
@@ -519,7 +524,8 @@ class ChronosSession(SessionBase):
     def _verdict(self, success: bool | None, why: str, detail: str) -> SessionOutcome:
         action_acc, status_acc = accuracy(self.turns)
         return SessionOutcome(branch=self.scenario.branch, tier=self.scenario.tier, success=success, reason=why,
-                              detail=detail, turns=len(self.turns), action_accuracy=action_acc, status_accuracy=status_acc)
+                              detail=detail, turns=len(self.turns), action_accuracy=action_acc, status_accuracy=status_acc,
+                              task=self._task_context())
 
     async def run_protocol(self) -> None:
         self.emit(SessionStarted(

@@ -63,11 +63,16 @@ def turn_blocks(record: Any) -> list[Any]:
             text=(f"oracle expected {'|'.join(outcome.acceptable_actions)} / {outcome.expected_status} "
                   f"(action {_mark(outcome.action_correct)}, status {_mark(outcome.status_correct)}) — {outcome.why}"),
             style="dim" if ok else "warn", indent=2))
+        if outcome.task_reset is False:
+            blocks.append(Line(text=TASK_NOT_RESET, style="warn", indent=2))
         if outcome.critical:
             blocks.append(Line(text=f"✗ {outcome.critical.replace('_', ' ')}", style="bad", indent=2))
     if not blocks:
         blocks.append(Line(text="(no turns)", style="dim"))
     return blocks
+
+
+TASK_NOT_RESET = "✗ COMPLETE_TASK kept intention/constraints (they should be null): a status error"
 
 
 def report(record: Any) -> list[ReportSection]:

@@ -36,6 +36,8 @@ class TurnTag(Static):
         text.append(f"  ·  action {'✓' if o.action_correct else '✗'} status {'✓' if o.status_correct else '✗'}")
         if not (o.action_correct and o.status_correct):
             text.append(f"\n  expected {'|'.join(o.acceptable_actions)} / {o.expected_status}: {plain(o.why)}", style="italic")
+        if o.task_reset is False:
+            text.append("\n  ✗ COMPLETE_TASK kept intention/constraints (they should be null)", style="bold")
         if o.critical:
             text.append(f"\n  ✗ {o.critical.replace('_', ' ')}", style="bold")
         return text
