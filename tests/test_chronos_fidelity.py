@@ -57,3 +57,56 @@ async def test_negative_branch_keeps_the_task_open_in_the_record() -> None:
     _, record = await play(make_session("car-purchase-negative"))
     o = record.section.outcome
     assert o.success is True and o.task is not None and o.task["intention"]
+
+
+# -- 2. the "guided" prompt variant ----------------------------------------------------------------
+
+def _agent_systems(server) -> list[str]:
+    return [r.body["messages"][0]["content"] for r in server.requests if r.body.get("response_format")]
+
+
+@pytest.mark.parametrize("variant", ["standard", "guided"])
+async def test_prompt_variant_reaches_the_model_and_the_record(variant: str) -> None:
+    from chronos_helpers import chronos_env, scripted_agent_responder
+    from proactive_tui.core.participants import LLMParticipant
+    from proactive_tui.core.run_record import fold
+    from proactive_tui.families.chronos import prompts
+    from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession
+    from proactive_tui.families.chronos.settings import ChronosSettings
+    from proactive_tui.llm.gateway import Gateway
+    from proactive_tui.llm.settings import ModelSettings
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    with FakeOpenAIServer(responder=scripted_agent_responder) as server:
+        gateway = Gateway()
+        settings = ModelSettings(model="openai/fake", api_base=server.base_url)
+        seats = ChronosSeats(agent=LLMParticipant(gateway, settings), user=LLMParticipant(gateway, settings))
+        session = ChronosSession(chronos_env("car-purchase-negative"), seats,
+                                 ChronosSettings(prompt_variant=variant, max_turns=3))
+        record = fold([e async for e in session.events()])
+        systems = _agent_systems(server)
+    assert systems and all(s == prompts.agent_system(variant) for s in systems)
+    assert (prompts.GUIDANCE in systems[0]) is (variant == "guided")
+    assert record.settings["prompt_variant"] == variant
+    assert record.versions["prompts"] == prompts.PROMPT_VERSION
+    assert sample(record)["messages"][0]["content"] == prompts.agent_system(variant)
+
+
+def test_guidance_covers_the_papers_points_in_our_words() -> None:
+    from proactive_tui.families.chronos import prompts
+
+    g = prompts.GUIDANCE
+    for point in ("COMPLETE_TASK", "COMPLETED", "NO_ACTION", 'source="tool_call"', "FOLLOW_UP", "KEEP_SILENT", "JSON"):
+        assert point in g
+    assert prompts.agent_system("standard") == prompts.AGENT_SYSTEM
+    with pytest.raises(ValueError):
+        prompts.agent_system("fancy")
+
+
+def test_prompt_variant_setting_is_validated() -> None:
+    from pydantic import ValidationError
+    from proactive_tui.families.chronos.settings import ChronosSettings
+
+    assert ChronosSettings().prompt_variant == "standard"
+    with pytest.raises(ValidationError):
+        ChronosSettings(prompt_variant="fancy")

@@ -31,6 +31,8 @@ class ChronosFamily(Family):
     env_model = env_module.ChronosEnv
     run_flags = (
         RunFlag("--max-turns", "max_turns", {"type": int, "metavar": "N", "help": "lower the scenario's turn limit"}),
+        RunFlag("--prompt-variant", "prompt_variant", {"choices": ["standard", "guided"],
+                                                       "help": "the agent's prompt: basic, or with the paper's extra guidance"}),
     )
 
     def sample_sources(self) -> list[Path]:

@@ -32,7 +32,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.families.chronos.prompts import AGENT_SYSTEM
+from proactive_tui.families.chronos.prompts import agent_system
 from proactive_tui.export.formats.common import run_facts, scrub, sort_records
 from proactive_tui.export.registry import ExportError, Exporter, register
 
@@ -40,7 +40,7 @@ FAMILY = "chronos"
 
 
 def dialogue_messages(record: Any) -> list[dict[str, Any]]:
-    """System, then each agent turn's input (user message or observation) followed by its reply.
+    """System (the prompt of the variant the session ran), then each agent turn's input (user message or observation) followed by its reply.
 
     When the agent has checked as often in a row as `max_tool_calls` allows, the last tool
     observation and the user's reply are both inputs of the same turn: the observation came first."""
@@ -56,7 +56,8 @@ def dialogue_messages(record: Any) -> list[dict[str, Any]]:
     for obs in section.observations if section else []:
         entries.append((obs.turn, 0, {"role": "observation", "source": obs.source, "content": obs.content}))
     entries.sort(key=lambda e: (e[0], e[1]))
-    return [{"role": "system", "content": AGENT_SYSTEM}] + [e[2] for e in entries]
+    variant = (getattr(record, "settings", None) or {}).get("prompt_variant") or "standard"
+    return [{"role": "system", "content": agent_system(variant)}] + [e[2] for e in entries]
 
 
 def turn_rows(record: Any) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-PROMPT_VERSION = "chronos-2026.12.02-1"
+PROMPT_VERSION = "chronos-2026.12.03-1"
 
 AGENT_SYSTEM = """\
 You are a task assistant that looks after a person's request over days or weeks, not only during \
@@ -49,6 +49,28 @@ How to set status:
 - FAILED when the person refuses or cancels.
 
 Keep response_text short and friendly; for INFO_RETRIEVAL a line such as "Let me check." is enough."""
+
+
+GUIDANCE = """Extra guidance:
+- Answer with the one JSON object described above and nothing else.
+- Once the person says the need is met (usually by thanking you for the match), the task is done: set proactive_action to COMPLETE_TASK and status to COMPLETED. If they then ask something more (how to buy, more details), answer briefly and keep COMPLETE_TASK; take no other action.
+- If the person only thanks you for keeping watch (nothing has been found yet), that is an ordinary reply: NO_ACTION.
+- Right after an <observation source="tool_call"> never answer with FOLLOW_UP or KEEP_SILENT; those answer internal triggers only."""
+"""The paper's "guided" variant adds a short block of guidance to the agent's prompt (it used it
+for closed models and the "-Guided" open ones, to keep replies in the JSON format and to settle the
+completion / thanks / tool-observation cases). Our wording of the points it makes, appended to
+AGENT_SYSTEM when `ChronosSettings.prompt_variant == "guided"`."""
+
+PROMPT_VARIANTS = ("standard", "guided")
+
+
+def agent_system(variant: str = "standard") -> str:
+    """The agent's system prompt for a prompt variant (`standard` = the basic prompt)."""
+    if variant == "guided":
+        return AGENT_SYSTEM + "\n\n" + GUIDANCE
+    if variant != "standard":
+        raise ValueError(f"unknown Chronos prompt variant {variant!r} (expected one of {', '.join(PROMPT_VARIANTS)})")
+    return AGENT_SYSTEM
 
 
 def _bullets(items: list[str]) -> str:

@@ -255,7 +255,7 @@ class ChronosSession(SessionBase):
             self._message("agent", turn, value.model_dump_json(), reply.model, started, message_id, context=context)
             return value, reply, reply.text
         self.emit(MessageStarted(message_id=message_id, role="agent", turn=turn, model=participant.info.label))
-        request = ReplyRequest(seat="agent", system=prompts.AGENT_SYSTEM, messages=context, turn=turn,
+        request = ReplyRequest(seat="agent", system=prompts.agent_system(self.settings.prompt_variant), messages=context, turn=turn,
                                on_retry=self._retry_cb("agent"))
         try:
             value, reply = await participant.reply_structured(request, AgentReply, parse)
@@ -276,7 +276,7 @@ class ChronosSession(SessionBase):
         hint = AGENT_FORM_HINT
         while True:
             self.emit(AwaitingHuman(seat="agent", turn=turn, hint=hint))
-            request = ReplyRequest(seat="agent", system=prompts.AGENT_SYSTEM, messages=context, turn=turn, hint=hint)
+            request = ReplyRequest(seat="agent", system=prompts.agent_system(self.settings.prompt_variant), messages=context, turn=turn, hint=hint)
             reply = await participant.reply(request)
             try:
                 return parse(reply.text), reply

@@ -83,6 +83,7 @@ def report(record: Any) -> list[ReportSection]:
         facts.append(("Initial need", str(scenario["initial_need"])))
     if section.view is not None:
         facts.append(("Simulated clock", section.view.clock))
+    facts.append(("Agent prompt", str((record.settings or {}).get("prompt_variant") or "standard")))
     active = [r for r in section.reminders if r.status == "active"]
     if active:
         facts.append(("Active reminder", f"{active[-1].type or 'EVENT'}: {active[-1].value or ''}"))

@@ -4,6 +4,8 @@ screens, `run` flags and the run record all read them from this model.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 
@@ -21,3 +23,7 @@ class ChronosSettings(BaseModel):
     only moves while the user is dormant), but the user's reply (or, while the user is dormant, the
     monitor's next scan) comes next instead of another agent turn. 2 keeps the protocol's own flow
     (check, then report) and stops an agent that keeps checking, such as the small local model."""
+    prompt_variant: Literal["standard", "guided"] = "standard"
+    """The agent's prompt: the basic one, or with the paper's extra guidance appended ("guided",
+    `prompts.GUIDANCE`). The paper ran closed models and its "-Guided" open models with it; it is
+    recorded with the run's settings so results say which prompt they came from."""

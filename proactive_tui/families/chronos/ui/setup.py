@@ -1,7 +1,8 @@
 """Chronos session setup: the agent and user seats (a model or you), a turn-limit override, how
 the monitor moves time while the user is dormant (on its own after a delay, or only when you
 fast-forward with f), and how many INFO_RETRIEVALs in a row the agent gets before the turn passes
-on (`ChronosSettings.max_tool_calls`)."""
+on (`ChronosSettings.max_tool_calls`), and which agent prompt runs (`prompt_variant`: the basic
+one or the paper's guided variant)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from textual.widgets import Input, Label, Select
 from proactive_tui.families.chronos.settings import ChronosSettings
 from proactive_tui.ui.screens.setup_base import SetupScreenBase
 
+PROMPT = [("standard (basic prompt)", "standard"), ("guided (extra guidance)", "guided")]
 MONITOR = [("auto (after the delay)", "auto"), ("manual (f advances)", "manual")]
 
 
@@ -42,6 +44,10 @@ class ChronosSetupScreen(SetupScreenBase):
             checks.tooltip = ("INFO_RETRIEVALs in a row after which the user (or the monitor) speaks next, "
                               "so an agent that keeps checking cannot keep the user from their turn")
             yield checks
+            yield Label("agent prompt")
+            prompt = Select(PROMPT, value=prev.prompt_variant, allow_blank=False, id="prompt-variant")
+            prompt.tooltip = "guided adds the paper's extra guidance on completion, thanks and tool observations"
+            yield prompt
 
     def read_settings(self) -> dict[str, Any]:
         limit = self.query_one("#max-turns", Input).value.strip()
@@ -49,4 +55,5 @@ class ChronosSetupScreen(SetupScreenBase):
         delay = float(self.query_one("#monitor-delay", Input).value or 0)
         checks = self.query_one("#max-tool-calls", Input).value.strip()
         return {"max_turns": int(limit) if limit else None, "monitor_delay_s": None if manual else delay,
-                "max_tool_calls": int(checks) if checks else ChronosSettings().max_tool_calls}
+                "max_tool_calls": int(checks) if checks else ChronosSettings().max_tool_calls,
+                "prompt_variant": self.query_one("#prompt-variant", Select).value}
