@@ -110,3 +110,109 @@ def test_prompt_variant_setting_is_validated() -> None:
     assert ChronosSettings().prompt_variant == "standard"
     with pytest.raises(ValidationError):
         ChronosSettings(prompt_variant="fancy")
+
+
+# -- 3. success per branch and tier ----------------------------------------------------------------
+
+def _table_row(out: str, tier: str) -> str:
+    """The data row of a tier's table (the line after the header of that table)."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if f"{tier} tier" in line)
+    return next(line for line in lines[start:] if "%" in line or "n/a" in line)
+
+
+def test_by_tier_pairs_branches_within_each_tier() -> None:
+    from proactive_tui.families.chronos.metrics import SessionSample, by_tier
+
+    T, F = True, False
+    samples = [
+        SessionSample(branch="positive", tier="simple", success=T, action_correct=[T, T], status_correct=[T, T]),
+        SessionSample(branch="positive", tier="simple", success=F, action_correct=[F], status_correct=[T]),
+        SessionSample(branch="negative", tier="simple", success=T, action_correct=[T], status_correct=[F]),
+        SessionSample(branch="positive", tier="complex", success=T, action_correct=[T], status_correct=[T]),
+        SessionSample(branch="negative", tier="complex", success=None, action_correct=[F], status_correct=[F]),
+    ]
+    m = by_tier(samples)
+    assert list(m) == ["simple", "complex"]
+    assert (m["simple"].positive_success, m["simple"].negative_success, m["simple"].overall_success) == (0.5, 1.0, 0.75)
+    assert m["simple"].action_accuracy == pytest.approx(3 / 4) and m["simple"].status_accuracy == pytest.approx(3 / 4)
+    # the complex tier has no scored negative session: no overall, and it says which branch is missing
+    assert m["complex"].positive_success == 1.0 and m["complex"].overall_success is None
+    assert m["complex"].missing_branch == "negative"
+
+
+async def test_eval_sessions_with_a_deviating_agent_score_per_tier() -> None:
+    from rich.console import Console
+
+    from chronos_helpers import chronos_env, when
+    from proactive_tui.core.spec import SessionSpec
+    from proactive_tui.families.chronos.eval_cli import run_sessions, tables
+    from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession
+    from proactive_tui.families.chronos.settings import ChronosSettings
+    from proactive_tui.families.chronos.testing import ScriptedPersona
+
+    def build(spec, env, gateway):
+        # keeps silent on every trigger: right on the negative branch, a missed offer on the positive one
+        agent = when(lambda s: s.pending.action == "FOLLOW_UP", "KEEP_SILENT",
+                     "IN_PROGRESS")
+        return ChronosSession(env, ChronosSeats(agent=agent, user=ScriptedPersona()), ChronosSettings(**spec.settings))
+
+    names = ["car-purchase-positive", "car-purchase-negative", "house-hunting-positive", "car-purchase-shift-positive"]
+    specs = [(chronos_env(n), SessionSpec(env_id=f"chronos/{n}", settings={})) for n in names]
+    rows = await run_sessions(specs, 2, store=True, err=Console(quiet=True), build=build)
+    result = tables(rows)
+    simple, complex_ = result["simple"], result["complex"]
+    assert (simple.positive_sessions, simple.negative_sessions) == (2, 1)
+    assert (simple.positive_success, simple.negative_success, simple.overall_success) == (0.0, 1.0, 0.5)
+    assert complex_.positive_success == 0.0 and complex_.overall_success is None and complex_.missing_branch == "negative"
+
+
+def test_eval_chronos_reference_run_then_stored(capsys, tmp_path) -> None:
+    from proactive_tui.cli.main import main
+
+    out = tmp_path / "eval.json"
+    assert main(["eval", "chronos", "--reference", "chronos/car-purchase", "--max-turns", "30",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    simple = _table_row(printed, "simple")
+    assert simple.count("100.00%") == 5 and "(1/1)" in simple
+    complex_ = _table_row(printed, "complex")
+    assert "100.00% (1/1)" in complex_ and "n/a (none ran)" in complex_ and "n/a (no negative session)" in complex_
+    data = json.loads(out.read_text())
+    assert data["source"] == "reference" and data["settings"] == {"max_turns": 30}
+    assert data["tiers"]["simple"]["overall_success"] == 1.0 and data["tiers"]["complex"]["overall_success"] is None
+    assert len(data["sessions"]) == 3
+
+    # the same figures from the session history, without running anything
+    assert main(["eval", "chronos", "--stored", "chronos/car-purchase-neg"]) == 0
+    printed = capsys.readouterr().out
+    row = _table_row(printed, "simple")
+    assert "n/a (none ran)" in row and "100.00% (1/1)" in row and "n/a (no positive session)" in row
+    assert "complex tier" not in printed
+
+
+def test_eval_chronos_through_the_fake_server(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from chronos_helpers import scripted_agent_responder
+    from conftest import ROOT
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    with FakeOpenAIServer(responder=scripted_agent_responder) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "proactive_tui", "eval", "chronos", "chronos/car-purchase-negative",
+             "--agent", "openai/agent-m", "--user", "openai/user-m", "--api-base", server.base_url,
+             "--prompt-variant", "guided", "--out", str(tmp_path / "e.json")],
+            cwd=ROOT, env={**os.environ, "COLUMNS": "160"}, capture_output=True, text=True, timeout=300)
+        systems = _agent_systems(server)
+    assert proc.returncode == 0, proc.stderr
+    from proactive_tui.families.chronos import prompts
+
+    assert systems and all(prompts.GUIDANCE in s for s in systems)
+    row = _table_row(proc.stdout, "simple")
+    assert "100.00% (1/1)" in row and "n/a (no positive session)" in row
+    data = json.loads((tmp_path / "e.json").read_text())
+    assert data["models"] == {"agent": "openai/agent-m", "user": "openai/user-m"}
+    assert data["sessions"][0]["prompt_variant"] == "guided"

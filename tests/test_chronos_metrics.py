@@ -38,7 +38,9 @@ def test_exact_values_on_a_hand_built_fixture() -> None:
 def test_edge_cases() -> None:
     assert chronos_metrics([]) == ChronosMetrics()
     only_pos = chronos_metrics(FIXTURE[:2])
-    assert only_pos.negative_success is None and only_pos.overall_success == 1.0
+    # one branch is not the paper's overall: there is none, and the missing branch is named
+    assert only_pos.negative_success is None and only_pos.overall_success is None
+    assert only_pos.positive_success == 1.0 and only_pos.missing_branch == "negative"
     assert accuracy([]) == (None, None)
 
 

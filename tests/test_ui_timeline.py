@@ -89,9 +89,11 @@ async def test_pick_setup_watch_to_the_end(monkeypatch: pytest.MonkeyPatch) -> N
         setup = app.screen
         assert not setup.query("#model-judge")
         setup.query_one("#max-turns", Input).value = "12"
+        setup.query_one("#prompt-variant", Select).value = "guided"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, ChronosSessionScreen))
-        assert started[0].settings == {"max_turns": 12, "monitor_delay_s": 1.0, "max_tool_calls": 2}
+        assert started[0].settings == {"max_turns": 12, "monitor_delay_s": 1.0, "max_tool_calls": 2,
+                                       "prompt_variant": "guided"}
         assert started[0].seats == {"agent": "model", "user": "model"}
         screen = app.screen
         # the auto monitor waits 1 s per scan; fast-forward keeps the test quick

@@ -99,6 +99,11 @@ class ChronosFamily(Family):
 
         return [EXPORTER]
 
+    def add_eval_commands(self, subparsers) -> None:
+        from proactive_tui.families.chronos.eval_cli import add_eval_commands
+
+        add_eval_commands(subparsers)
+
     def setup_screen(self):
         from proactive_tui.families.chronos.ui.setup import ChronosSetupScreen
 

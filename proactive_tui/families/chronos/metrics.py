@@ -1,8 +1,11 @@
 """Chronos metrics (docs/protocols.md#chronos) as pure functions over per-turn outcomes.
 
 - Task success per branch: the share of scored sessions of that branch that succeeded.
-- Overall success: the mean of the branch rates (each branch weighs the same, whatever its count);
-  with only one branch present it is that branch's rate.
+- Overall success: the mean of the positive- and negative-branch rates (each branch weighs the
+  same, whatever its count), as the paper reports it. With one branch missing there is no overall:
+  one rate is not the paper's number, so `overall_success` is None and `missing_branch` names it.
+- Per tier (`by_tier`): the same figures for the simple and the complex tier apart, as the paper
+  reports each tier in its own table.
 - Action accuracy / status accuracy: the share of agent turns, pooled over all sessions, whose
   `proactive_action` was acceptable / whose `status` followed the status rules. A format failure is a
   turn with neither right.
@@ -28,13 +31,15 @@ class SessionSample(BaseModel):
 
     branch: Literal["positive", "negative"]
     success: bool | None
+    tier: Literal["simple", "complex"] | None = None
     action_correct: list[bool] = Field(default_factory=list)
     status_correct: list[bool] = Field(default_factory=list)
 
     @classmethod
-    def from_turns(cls, branch: str, success: bool | None, turns: Iterable[TurnMark]) -> "SessionSample":
+    def from_turns(cls, branch: str, success: bool | None, turns: Iterable[TurnMark],
+                   tier: str | None = None) -> "SessionSample":
         turns = list(turns)
-        return cls(branch=branch, success=success, action_correct=[t.action_correct for t in turns],  # type: ignore[arg-type]
+        return cls(branch=branch, success=success, tier=tier, action_correct=[t.action_correct for t in turns],  # type: ignore[arg-type]
                    status_correct=[t.status_correct for t in turns])
 
 
@@ -45,6 +50,9 @@ class ChronosMetrics(BaseModel):
     positive_success: float | None = None
     negative_success: float | None = None
     overall_success: float | None = None
+    missing_branch: Literal["positive", "negative"] | None = None
+    """A branch with no scored session (then there is no overall success); None when both ran
+    (or neither did)."""
     turns: int = 0
     action_accuracy: float | None = None
     status_accuracy: float | None = None
@@ -64,15 +72,30 @@ def chronos_metrics(samples: Iterable[SessionSample]) -> ChronosMetrics:
     scored = [s for s in samples if s.success is not None]
     pos = [bool(s.success) for s in scored if s.branch == "positive"]
     neg = [bool(s.success) for s in scored if s.branch == "negative"]
-    rates = [r for r in (_share(pos), _share(neg)) if r is not None]
+    missing = None
+    if pos and not neg:
+        missing = "negative"
+    elif neg and not pos:
+        missing = "positive"
     actions = [flag for s in scored for flag in s.action_correct]
     statuses = [flag for s in scored for flag in s.status_correct]
     return ChronosMetrics(
         sessions=len(scored), positive_sessions=len(pos), negative_sessions=len(neg),
         positive_success=_share(pos), negative_success=_share(neg),
-        overall_success=sum(rates) / len(rates) if rates else None,
+        overall_success=(_share(pos) + _share(neg)) / 2 if pos and neg else None,  # type: ignore[operator]
+        missing_branch=missing,
         turns=len(actions), action_accuracy=_share(actions), status_accuracy=_share(statuses),
     )
+
+
+TIERS = ("simple", "complex")
+
+
+def by_tier(samples: Iterable[SessionSample]) -> dict[str, ChronosMetrics]:
+    """`chronos_metrics` for each tier that has samples, in the paper's order (simple, complex)."""
+    samples = list(samples)
+    return {tier: chronos_metrics([s for s in samples if s.tier == tier])
+            for tier in TIERS if any(s.tier == tier for s in samples)}
 
 
 def samples_from_records(records: Iterable[Any]) -> list[SessionSample]:
@@ -82,5 +105,6 @@ def samples_from_records(records: Iterable[Any]) -> list[SessionSample]:
         section = rec.section if getattr(rec, "family", None) == "chronos" else None
         if section is None or section.outcome is None:
             continue
-        out.append(SessionSample.from_turns(section.outcome.branch, section.outcome.success, section.turns))
+        out.append(SessionSample.from_turns(section.outcome.branch, section.outcome.success, section.turns,
+                                            tier=section.outcome.tier))
     return out
