@@ -216,3 +216,83 @@ def test_eval_chronos_through_the_fake_server(tmp_path) -> None:
     data = json.loads((tmp_path / "e.json").read_text())
     assert data["models"] == {"agent": "openai/agent-m", "user": "openai/user-m"}
     assert data["sessions"][0]["prompt_variant"] == "guided"
+
+
+# -- 4. one sample, two branches -------------------------------------------------------------------
+
+def _forked(name: str, positive_meets: bool = True) -> dict:
+    """A sample file from a shipped one-branch scenario: its states but the last are shared, then
+    the positive branch meets the needs and the negative branch never does."""
+    from chronos_helpers import CHRONOS_DIR
+
+    raw = json.loads((CHRONOS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    raw.pop("branch")
+    timeline = raw["intention_shift"]["timeline"] if "intention_shift" in raw else raw["timeline"]
+    *shared, last = timeline
+    if "intention_shift" in raw:
+        raw["intention_shift"]["timeline"] = shared
+    else:
+        raw["timeline"] = shared
+    miss = {**last, "meets_needs": False, "listings": ["nothing that fits: every listing is over budget"], "note": "no fit"}
+    raw["branches"] = {"positive": [{**last, "meets_needs": positive_meets}], "negative": [miss]}
+    return raw
+
+
+def _load(tmp_path, files: dict):
+    from proactive_tui.envs import load_paths
+
+    for stem, data in files.items():
+        (tmp_path / f"{stem}.json").write_text(json.dumps(data), encoding="utf-8")
+    return load_paths([tmp_path])
+
+
+async def test_a_branching_sample_loads_as_two_paired_environments(tmp_path) -> None:
+    from chronos_helpers import CHRONOS_DIR
+    from proactive_tui.families.chronos.metrics import by_tier, samples_from_records
+    from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession
+    from proactive_tui.families.chronos.testing import OracleAgent, ScriptedPersona
+
+    one_branch = json.loads((CHRONOS_DIR / "house-hunting-negative.json").read_text(encoding="utf-8"))
+    loaded = _load(tmp_path, {"fork": _forked("car-purchase-positive"), "shift-fork": _forked("car-purchase-shift-positive"),
+                              "plain": one_branch})
+    assert not loaded.problems
+    ids = sorted(e.id for e in loaded.environments)
+    assert ids == ["chronos/fork/negative", "chronos/fork/positive", "chronos/plain",
+                   "chronos/shift-fork/negative", "chronos/shift-fork/positive"]
+    pos, neg = loaded.get("chronos/fork/positive"), loaded.get("chronos/fork/negative")
+    assert (pos.scenario.branch, neg.scenario.branch) == ("positive", "negative")
+    assert pos.sample_id == neg.sample_id == "chronos/fork" and loaded.get("chronos/plain").sample_id is None
+    assert pos.scenario.timeline[:-1] == neg.scenario.timeline[:-1]  # the shared prefix
+    shift_neg = loaded.get("chronos/shift-fork/negative").scenario
+    assert shift_neg.tier == "complex" and not any(s.meets_needs for s in shift_neg.intention_shift.timeline)
+
+    records = []
+    for env_id in ids:
+        session = ChronosSession(loaded.get(env_id), ChronosSeats(agent=OracleAgent(), user=ScriptedPersona()))
+        records.append((await play(session))[1])
+    assert all(r.section.outcome.success for r in records)
+    tiers = by_tier(samples_from_records(records))
+    assert (tiers["simple"].paired_samples, tiers["simple"].paired_success) == (1, 1.0)
+    assert (tiers["complex"].paired_samples, tiers["complex"].overall_success) == (1, 1.0)
+
+
+def test_a_branching_sample_is_checked_per_branch(tmp_path) -> None:
+    bad = _forked("car-purchase-positive", positive_meets=False)  # the positive continuation never meets the needs
+    with_branch = {**_forked("car-purchase-positive"), "branch": "positive"}
+    one_key = {**_forked("car-purchase-positive")}
+    one_key["branches"] = {"positive": one_key["branches"]["positive"]}
+    loaded = _load(tmp_path, {"bad": bad, "with-branch": with_branch, "one-key": one_key})
+    assert [e.id for e in loaded.environments] == ["chronos/bad/negative"]
+    messages = " | ".join(p.message for p in loaded.problems)
+    assert "positive branch" in messages and "no branch field" in messages and "exactly the keys" in messages
+
+
+def test_paired_success_needs_both_branches_right() -> None:
+    from proactive_tui.families.chronos.metrics import SessionSample, chronos_metrics
+
+    def s(branch, ok, sample):
+        return SessionSample(branch=branch, tier="simple", success=ok, sample_id=sample)
+
+    m = chronos_metrics([s("positive", True, "a"), s("negative", False, "a"), s("positive", True, "b"),
+                         s("negative", True, "b"), s("positive", True, "c"), s("negative", True, None)])
+    assert (m.paired_samples, m.paired_success) == (2, 0.5)

@@ -2,7 +2,9 @@
 
 No public Chronos data exists, so this is our own schema. One scenario per JSON file; the id is
 `chronos/<file name without .json>` (a file may also hold an array of scenarios, then the ids get
-`/<index>`). A full example, a complex-tier scenario on the positive branch::
+`/<index>`). A scenario may also branch, as a paper sample does: instead of `branch` it has
+`branches: {"positive": [states], "negative": [states]}`, the two continuations of its last
+timeline, and loads as two environments, `<id>/positive` and `<id>/negative` (see `fork`). A full example, a complex-tier scenario on the positive branch::
 
     {
       "title": "Family SUV under budget, then a switch to a hybrid",
@@ -191,6 +193,42 @@ class ChronosScenario(BaseModel):
 class ChronosEnv(EnvironmentBase):
     family: Literal["chronos"] = FAMILY
     scenario: ChronosScenario
+    sample_id: str | None = None
+    """For a branching scenario (one sample, two continuations): the id the two branches share
+    (`chronos/<file>`), so metrics can pair them; None for a one-branch file."""
+
+
+BRANCHES = ("positive", "negative")
+
+
+def fork(raw: dict[str, Any]) -> list[tuple[str, dict[str, Any]]] | str:
+    """A branching scenario as two one-branch scenarios, or why it cannot be.
+
+    In the paper a sample forks: the dialogue runs the same way up to a point, then the environment
+    either comes to meet the needs (positive) or never does (negative). Our file writes that as
+    the shared states plus `branches: {positive: [states], negative: [states]}`; each branch's states
+    continue the last timeline the needs apply to (the main one, or the shift's in the complex
+    tier). Each result is then checked like any scenario (so a positive continuation must hold a
+    state that meets the needs and a negative one must not)."""
+    branches = raw.get("branches")
+    if not isinstance(branches, dict) or set(branches) != set(BRANCHES):
+        return "branches must be an object with exactly the keys positive and negative"
+    if "branch" in raw:
+        return "a branching scenario has no branch field: each entry of branches is one branch"
+    out = []
+    for name in BRANCHES:
+        states = branches[name]
+        if not isinstance(states, list) or not states:
+            return f"branches.{name} must be a non-empty list of states"
+        one = {k: v for k, v in raw.items() if k != "branches"}
+        one["branch"] = name
+        shift = one.get("intention_shift")
+        if isinstance(shift, dict):
+            one["intention_shift"] = {**shift, "timeline": list(shift.get("timeline") or []) + states}
+        else:
+            one["timeline"] = list(one.get("timeline") or []) + states
+        out.append((name, one))
+    return out
 
 
 def load_scenarios(stem: str, display: str, data: Any) -> tuple[list[ChronosEnv], list[LoadProblem]]:
@@ -208,24 +246,37 @@ def load_scenarios(stem: str, display: str, data: Any) -> tuple[list[ChronosEnv]
         if not isinstance(raw, dict):
             problems.append(LoadProblem(file=display, record=index, message=f"expected an object, got {json_kind(raw)}"))
             continue
-        try:
-            scenario = ChronosScenario.model_validate(raw)
-        except ValidationError as exc:
-            problems.extend(problems_from_validation(display, index, exc))
-            continue
         suffix = "" if index is None else f"/{index}"
-        kind = SCENARIO_TITLES.get(scenario.scenario, scenario.scenario.replace("_", " ").capitalize())
-        envs.append(
-            ChronosEnv(
-                id=f"{FAMILY}/{stem}{suffix}",
-                title=scenario.title,
-                summary=one_line(f"{kind}, {scenario.branch} branch: {scenario.initial_need}"),
-                domain=scenario.scenario,
-                tier=scenario.tier,
-                source=display if index is None else f"{display} record {index}",
-                scenario=scenario,
+        base_id = f"{FAMILY}/{stem}{suffix}"
+        source = display if index is None else f"{display} record {index}"
+        if "branches" in raw:
+            forked = fork(raw)
+            if isinstance(forked, str):
+                problems.append(LoadProblem(file=display, record=index, message=forked))
+                continue
+            variants: list[tuple[str, dict[str, Any], str | None]] = [
+                (f"{base_id}/{name}", one, base_id) for name, one in forked]
+        else:
+            variants = [(base_id, raw, None)]
+        for env_id, one, sample_id in variants:
+            try:
+                scenario = ChronosScenario.model_validate(one)
+            except ValidationError as exc:
+                problems.extend(problems_from_validation(display, index, exc))
+                continue
+            kind = SCENARIO_TITLES.get(scenario.scenario, scenario.scenario.replace("_", " ").capitalize())
+            envs.append(
+                ChronosEnv(
+                    id=env_id,
+                    title=scenario.title,
+                    summary=one_line(f"{kind}, {scenario.branch} branch: {scenario.initial_need}"),
+                    domain=scenario.scenario,
+                    tier=scenario.tier,
+                    source=source,
+                    scenario=scenario,
+                    sample_id=sample_id,
+                )
             )
-        )
     return envs, problems
 
 

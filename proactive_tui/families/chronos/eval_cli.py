@@ -38,11 +38,12 @@ class SessionRow(BaseModel):
     status_correct: list[bool]
     termination: str
     prompt_variant: str
+    sample_id: str | None = None
 
     def sample(self) -> SessionSample | None:
         if self.branch not in ("positive", "negative") or self.tier not in TIERS:
             return None
-        return SessionSample(branch=self.branch, tier=self.tier, success=self.success,  # type: ignore[arg-type]
+        return SessionSample(branch=self.branch, tier=self.tier, success=self.success, sample_id=self.sample_id,  # type: ignore[arg-type]
                              action_correct=self.action_correct, status_correct=self.status_correct)
 
 
@@ -58,6 +59,7 @@ def row_of(record: Any) -> SessionRow:
         action_correct=[t.action_correct for t in turns], status_correct=[t.status_correct for t in turns],
         termination=record.termination.reason if record.termination else "error",
         prompt_variant=str((record.settings or {}).get("prompt_variant") or "standard"),
+        sample_id=(record.environment or {}).get("sample_id"),
     )
 
 
@@ -137,6 +139,9 @@ def print_tables(console: Any, result: dict[str, ChronosMetrics]) -> None:
         table.add_row(rate(m.positive_success, m.positive_sessions), rate(m.negative_success, m.negative_sessions),
                       overall(m), pct(m.action_accuracy), pct(m.status_accuracy))
         console.print(table)
+        if m.paired_samples:
+            console.print(Text(f"  branching samples with both branches run: {m.paired_samples}; "
+                               f"both branches right: {rate(m.paired_success, m.paired_samples)}"))
     console.print(Text("overall = the mean of the positive- and negative-branch rates (each branch weighs the same); "
                        "accuracies pool every agent turn of the tier", style="dim"))
 

@@ -4,6 +4,8 @@
 - Overall success: the mean of the positive- and negative-branch rates (each branch weighs the
   same, whatever its count), as the paper reports it. With one branch missing there is no overall:
   one rate is not the paper's number, so `overall_success` is None and `missing_branch` names it.
+- Paired samples: a branching scenario's two branches share a `sample_id`; `paired_success` is
+  the share of samples with both branches scored where both succeeded.
 - Per tier (`by_tier`): the same figures for the simple and the complex tier apart, as the paper
   reports each tier in its own table.
 - Action accuracy / status accuracy: the share of agent turns, pooled over all sessions, whose
@@ -32,14 +34,16 @@ class SessionSample(BaseModel):
     branch: Literal["positive", "negative"]
     success: bool | None
     tier: Literal["simple", "complex"] | None = None
+    sample_id: str | None = None
+    """The branching sample this session is one branch of (None for a one-branch scenario)."""
     action_correct: list[bool] = Field(default_factory=list)
     status_correct: list[bool] = Field(default_factory=list)
 
     @classmethod
     def from_turns(cls, branch: str, success: bool | None, turns: Iterable[TurnMark],
-                   tier: str | None = None) -> "SessionSample":
+                   tier: str | None = None, sample_id: str | None = None) -> "SessionSample":
         turns = list(turns)
-        return cls(branch=branch, success=success, tier=tier, action_correct=[t.action_correct for t in turns],  # type: ignore[arg-type]
+        return cls(branch=branch, success=success, tier=tier, sample_id=sample_id, action_correct=[t.action_correct for t in turns],  # type: ignore[arg-type]
                    status_correct=[t.status_correct for t in turns])
 
 
@@ -53,6 +57,10 @@ class ChronosMetrics(BaseModel):
     missing_branch: Literal["positive", "negative"] | None = None
     """A branch with no scored session (then there is no overall success); None when both ran
     (or neither did)."""
+    paired_samples: int = 0
+    """Branching samples with both branches scored (the latest session of each branch)."""
+    paired_success: float | None = None
+    """Share of those samples where both branches succeeded: the agent told the two futures apart."""
     turns: int = 0
     action_accuracy: float | None = None
     status_accuracy: float | None = None
@@ -77,13 +85,18 @@ def chronos_metrics(samples: Iterable[SessionSample]) -> ChronosMetrics:
         missing = "negative"
     elif neg and not pos:
         missing = "positive"
+    pairs: dict[str, dict[str, bool]] = {}
+    for s in scored:
+        if s.sample_id:
+            pairs.setdefault(s.sample_id, {})[s.branch] = bool(s.success)
+    both = [all(p.values()) for p in pairs.values() if len(p) == 2]
     actions = [flag for s in scored for flag in s.action_correct]
     statuses = [flag for s in scored for flag in s.status_correct]
     return ChronosMetrics(
         sessions=len(scored), positive_sessions=len(pos), negative_sessions=len(neg),
         positive_success=_share(pos), negative_success=_share(neg),
         overall_success=(_share(pos) + _share(neg)) / 2 if pos and neg else None,  # type: ignore[operator]
-        missing_branch=missing,
+        missing_branch=missing, paired_samples=len(both), paired_success=_share(both),
         turns=len(actions), action_accuracy=_share(actions), status_accuracy=_share(statuses),
     )
 
@@ -106,5 +119,6 @@ def samples_from_records(records: Iterable[Any]) -> list[SessionSample]:
         if section is None or section.outcome is None:
             continue
         out.append(SessionSample.from_turns(section.outcome.branch, section.outcome.success, section.turns,
-                                            tier=section.outcome.tier))
+                                            tier=section.outcome.tier,
+                                            sample_id=(rec.environment or {}).get("sample_id")))
     return out
