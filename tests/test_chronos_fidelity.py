@@ -271,6 +271,8 @@ async def test_a_branching_sample_loads_as_two_paired_environments(tmp_path) -> 
         session = ChronosSession(loaded.get(env_id), ChronosSeats(agent=OracleAgent(), user=ScriptedPersona()))
         records.append((await play(session))[1])
     assert all(r.section.outcome.success for r in records)
+    assert [sample(r)["sample_id"] for r in records] == ["chronos/fork", "chronos/fork", None,
+                                                         "chronos/shift-fork", "chronos/shift-fork"]
     tiers = by_tier(samples_from_records(records))
     assert (tiers["simple"].paired_samples, tiers["simple"].paired_success) == (1, 1.0)
     assert (tiers["complex"].paired_samples, tiers["complex"].overall_success) == (1, 1.0)

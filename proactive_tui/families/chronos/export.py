@@ -3,7 +3,7 @@
 One JSON object per session, one per line (JSON Lines), in the chat-messages shape that
 fine-tuning tools read, plus what makes a sample checkable:
 
-    {"id": "<session id>", "env_id": "chronos/<file>",
+    {"id": "<session id>", "env_id": "chronos/<file>", "sample_id": "<the branching sample, or null>",
      "messages": [
        {"role": "system", "content": "<the agent's system prompt>"},
        {"role": "user", "content": "I'm after a cheap used hatchback ..."},
@@ -83,6 +83,7 @@ def sample(record: Any) -> dict[str, Any]:
     return {
         "id": record.id,
         "env_id": record.env_id,
+        "sample_id": (record.environment or {}).get("sample_id"),
         "messages": dialogue_messages(record),
         "scenario": (record.environment or {}).get("scenario"),
         "turns": turn_rows(record),
