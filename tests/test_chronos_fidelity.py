@@ -298,3 +298,29 @@ def test_paired_success_needs_both_branches_right() -> None:
     m = chronos_metrics([s("positive", True, "a"), s("negative", False, "a"), s("positive", True, "b"),
                          s("negative", True, "b"), s("positive", True, "c"), s("negative", True, None)])
     assert (m.paired_samples, m.paired_success) == (2, 0.5)
+
+
+# -- 5 (part). who read the user's decisive message ------------------------------------------------
+
+async def test_the_reading_of_the_users_confirmation_names_its_reader() -> None:
+    from proactive_tui.families.chronos.report import READ_BY
+
+    _, record = await play(make_session("car-purchase-shift-positive"))
+    read = [(t.turn, t.user_read_as, t.user_read_by) for t in record.section.turns if t.user_read_by]
+    # the shift is taken from the brief; the thanks after the last offer is read by the keyword check
+    assert [r[1:] for r in read] == [("shift", "brief"), ("confirm", "keywords")]
+    assert record.section.turns[-1].user_read_as == "confirm"
+    texts = [getattr(b, "text", "") for b in turn_blocks(record)]
+    assert any(f"read as confirm ({READ_BY['keywords']})" in t for t in texts)
+
+
+async def test_a_persons_command_is_named_as_the_reader() -> None:
+    from test_chronos_engine import drive
+
+    from proactive_tui.core.participants import HumanParticipant
+
+    session = make_session("car-purchase-shift-positive", user=HumanParticipant())
+    _, record, _ = await drive(session, {"user": ["My budget is £8,000.", "Under 70k miles.", "/shift", "/confirm"]})
+    assert record.section.outcome.success is True
+    read = [(t.user_read_as, t.user_read_by) for t in record.section.turns if t.user_read_by]
+    assert read == [("shift", "command"), ("confirm", "command")]

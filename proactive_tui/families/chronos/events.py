@@ -100,6 +100,13 @@ class TurnOutcome(BaseModel):
     delivered: bool = False
     """The response_text reached the user."""
     model: str = ""
+    user_read_as: str | None = None
+    """How the user's message this turn answers was read (confirm, refuse, shift), when it was
+    read at all (only replies to an offer, and the shift point, are)."""
+    user_read_by: Literal["command", "keywords", "brief"] | None = None
+    """What produced that reading: the person's command (/confirm, /refuse, /shift), the keyword
+    check on the reply's words (`oracle.classify_reply`; model and scripted users), or the brief
+    (a model user told to shift is taken to have shifted). No judge model reads replies yet."""
     task_reset: bool | None = None
     """On COMPLETE_TASK: whether the reply nulled `intention` and `constraints`, as the paper's
     action rules ask (None on other actions). A reply that did not is a status error on that turn:

@@ -151,6 +151,8 @@ class ChronosSession(SessionBase):
         """Agent turns that count against the turn limit (those answering the user or the monitor)."""
         self._tool_calls = 0
         """INFO_RETRIEVALs in a row since the last user message or monitor scan."""
+        self._reading: tuple[str, str] | None = None
+        """How the user's latest message was read and by what, for the turn that answers it."""
         self._wake = asyncio.Event()
         self._fast_forwarded = False
         for seat in SEATS:
@@ -322,6 +324,10 @@ class ChronosSession(SessionBase):
             if command.kind == "dormant":
                 return "dormant"
             text, signal = self._human_text(command, b)
+            if command.kind in ("shift", "confirm", "refuse"):
+                self._reading = (signal, "command")
+            elif b.offer_meets_needs is not None:
+                self._reading = (signal, "keywords")
             self.emit(MessageStarted(message_id=message_id, role="user", turn=turn, model=participant.info.label))
             self._message("user", turn, text, participant.info.label, started, message_id, context=context)
         else:
@@ -338,8 +344,10 @@ class ChronosSession(SessionBase):
             self._message("user", turn, text, reply.model, started, message_id, usage=reply.usage, context=context)
             if b.situation == "shift":
                 signal = "shift"
+                self._reading = (signal, "brief")
             elif b.situation in ("offer_meets", "offer_fails"):
                 signal = classify_reply(text)
+                self._reading = (signal, "keywords")
             else:
                 signal = "reply"
         self._user_said(turn, text, signal, [c.key for c in b.reveal])
@@ -418,6 +426,7 @@ class ChronosSession(SessionBase):
         last_chance = st.verdict == "refused" or self._failure is not None
         self.pending = expectation = expect(st)
         input_kind, monitoring, clock, index = st.input_kind, st.monitoring, st.clock, st.global_index
+        reading, self._reading = (self._reading, None) if input_kind == "user" else (None, self._reading)
         reply, raw_reply, raw = await self._agent_reply(turn)
         action = reply.proactive_action if reply else None
         crit = critical(st, action) if action else "format_failure"
@@ -434,6 +443,7 @@ class ChronosSession(SessionBase):
             status_correct=reply is not None and reply.task_description.status == status_want and task_reset is not False,
             critical=crit, delivered=bool(delivered and reply and reply.response_text.strip()),
             model=raw_reply.model if raw_reply else self.seats.agent.info.label, task_reset=task_reset,
+            user_read_as=reading[0] if reading else None, user_read_by=reading[1] if reading else None,  # type: ignore[arg-type]
         )
         self.turns.append(outcome)
         self.emit(AgentTurnJudged(outcome=outcome))

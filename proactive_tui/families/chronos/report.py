@@ -63,6 +63,9 @@ def turn_blocks(record: Any) -> list[Any]:
             text=(f"oracle expected {'|'.join(outcome.acceptable_actions)} / {outcome.expected_status} "
                   f"(action {_mark(outcome.action_correct)}, status {_mark(outcome.status_correct)}) — {outcome.why}"),
             style="dim" if ok else "warn", indent=2))
+        if outcome.user_read_by:
+            blocks.append(Line(text=f"user's message read as {outcome.user_read_as} ({READ_BY[outcome.user_read_by]})",
+                               style="dim", indent=2))
         if outcome.task_reset is False:
             blocks.append(Line(text=TASK_NOT_RESET, style="warn", indent=2))
         if outcome.critical:
@@ -72,6 +75,9 @@ def turn_blocks(record: Any) -> list[Any]:
     return blocks
 
 
+READ_BY = {"command": "by the person's command", "keywords": "by the keyword check, no judge model",
+           "brief": "from the user's brief"}
+"""Who produced the reading of a user's message that decides the task (shown next to the turn)."""
 TASK_NOT_RESET = "✗ COMPLETE_TASK kept intention/constraints (they should be null): a status error"
 
 
