@@ -300,3 +300,20 @@ def test_tables_mean_only_scored_sessions(scored: bool) -> None:
     assert low.sessions == 2 and low.guidance == (6.0 if scored else 4.0) and low.guidance_n == (2 if scored else 1)
     assert low.plan is None
     assert result["overall"][-1].sessions == 3
+
+
+# -- --seed reaches every model call ------------------------------------------------------------
+
+
+def test_seed_reaches_every_model_call(tmp_path: Path) -> None:
+    with FakeOpenAIServer(responder=responder) as server:
+        proc = cli("run", ENV_ID, "--seed", "7", "--max-turns", "1", "--out", str(tmp_path / "a.json"), server=server)
+        seeded = [r.body for r in server.requests]
+    assert proc.returncode == 0, proc.stderr
+    assert seeded and all(body.get("seed") == 7 for body in seeded), [b.get("seed") for b in seeded]
+    assert json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))["settings"]["seed"] == 7
+    with FakeOpenAIServer(responder=responder) as server:
+        proc = cli("run", ENV_ID, "--max-turns", "1", "--out", str(tmp_path / "b.json"), server=server)
+        unseeded = [r.body for r in server.requests]
+    assert proc.returncode == 0, proc.stderr
+    assert unseeded and not any("seed" in body for body in unseeded)

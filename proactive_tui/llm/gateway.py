@@ -182,6 +182,8 @@ class Gateway:
             kwargs["max_tokens"] = max_tokens
         if settings.api_base:
             kwargs["api_base"] = settings.api_base
+        if settings.seed is not None:
+            kwargs["seed"] = settings.seed
         if provider not in keys.KEYLESS_PROVIDERS:
             key = keys.get_key(provider)
             if key:

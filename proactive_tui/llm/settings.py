@@ -30,6 +30,9 @@ class ModelSettings(BaseModel):
     max_retries: int = Field(default=4, ge=0, le=10)
     structured: Literal["auto", "json_schema", "prompt"] = "auto"
     """How structured output is asked for: `auto` uses the provider's JSON-schema mode where known."""
+    seed: int | None = None
+    """Sent as the request's `seed` (OpenAI-compatible servers and the embedded model honour it;
+    litellm drops it for providers that take none)."""
 
     @property
     def is_local(self) -> bool:

@@ -71,6 +71,12 @@ class ProactiveEvalFamily(Family):
     def build_session(self, spec, env, seats, session_id=None, resume_from=None):
         from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSeats, ProactiveEvalSession
 
+        seed = spec.settings.get("seed")
+        if seed is not None:  # the setting reaches every model call (a seat's own seed wins)
+            for participant in seats.values():
+                settings = getattr(participant, "settings", None)
+                if settings is not None and getattr(settings, "seed", 0) is None:
+                    participant.settings = settings.model_copy(update={"seed": int(seed)})
         return ProactiveEvalSession(env, ProactiveEvalSeats(**{s: seats[s] for s in self.seats}),
                                     ProactiveEvalSettings(**spec.settings), session_id=session_id,
                                     models=spec.models_summary(), resume_from=resume_from)
