@@ -110,19 +110,11 @@ def add_eval_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def select(environments: list[Any], wanted: list[str]) -> tuple[list[Any], list[str]]:
-    """The Chronos environments matching any id or id prefix (all for none), in id order; and the
-    selectors that matched nothing."""
-    own = [e for e in environments if e.family == "chronos"]
-    if not wanted:
-        return sorted(own, key=lambda e: e.id), []
-    chosen, unmatched = {}, []
-    for text in wanted:
-        hits = [e for e in own if e.id == text or e.id.startswith(text.rstrip("/") + "/")
-                or e.id.startswith(text)]
-        if not hits:
-            unmatched.append(text)
-        chosen.update({e.id: e for e in hits})
-    return [chosen[k] for k in sorted(chosen)], unmatched
+    """The Chronos scenarios matching any id or id prefix, a prefix may end mid-part
+    (`chronos/car`); see `cli.batch.select_environments`."""
+    from proactive_tui.cli.batch import select_environments
+
+    return select_environments(environments, "chronos", wanted, bare_prefix=True)
 
 
 def print_tables(console: Any, result: dict[str, ChronosMetrics]) -> None:
@@ -263,57 +255,13 @@ def stored_rows(wanted: list[str], latest: bool, err: Any) -> list[SessionRow] |
 
 async def run_sessions(specs: list[tuple[Any, Any]], concurrency: int, store: bool, err: Any,
                        build: Callable[[Any, Any, Any], Any] | None = None) -> list[SessionRow]:
-    """Run every (environment, spec), `concurrency` at a time, each recorded in the session store
-    (unless `store` is off; a store that cannot be opened costs a warning, never the run). `build`
-    replaces the factory (the reference seats)."""
-    import asyncio
-    import contextlib
+    """Run and store every (environment, spec) as `cli.batch.run_batch` does; `build` replaces the
+    factory (the reference seats)."""
+    from proactive_tui.cli.batch import run_batch
 
-    from rich.text import Text
+    def describe(row: SessionRow) -> str:
+        verdict = "n/a" if row.success is None else ("success" if row.success else "failure")
+        return (f"  {row.env_id} [{row.branch}, {row.tier}]: {verdict} ({row.reason}) · "
+                f"{row.turns} turns (session {row.session_id})")
 
-    from proactive_tui.core.run_record import RunRecordBuilder
-    from proactive_tui.core.spec import build_session
-    from proactive_tui.llm.gateway import Gateway
-
-    def warn(message: str) -> None:
-        err.print(Text(f"warning: {message}", style="yellow"))
-
-    db = None
-    if store:
-        from proactive_tui.store import StoreError, open_store
-
-        try:
-            db = open_store()
-        except StoreError as exc:
-            warn(f"{exc}; these sessions will not be saved")
-    gateway = Gateway()
-    gate = asyncio.Semaphore(concurrency)
-    rows: list[SessionRow | None] = [None] * len(specs)
-
-    async def one(i: int, env: Any, spec: Any) -> None:
-        async with gate:
-            session = (build or build_session)(spec, env, gateway)
-            builder = RunRecordBuilder()
-            if db is not None:
-                from proactive_tui.store import record_events
-
-                stream = record_events(db, spec, session, on_error=warn)
-            else:
-                stream = session.events()
-            async with contextlib.aclosing(stream) as events:
-                async for event in events:
-                    builder.apply(event)
-            record = builder.record
-            assert record is not None
-            row = row_of(record)
-            rows[i] = row
-            verdict = "n/a" if row.success is None else ("success" if row.success else "failure")
-            err.print(Text(f"  {row.env_id} [{row.branch}, {row.tier}]: {verdict} ({row.reason}) · "
-                           f"{row.turns} turns (session {row.session_id})", style="dim"))
-
-    try:
-        await asyncio.gather(*(one(i, env, spec) for i, (env, spec) in enumerate(specs)))
-    finally:
-        if db is not None:
-            db.close()
-    return [r for r in rows if r is not None]
+    return await run_batch(specs, concurrency, store, err, row_of, describe, build=build)

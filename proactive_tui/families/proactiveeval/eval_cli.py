@@ -110,18 +110,11 @@ def add_eval_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def select(environments: list[Any], wanted: list[str]) -> tuple[list[Any], list[str]]:
-    """The ProactiveEval environments matching any id or id prefix (all of them for none), in id
-    order; and the selectors that matched nothing."""
-    own = [e for e in environments if e.family == "proactiveeval"]
-    if not wanted:
-        return sorted(own, key=lambda e: e.id), []
-    chosen, unmatched = {}, []
-    for text in wanted:
-        hits = [e for e in own if e.id == text or e.id.startswith(text.rstrip("/") + "/")]
-        if not hits:
-            unmatched.append(text)
-        chosen.update({e.id: e for e in hits})
-    return [chosen[k] for k in sorted(chosen)], unmatched
+    """The ProactiveEval environments matching any id or id prefix (whole id parts); see
+    `cli.batch.select_environments`."""
+    from proactive_tui.cli.batch import select_environments
+
+    return select_environments(environments, "proactiveeval", wanted)
 
 
 def _show(value: float | None, n: int, total: int) -> str:
@@ -211,57 +204,13 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 async def run_sessions(specs: list[tuple[Any, Any]], concurrency: int, store: bool, err: Any) -> list[SessionRow]:
-    """Run every (environment, spec), `concurrency` at a time, each recorded in the session store
-    (unless `store` is off; a store that cannot be opened costs a warning, never the run)."""
-    import asyncio
-    import contextlib
+    """Run and store every (environment, spec) as `cli.batch.run_batch` does."""
+    from proactive_tui.cli.batch import run_batch
 
-    from rich.text import Text
+    def describe(row: SessionRow) -> str:
+        shown = "-" if row.guidance is None else f"{row.guidance}/10"
+        plan = "-" if row.plan is None else f"{row.plan}/10"
+        return (f"  {row.env_id} [{row.agreeableness}]: guidance {shown} · plan {plan} · "
+                f"{row.termination} (session {row.session_id})")
 
-    from proactive_tui.core.run_record import RunRecordBuilder
-    from proactive_tui.core.spec import build_session
-    from proactive_tui.llm.gateway import Gateway
-
-    def warn(message: str) -> None:
-        err.print(Text(f"warning: {message}", style="yellow"))
-
-    db = None
-    if store:
-        from proactive_tui.store import StoreError, open_store
-
-        try:
-            db = open_store()
-        except StoreError as exc:
-            warn(f"{exc}; these sessions will not be saved")
-    gateway = Gateway()
-    gate = asyncio.Semaphore(concurrency)
-    rows: list[SessionRow | None] = [None] * len(specs)
-
-    async def one(i: int, env: Any, spec: Any) -> None:
-        async with gate:
-            session = build_session(spec, env, gateway)
-            builder = RunRecordBuilder()
-            if db is not None:
-                from proactive_tui.store import record_events
-
-                stream = record_events(db, spec, session, on_error=warn)
-            else:
-                stream = session.events()
-            async with contextlib.aclosing(stream) as events:
-                async for event in events:
-                    builder.apply(event)
-            record = builder.record
-            assert record is not None
-            row = row_of(record)
-            rows[i] = row
-            shown = "-" if row.guidance is None else f"{row.guidance}/10"
-            plan = "-" if row.plan is None else f"{row.plan}/10"
-            err.print(Text(f"  {row.env_id} [{row.agreeableness}]: guidance {shown} · plan {plan} · "
-                           f"{row.termination} (session {row.session_id})", style="dim"))
-
-    try:
-        await asyncio.gather(*(one(i, env, spec) for i, (env, spec) in enumerate(specs)))
-    finally:
-        if db is not None:
-            db.close()
-    return [r for r in rows if r is not None]
+    return await run_batch(specs, concurrency, store, err, row_of, describe)
