@@ -17,7 +17,7 @@ from rich.console import Console
 from textual.widgets import Input
 
 from test_proactivebench_engine import agent_proposing_on, judge_accepting
-from ui_helpers import _scroll_state, fake_spec, wait_for
+from ui_helpers import fake_spec, screen_lines, settle_playing, wait_for
 from proactive_tui.export import load_formats
 from proactive_tui.export.registry import export as export_records
 from proactive_tui.llm.errors import ModelError
@@ -131,15 +131,6 @@ def status_text(screen) -> str:
     return screen.status.visual.plain
 
 
-def screen_lines(app) -> list[str]:
-    """The screen as it is drawn now, one string per row (every cell here is one column wide)."""
-    console = Console(width=app.size.width, height=app.size.height, file=io.StringIO(), record=True,
-                      force_terminal=True, color_system="truecolor", legacy_windows=False, safe_box=False)
-    console.print(app.screen._compositor.render_update(full=True))
-    lines = console.export_text(styles=False).split("\n")
-    return [line.ljust(app.size.width) for line in lines[: app.size.height]]
-
-
 def shown_in(app, region) -> str:
     """The words drawn inside `region` of the screen, rows joined, runs of spaces collapsed."""
     rows = screen_lines(app)[region.y: region.y + region.height]
@@ -158,16 +149,7 @@ async def settle_on_prompt(pilot, screen, index: int, max_rounds: int = 3000) ->
     prompt = prompt_of(screen)
     person = screen.seats["user"]
     await wait_for(pilot, lambda: prompt.display and prompt.index == index and person.pending is not None)
-    previous, stable = None, 0
-    for _ in range(max_rounds):
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
-        state = _scroll_state(screen)
-        stable = stable + 1 if state == previous else 0
-        previous = state
-        if stable >= 3:
-            return
-    raise AssertionError("the screen never settled (hang guard)")
+    await settle_playing(pilot, max_rounds=max_rounds)
 
 
 async def test_pick_setup_watch_to_the_end() -> None:
@@ -578,13 +560,7 @@ def session_app(human: bool = False, hold_at: int | None = None, accept_first: b
             await wait_for(pilot, lambda: len(screen.query(EventCard)) == hold_at
                            and screen.query_one(MetricsPanel).confusion.events == hold_at - 1
                            and f"proposing for event {hold_at}" in status_text(screen))
-            previous, stable = None, 0
-            while stable < 3:  # every scroll position and size still: the screen has settled
-                await pilot.wait_for_scheduled_animations()
-                await pilot.pause()
-                state = _scroll_state(screen)
-                stable = stable + 1 if state == previous else 0
-                previous = state
+            await settle_playing(pilot)  # the agent's worker holds: settle on the screen alone
 
     return app, run_before
 

@@ -296,12 +296,9 @@ async def test_palette_starts_a_session_from_the_picker() -> None:
 # --- playing a seat: what the person sees, and that every turn and action reaches the record --
 
 import asyncio  # noqa: E402
-import io  # noqa: E402
-
-from rich.console import Console  # noqa: E402
 
 from engine_helpers import scripted_agent, scripted_judge, scripted_user  # noqa: E402
-from ui_helpers import _scroll_state  # noqa: E402
+from ui_helpers import screen_lines, settle_playing  # noqa: E402
 from proactive_tui.core.participants import HumanParticipant, ScriptedParticipant  # noqa: E402
 from proactive_tui.core.spec import build_session  # noqa: E402
 from proactive_tui.families.proactiveeval import prompts  # noqa: E402
@@ -352,16 +349,6 @@ def play_factory(human: str, check_gate: Gate | None = None, plan_gate: Gate | N
     return factory
 
 
-def screen_lines(app) -> list[str]:
-    """The whole screen as plain text, one string per row: the render `App.export_screenshot`
-    turns into SVG, exported as text instead (so a test reads what a person would see)."""
-    width, height = app.size
-    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system="truecolor",
-                      record=True, legacy_windows=False, safe_box=False)
-    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
-    return console.export_text(styles=False).splitlines()
-
-
 def norm(text: str) -> str:
     return " ".join(text.split())
 
@@ -396,22 +383,6 @@ def status_text(screen) -> str:
     return screen.status.render().plain
 
 
-async def settle_screen(pilot, stable_rounds: int = 3, max_rounds: int = 3000) -> None:
-    """Like `ui_helpers.settle`, for a screen whose session waits for a person (its worker stays
-    busy): animations done, and every scrollable's offsets and sizes unchanged for
-    `stable_rounds` pauses in a row. `max_rounds` is a hang guard, no timing assertion."""
-    previous, stable = None, 0
-    for _ in range(max_rounds):
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
-        state = _scroll_state(pilot.app.screen)
-        stable = stable + 1 if state == previous else 0
-        if stable >= stable_rounds:
-            return
-        previous = state
-    raise AssertionError("the screen never settled")
-
-
 async def read_card(pilot, card: ContextCard) -> str:
     """Everything the card shows, read as a person would: click it, Home, then Down until its
     end, keeping each row as it scrolls into view. Returns the rows in order, as one line."""
@@ -420,7 +391,7 @@ async def read_card(pilot, card: ContextCard) -> str:
     await wait_for(pilot, lambda: card.scroll_y == 0)
     rows: dict[int, str] = {}
     while True:
-        await settle_screen(pilot)
+        await settle_playing(pilot)
         region = card.scrollable_content_region
         lines = screen_lines(pilot.app)
         top = round(card.scroll_y)
@@ -484,7 +455,7 @@ async def test_play_user_sees_the_persona_never_the_reference(size) -> None:
         plan_gate.open()
         box = screen.query_one(ComposeBox)
         await wait_for(pilot, lambda: not box.disabled and screen.query_one(PlanPanel).score is not None)
-        await settle_screen(pilot)
+        await settle_playing(pilot)
         lines = screen_lines(app)
         assert not shown(hidden, lines)
         assert "Reply as the user…" in region_text(lines, screen.query_one(ComposeBox))  # what to type
@@ -519,13 +490,13 @@ async def test_play_user_sees_the_persona_never_the_reference(size) -> None:
 
         # t (after esc leaves the reply box) shows the reference, and says how to hide it again
         await pilot.press("escape", "t")
-        await settle_screen(pilot)
+        await settle_playing(pilot)
         lines = screen_lines(app)
         assert shown(fragments(item.target), lines), "the target shows after t"
         assert shown(fragments(item.sub_target[0]), lines), "the sub-targets show after t"
         assert "t hides the target" in "\n".join(lines)
         await pilot.press("t")
-        await settle_screen(pilot)
+        await settle_playing(pilot)
         assert not shown(hidden, screen_lines(app))
 
         await pilot.press("enter")  # back to the box (it is the person's turn)
@@ -533,7 +504,7 @@ async def test_play_user_sees_the_persona_never_the_reference(size) -> None:
         await type_text(pilot, "Fine, I will walk to the station")
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.ended is not None)
-        await settle_screen(pilot)
+        await settle_playing(pilot)
         assert screen.ended == "max_turns"
         assert_nothing_stale(screen, screen_lines(app))
         record = screen.builder.record
@@ -558,7 +529,7 @@ async def test_play_agent_plans_blind_then_guides_with_its_brief(size) -> None:
         env = item.environment
         box = screen.query_one(ComposeBox)
         await wait_for(pilot, lambda: not box.disabled)
-        await settle_screen(pilot)
+        await settle_playing(pilot)
         hidden = reference_fragments(item)
         lines = screen_lines(app)
         assert not shown(hidden, lines)
@@ -574,13 +545,13 @@ async def test_play_agent_plans_blind_then_guides_with_its_brief(size) -> None:
         await pilot.click(box)
         await type_text(pilot, "Get Kenji walking")
         await pilot.press("enter")
-        await settle_screen(pilot)
+        await settle_playing(pilot)
         assert not box.disabled and box.text == "Get Kenji walking"
         assert screen.builder.record.section.planning.target is None
         await type_text(pilot, "\nask about his steps\nsuggest the station walk")
         await pilot.press("enter")
         await wait_for(pilot, lambda: not box.disabled and screen.query_one(PlanPanel).score is not None)
-        await settle_screen(pilot)
+        await settle_playing(pilot)
         assert "your turn: open the conversation" in status_text(screen)
         lines = screen_lines(app)
         assert "Write your opening message: the user has not said anything yet" in region_text(lines, box)
@@ -603,7 +574,7 @@ async def test_play_agent_plans_blind_then_guides_with_its_brief(size) -> None:
         await type_text(pilot, "Shall we say three days this week?")
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.ended is not None)
-        await settle_screen(pilot)
+        await settle_playing(pilot)
         assert_nothing_stale(screen, screen_lines(app))
         record = screen.builder.record
         assert record.section.planning.target == "Get Kenji walking"
@@ -630,7 +601,7 @@ async def test_play_user_stopping_leaves_nothing_stale(keys, reason) -> None:
         await wait_for(pilot, lambda: not box.disabled)
         await pilot.press(*keys)
         await wait_for(pilot, lambda: screen.ended is not None)
-        await settle_screen(pilot)
+        await settle_playing(pilot)
         assert screen.ended == reason
         lines = screen_lines(app)
         assert_nothing_stale(screen, lines)
@@ -659,7 +630,7 @@ def play_app(seat: str, theme: str | None):
         await wait_for(pilot, lambda: not box.disabled and screen.query_one(PlanPanel).score is not None
                        and screen.status.turn == 1)
         box.cursor_blink = False  # like the stopped clock: a blinking cursor is in either phase when shot
-        await settle_screen(pilot)
+        await settle_playing(pilot)
 
     return app, run_before
 

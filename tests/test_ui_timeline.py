@@ -4,14 +4,12 @@ timeline and task panels and of both play screens."""
 
 from __future__ import annotations
 
-import io
 
 import pytest
-from rich.console import Console
 from textual.widgets import Input, Select
 
 from chronos_helpers import chronos_env, when
-from ui_helpers import _scroll_state, settle, wait_for
+from ui_helpers import screen_lines, settle, settle_playing, wait_for
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.core.participants import HumanParticipant
 from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
@@ -157,15 +155,6 @@ SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24"
 STALE = ("your turn", "waiting for you", "typing…", "is thinking", "sent:")
 
 
-def screen_lines(app) -> list[str]:
-    """The whole screen as plain text, one string per row (what a person would see)."""
-    width, height = app.size
-    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
-                      color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
-    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
-    return console.export_text(styles=False).splitlines()
-
-
 def norm(text: str) -> str:
     return " ".join(text.split())
 
@@ -182,22 +171,6 @@ def region_text(lines: list[str], widget) -> str:
 
 def status_text(screen) -> str:
     return screen.query_one(StatusLine).render().plain
-
-
-async def settle_playing(pilot, stable_rounds: int = 3, max_rounds: int = 3000) -> None:
-    """Like `ui_helpers.settle`, for a screen whose session waits for a person (its worker stays
-    busy): animations done, and every scrollable's offsets and sizes unchanged for
-    `stable_rounds` pauses in a row. `max_rounds` is a hang guard, no timing assertion."""
-    previous, stable = None, 0
-    for _ in range(max_rounds):
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
-        state = _scroll_state(pilot.app.screen)
-        stable = stable + 1 if state == previous else 0
-        if stable >= stable_rounds:
-            return
-        previous = state
-    raise AssertionError("the screen never settled")
 
 
 async def asked(pilot, screen, seat: str) -> list[str]:

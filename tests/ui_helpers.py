@@ -77,14 +77,16 @@ def _busy_workers(screen) -> list:
             if not w.is_finished and (w.node is screen or screen in getattr(w.node, "ancestors", ()))]
 
 
-async def settle(pilot, screen=None, stable_rounds: int = 3, max_rounds: int = 3000) -> None:
+async def settle(pilot, screen=None, stable_rounds: int = 3, max_rounds: int = 3000,
+                 waiting_for_person: bool = False) -> None:
     """Wait until `screen` (default: the active one) has settled, before a snapshot is taken.
 
     Settled: the screen's workers (the session's) have finished, scheduled animations are done,
     and the scroll position, maximum scroll and virtual size of every scrollable widget are
     unchanged across `stable_rounds` consecutive `pilot.pause()` rounds (layout and the
     `call_after_refresh` scrolls land a refresh or two after the content changed; on a loaded
-    machine, later). `max_rounds` only guards against a hang (each round is at least one idle
+    machine, later). `waiting_for_person`: the session waits for a person, so its worker stays
+    busy; settle on the screen alone. `max_rounds` only guards against a hang (each round is at least one idle
     wait, so the bound grows with the machine's slowness); it is no timing assertion.
     """
     screen = screen or pilot.app.screen
@@ -94,7 +96,7 @@ async def settle(pilot, screen=None, stable_rounds: int = 3, max_rounds: int = 3
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
         state = _scroll_state(screen)
-        if not _busy_workers(screen) and state == previous:
+        if (waiting_for_person or not _busy_workers(screen)) and state == previous:
             stable += 1
             if stable >= stable_rounds:
                 return
@@ -102,3 +104,24 @@ async def settle(pilot, screen=None, stable_rounds: int = 3, max_rounds: int = 3
             stable = 0
         previous = state
     raise AssertionError(f"the screen never settled (still busy: {_busy_workers(screen)})")
+
+
+async def settle_playing(pilot, stable_rounds: int = 3, max_rounds: int = 3000) -> None:
+    """`settle` for a screen whose session waits for a person (its worker never finishes)."""
+    await settle(pilot, stable_rounds=stable_rounds, max_rounds=max_rounds, waiting_for_person=True)
+
+
+def screen_lines(app) -> list[str]:
+    """The whole screen as drawn now (modal backgrounds included), one string per row, each as wide
+    as the screen: the render `App.export_screenshot` turns into SVG, exported as plain text, so a
+    test reads what a person would see."""
+    import io
+
+    from rich.console import Console
+
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    lines = console.export_text(styles=False).split("\n")
+    return [line.ljust(width) for line in lines[:height]]
