@@ -22,8 +22,8 @@ def chronos_env(name: str):
 
 
 def make_session(name: str, agent: Any = None, user: Any = None, session_id: str | None = None,
-                 **settings: Any) -> ChronosSession:
-    seats = ChronosSeats(agent=agent or OracleAgent(), user=user or ScriptedPersona())
+                 judge: Any = None, **settings: Any) -> ChronosSession:
+    seats = ChronosSeats(agent=agent or OracleAgent(), user=user or ScriptedPersona(), judge=judge)
     return ChronosSession(chronos_env(name), seats, ChronosSettings(**settings), session_id=session_id)
 
 
@@ -66,9 +66,17 @@ def scripted_agent_responder(body: dict) -> str:
 
     It reads only what a model would: the messages. Trigger -> KEEP_SILENT, tool observation ->
     NO_ACTION, then by the number of user messages: INFO_RETRIEVAL, NO_ACTION, SET_REMINDER.
-    The user seat (no response_format) answers a fixed line.
+    The user seat (no response_format) answers a fixed line; the judge seat (schema ReplyReading)
+    reads the reply it is shown with the keyword check, reasoning first.
     """
-    if (body.get("response_format") or {}).get("json_schema", {}).get("name") != "AgentReply":
+    schema = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+    if schema == "ReplyReading":
+        from proactive_tui.families.chronos.oracle import classify_reply
+
+        reply = body["messages"][-1]["content"].rpartition("The person replied:\n")[2]
+        reading = {"reply": "other"}.get(classify_reply(reply), classify_reply(reply))
+        return json.dumps({"reasoning": "fake judge: read by its words", "reading": reading})
+    if schema != "AgentReply":
         return "My budget is about 12,000 and I'd like under 90,000 km."
     last = body["messages"][-1]["content"]
     if 'source="internal_trigger"' in last:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from chronos_helpers import make_session, play
+from chronos_helpers import chronos_env, make_session, play
 from proactive_tui.families.chronos.export import sample
 from proactive_tui.families.chronos.report import TASK_NOT_RESET, turn_blocks
 from proactive_tui.families.chronos.testing import OracleAgent
@@ -203,8 +203,8 @@ def test_eval_chronos_through_the_fake_server(tmp_path) -> None:
     with FakeOpenAIServer(responder=scripted_agent_responder) as server:
         proc = subprocess.run(
             [sys.executable, "-m", "proactive_tui", "eval", "chronos", "chronos/car-purchase-negative",
-             "--agent", "openai/agent-m", "--user", "openai/user-m", "--api-base", server.base_url,
-             "--prompt-variant", "guided", "--out", str(tmp_path / "e.json")],
+             "--agent", "openai/agent-m", "--user", "openai/user-m", "--judge", "openai/judge-m",
+             "--api-base", server.base_url, "--prompt-variant", "guided", "--out", str(tmp_path / "e.json")],
             cwd=ROOT, env={**os.environ, "COLUMNS": "160"}, capture_output=True, text=True, timeout=300)
         systems = _agent_systems(server)
     assert proc.returncode == 0, proc.stderr
@@ -214,7 +214,7 @@ def test_eval_chronos_through_the_fake_server(tmp_path) -> None:
     row = _table_row(proc.stdout, "simple")
     assert "100.00% (1/1)" in row and "n/a (no positive session)" in row
     data = json.loads((tmp_path / "e.json").read_text())
-    assert data["models"] == {"agent": "openai/agent-m", "user": "openai/user-m"}
+    assert data["models"] == {"agent": "openai/agent-m", "user": "openai/user-m", "judge": "openai/judge-m"}
     assert data["sessions"][0]["prompt_variant"] == "guided"
 
 
@@ -305,13 +305,14 @@ def test_paired_success_needs_both_branches_right() -> None:
 async def test_the_reading_of_the_users_confirmation_names_its_reader() -> None:
     from proactive_tui.families.chronos.report import READ_BY
 
-    _, record = await play(make_session("car-purchase-shift-positive"))
+    _, record = await play(make_session("car-purchase-shift-positive"))  # no judge seat
     read = [(t.turn, t.user_read_as, t.user_read_by) for t in record.section.turns if t.user_read_by]
     # the shift is taken from the brief; the thanks after the last offer is read by the keyword check
     assert [r[1:] for r in read] == [("shift", "brief"), ("confirm", "keywords")]
+    assert record.section.turns[-1].user_read_note == "no judge seat"
     assert record.section.turns[-1].user_read_as == "confirm"
     texts = [getattr(b, "text", "") for b in turn_blocks(record)]
-    assert any(f"read as confirm ({READ_BY['keywords']})" in t for t in texts)
+    assert any(f"read as confirm ({READ_BY['keywords']}; no judge seat)" in t for t in texts)
 
 
 async def test_a_persons_command_is_named_as_the_reader() -> None:
@@ -324,3 +325,130 @@ async def test_a_persons_command_is_named_as_the_reader() -> None:
     assert record.section.outcome.success is True
     read = [(t.user_read_as, t.user_read_by) for t in record.section.turns if t.user_read_by]
     assert read == [("shift", "command"), ("confirm", "command")]
+
+
+# -- 5. the judge seat reads the user's reply to an offer ---------------------------------------------
+
+def _judge(reading: str | Exception, label: str = "judge-m"):
+    """A judge seat answering `reading` (or raising it), recording what it was sent."""
+    from proactive_tui.core.participants import ScriptedParticipant
+    from proactive_tui.families.chronos.protocol import ReplyReading
+
+    def answer(request, schema):
+        if isinstance(reading, Exception):
+            raise reading
+        return ReplyReading(reasoning=f"the person's words read as {reading}", reading=reading)
+
+    return ScriptedParticipant([], structured=answer, label=label)
+
+
+async def test_the_judge_seat_reads_the_confirmation_and_is_named() -> None:
+    from proactive_tui.families.chronos import prompts
+    from proactive_tui.families.chronos.report import READ_BY
+
+    judge = _judge("confirm")
+    events, record = await play(make_session("car-purchase-positive", judge=judge))
+    assert record.section.outcome.success is True
+    last = record.section.turns[-1]
+    assert (last.user_read_as, last.user_read_by, last.user_read_model) == ("confirm", "judge", "judge-m")
+    assert last.user_read_note == "the person's words read as confirm"
+    # the judge read the offer and the reply, nothing else (not the user's brief)
+    [request] = judge.calls
+    assert request.seat == "judge" and request.system == prompts.CONFIRMATION_JUDGE_SYSTEM
+    [message] = request.messages
+    offer = next(t.reply.response_text for t in reversed(record.section.turns) if t.action == "FOLLOW_UP")
+    assert offer in message["content"] and prompts.SCRIPTED_CONFIRM in message["content"]
+    assert prompts.OFFER_MEETS_INSTRUCTION not in message["content"]
+    texts = [getattr(b, "text", "") for b in turn_blocks(record)]
+    assert any(f"read as confirm ({READ_BY['judge']} judge-m: the person's words" in t for t in texts)
+    assert [e.purpose for e in events if e.type == "usage_recorded"] == [f"turn {last.turn} reply reading"]
+
+
+async def test_the_judges_reading_decides_not_the_keywords() -> None:
+    """The scripted persona thanks for the match (the keyword check reads confirm); a judge that
+    reads it as a refusal fails the task: the judge, not the keywords, decided."""
+    _, record = await play(make_session("car-purchase-positive", judge=_judge("refuse")))
+    o = record.section.outcome
+    assert (o.success, o.reason) == (False, "user_refused")
+    assert (record.section.turns[-1].user_read_as, record.section.turns[-1].user_read_by) == ("refuse", "judge")
+
+
+async def test_a_reading_of_other_is_neither_confirmation_nor_refusal() -> None:
+    _, record = await play(make_session("car-purchase-positive", judge=_judge("other"), max_turns=12))
+    read = [(t.user_read_as, t.user_read_by) for t in record.section.turns if t.user_read_by]
+    assert read and read[0] == ("reply", "judge")
+    assert record.section.outcome.reason != "completed"  # an unread thanks completes nothing
+
+
+async def test_a_failed_judge_falls_back_to_the_keyword_check_and_says_so() -> None:
+    from proactive_tui.llm.errors import ModelError
+
+    events, record = await play(make_session("car-purchase-positive",
+                                             judge=_judge(ModelError("no valid reading after 3 tries", "structured"))))
+    assert record.section.outcome.success is True
+    last = record.section.turns[-1]
+    assert (last.user_read_as, last.user_read_by) == ("confirm", "keywords")
+    assert "the judge failed: no valid reading after 3 tries" in last.user_read_note
+    errors = [e for e in events if e.type == "error" and e.seat == "judge"]
+    assert errors and not errors[0].fatal and "the keyword check reads it" in errors[0].message
+
+
+async def test_the_keyword_reader_setting_makes_no_judge_call() -> None:
+    judge = _judge("refuse")
+    _, record = await play(make_session("car-purchase-positive", judge=judge, confirmation_reader="keywords"))
+    assert judge.calls == [] and record.section.outcome.success is True
+    last = record.section.turns[-1]
+    assert (last.user_read_by, last.user_read_note) == ("keywords", "the keyword check is the chosen reader")
+
+
+async def test_a_persons_plain_reply_to_an_offer_is_read_by_the_judge() -> None:
+    from test_chronos_engine import drive
+
+    from proactive_tui.core.participants import HumanParticipant
+
+    session = make_session("house-hunting-positive", user=HumanParticipant(), judge=_judge("confirm"))
+    _, record, _ = await drive(session, {"user": ["rent up to 900", "from September", "that one is lovely"]})
+    assert record.section.outcome.success is True  # "that one is lovely": no keyword, the judge read it
+    assert record.section.turns[-1].user_read_by == "judge"
+
+
+def test_the_factory_seats_the_judge_and_the_scripted_persona_as_settings_say() -> None:
+    from proactive_tui.core.participants import HumanParticipant, ScriptedParticipant
+    from proactive_tui.core.spec import SessionSpec
+    from proactive_tui.families.chronos.persona import ScriptedPersona
+    from proactive_tui.families.chronos.protocol import build_chronos_session
+
+    env = chronos_env("car-purchase-positive")
+    seats = {"agent": ScriptedParticipant([]), "user": ScriptedParticipant([]), "judge": _judge("confirm")}
+    default = build_chronos_session(SessionSpec(env_id=env.id), env, dict(seats), None)
+    assert default.seats.judge is seats["judge"] and default.seats.user is seats["user"]
+    offline = build_chronos_session(SessionSpec(env_id=env.id, settings={"user_simulator": "scripted",
+                                                                          "confirmation_reader": "keywords"}),
+                                    env, dict(seats), None)
+    assert isinstance(offline.seats.user, ScriptedPersona) and offline.seats.judge is None
+    assert offline.models["user"]["model"] == "scripted-user" and "judge" not in offline.seats.present
+    person = build_chronos_session(SessionSpec(env_id=env.id, settings={"user_simulator": "scripted"}), env,
+                                   {**seats, "user": HumanParticipant()}, None)
+    assert isinstance(person.seats.user, HumanParticipant)  # a person playing the user is never replaced
+
+
+async def test_the_judge_seat_reads_through_the_real_litellm_path() -> None:
+    """The oracle agent and the scripted persona, the judge a model behind the fake server: its
+    request carries the reading schema and the two texts, and its reading completes the task."""
+    from chronos_helpers import scripted_agent_responder
+    from proactive_tui.core.participants import LLMParticipant
+    from proactive_tui.llm.gateway import Gateway
+    from proactive_tui.llm.settings import ModelSettings
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    with FakeOpenAIServer(responder=scripted_agent_responder) as server:
+        judge = LLMParticipant(Gateway(), ModelSettings(model="openai/judge-m", api_base=server.base_url))
+        _, record = await play(make_session("car-purchase-positive", judge=judge))
+        requests = list(server.requests)
+    [request] = requests
+    assert request["response_format"]["json_schema"]["name"] == "ReplyReading"
+    assert "The person replied:" in request["messages"][-1]["content"]
+    last = record.section.turns[-1]
+    assert record.section.outcome.success is True
+    assert (last.user_read_as, last.user_read_by, last.user_read_model) == ("confirm", "judge", "openai/judge-m")
+    assert last.user_read_note == "fake judge: read by its words"

@@ -35,7 +35,8 @@ def test_run_through_the_fake_server_writes_a_record(tmp_path: Path) -> None:
     assert (o.success, o.reason, o.action_accuracy, o.status_accuracy) == (True, "kept_silent", 1.0, 1.0)
     assert record.termination.reason == "timeline_exhausted"
     assert record.models["agent"] == {**record.models["agent"], "model": "openai/agent-m", "temperature": 0.2}
-    assert "judge" not in record.models and set(record.seats) == {"agent", "user"}
+    # the judge seat sits (it reads replies to offers); this negative-branch run never makes one
+    assert set(record.seats) == {"agent", "user", "judge"} and record.settings["confirmation_reader"] == "judge"
     assert all(r.body["temperature"] == 0.2 for r in agent_calls)
     assert record.versions["prompts"].startswith("chronos-")
     assert "[turn 1] agent (openai/agent-m): Let me check." in proc.stdout

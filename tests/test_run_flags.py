@@ -28,7 +28,7 @@ def test_a_flag_of_another_family_is_an_error_that_names_the_family(argv, family
 
 def test_an_unknown_flag_is_named_with_what_the_family_takes(capsys) -> None:
     assert main(["run", "chronos/car-purchase-positive", "--frobnicate"]) == 2
-    assert "--frobnicate does not apply to chronos sessions; chronos takes: --max-turns" in capsys.readouterr().err
+    assert "--frobnicate does not apply to chronos sessions; chronos takes: --confirmation-reader, --max-turns" in capsys.readouterr().err
 
 
 def test_judge_is_refused_where_the_family_has_no_judge_seat(capsys) -> None:

@@ -85,14 +85,23 @@ async def test_pick_setup_watch_to_the_end(monkeypatch: pytest.MonkeyPatch) -> N
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ChronosSetupScreen))
         setup = app.screen
-        assert not setup.query("#model-judge")
+        judge = setup.query_one("#model-judge", Input)  # the judge seat reads replies to offers
+        assert not judge.disabled
+        setup.query_one("#confirmation-reader", Select).value = "keywords"
+        await wait_for(pilot, lambda: judge.disabled)
+        assert "keyword check reads replies" in str(setup.query_one("#key-judge").render())
+        setup.query_one("#confirmation-reader", Select).value = "judge"
+        await wait_for(pilot, lambda: not judge.disabled)
+        setup.query_one("#user-simulator", Select).value = "scripted"
+        await wait_for(pilot, lambda: setup.query_one("#model-user", Input).disabled)
         setup.query_one("#max-turns", Input).value = "12"
         setup.query_one("#prompt-variant", Select).value = "guided"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, ChronosSessionScreen))
         assert started[0].settings == {"max_turns": 12, "monitor_delay_s": 1.0, "max_tool_calls": 2,
-                                       "prompt_variant": "guided"}
-        assert started[0].seats == {"agent": "model", "user": "model"}
+                                       "prompt_variant": "guided", "user_simulator": "scripted",
+                                       "confirmation_reader": "judge"}
+        assert started[0].seats == {"agent": "model", "user": "model", "judge": "model"}
         screen = app.screen
         # the auto monitor waits 1 s per scan; fast-forward keeps the test quick
         for _ in range(400):

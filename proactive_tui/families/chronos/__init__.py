@@ -24,7 +24,8 @@ class ChronosFamily(Family):
     source = SourceRef(paper="Long-term Task-oriented Agent: Proactive Long-term Intent Maintenance in Dynamic Environments (ChronosBench)",
                        arxiv="2601.09382",
                        distinct_from=('"Chronos", a memory system for LLM agents (arXiv 2603.16862)',))
-    seats = ("agent", "user")
+    seats = ("agent", "user", "judge")
+    """The judge seat reads the user's reply to an offer (explicit confirmation or refusal)."""
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     settings_model = ChronosSettings
     section_model = ChronosSection
@@ -33,6 +34,12 @@ class ChronosFamily(Family):
         RunFlag("--max-turns", "max_turns", {"type": int, "metavar": "N", "help": "lower the scenario's turn limit"}),
         RunFlag("--prompt-variant", "prompt_variant", {"choices": ["standard", "guided"],
                                                        "help": "the agent's prompt: basic, or with the paper's extra guidance"}),
+        RunFlag("--user-simulator", "user_simulator", {"choices": ["model", "scripted"],
+                                                       "help": "who plays the user: the user seat's model (default) or the "
+                                                               "scripted persona (offline fallback, no model)"}),
+        RunFlag("--confirmation-reader", "confirmation_reader", {"choices": ["judge", "keywords"],
+                                                                 "help": "what reads the user's reply to an offer: the judge "
+                                                                         "seat's model (default) or the keyword check (offline fallback)"}),
     )
 
     def sample_sources(self) -> list[Path]:

@@ -53,9 +53,9 @@ class ChronosPrinter(EventPrinter):
             f"(action {mark(outcome.action_correct)}, status {mark(outcome.status_correct)}) — {outcome.why}",
             style="dim" if outcome.action_correct and outcome.status_correct else "yellow"))
         if outcome.user_read_by:
-            from proactive_tui.families.chronos.report import READ_BY
+            from proactive_tui.families.chronos.report import read_by
 
-            c.print(Text(f"    user's message read as {outcome.user_read_as} ({READ_BY[outcome.user_read_by]})", style="dim"))
+            c.print(Text(f"    user's message read as {outcome.user_read_as} ({plain(read_by(outcome))})", style="dim"))
         if outcome.task_reset is False:
             c.print(Text("    ✗ COMPLETE_TASK kept intention/constraints (they should be null)", style="yellow"))
         if outcome.critical:

@@ -93,6 +93,7 @@ def add_eval_commands(sub: argparse._SubParsersAction) -> None:
                    help="scenario ids or id prefixes (e.g. chronos/car-purchase); default: every Chronos scenario")
     p.add_argument("--agent", metavar="MODEL", help="litellm model for the agent (default local/smollm2)")
     p.add_argument("--user", metavar="MODEL", help="model for the simulated user")
+    p.add_argument("--judge", metavar="MODEL", help="model for the judge seat (reads the user's reply to an offer)")
     p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every model seat")
     for flag in family.run_flags:
         p.add_argument(flag.flag, dest=flag.dest, **flag.kwargs)
@@ -169,7 +170,7 @@ def run_eval(args: argparse.Namespace) -> int:
         try:
             config = load_config()
             roles = resolve_roles(config.roles, cli={role: {"model": model, "api_base": args.api_base} for role, model in
-                                                     (("agent", args.agent), ("user", args.user))})
+                                                     (("agent", args.agent), ("user", args.user), ("judge", args.judge))})
         except (ConfigError, ValueError) as exc:
             err.print(Text(f"error: {exc}", style="red"))
             return 1

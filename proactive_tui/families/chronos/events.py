@@ -103,10 +103,16 @@ class TurnOutcome(BaseModel):
     user_read_as: str | None = None
     """How the user's message this turn answers was read (confirm, refuse, shift), when it was
     read at all (only replies to an offer, and the shift point, are)."""
-    user_read_by: Literal["command", "keywords", "brief"] | None = None
-    """What produced that reading: the person's command (/confirm, /refuse, /shift), the keyword
-    check on the reply's words (`oracle.classify_reply`; model and scripted users), or the brief
-    (a model user told to shift is taken to have shifted). No judge model reads replies yet."""
+    user_read_by: Literal["command", "judge", "keywords", "brief"] | None = None
+    """What produced that reading: the person's command (/confirm, /refuse, /shift), the judge
+    seat's model (`ChronosSettings.confirmation_reader` "judge", the default), the keyword check on
+    the reply's words (`oracle.classify_reply`: the offline fallback, and what reads a reply the
+    judge gave no usable reading of), or the brief (a model user told to shift is taken to have
+    shifted)."""
+    user_read_model: str | None = None
+    """The judge's model, when the judge read it."""
+    user_read_note: str = ""
+    """The judge's reasoning; or why the keyword check read it instead of the judge."""
     task_reset: bool | None = None
     """On COMPLETE_TASK: whether the reply nulled `intention` and `constraints`, as the paper's
     action rules ask (None on other actions). A reply that did not is a status error on that turn:

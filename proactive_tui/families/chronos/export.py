@@ -71,6 +71,8 @@ def turn_rows(record: Any) -> list[dict[str, Any]]:
             "expected_status": t.expected_status, "action_correct": t.action_correct,
             "status_correct": t.status_correct, "critical": t.critical, "format_failure": t.format_failure,
             "asks": t.asks,
+            **({"user_read": {"as": t.user_read_as, "by": t.user_read_by, "model": t.user_read_model,
+                              "note": t.user_read_note}} if t.user_read_by else {}),
         })
     return rows
 

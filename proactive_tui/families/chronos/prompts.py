@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-PROMPT_VERSION = "chronos-2026.12.03-1"
+PROMPT_VERSION = "chronos-2026.12.04-1"
 
 AGENT_SYSTEM = """\
 You are a task assistant that looks after a person's request over days or weeks, not only during \
@@ -162,6 +162,31 @@ def human_commands(can_shift: bool) -> str:
     shift = "/shift [text] (voice the change of plans), " if can_shift else ""
     return (f"commands: /dormant (don't answer; time passes), {shift}"
             "/confirm [text] (your needs are met), /refuse [text] (turn it down, cancel)")
+
+# -- the judge seat: reading the user's reply to an offer -----------------------------------------
+
+CONFIRMATION_JUDGE_SYSTEM = """\
+You read one message a person wrote to an assistant that has been looking for something on their \
+behalf. The assistant has just brought them an option. Decide what the person's reply does:
+
+- "confirm": the person says plainly that the option meets their needs (for example: "Thank you, \
+that's exactly what I wanted, my needs are met"). Gratitude for the option, or a follow-up question \
+about buying or booking it, counts as confirmation.
+- "refuse": the person turns the option down, says they are disappointed, or asks to cancel the \
+search. Adding a detail to the request, or saying their plans have changed, is NOT a refusal.
+- "other": anything else (a question, a new detail, a change of plans, thanks for keeping watch \
+while nothing has been found yet).
+
+Judge the person's words only, not whether the option really fits. Write your reasoning first, \
+in one or two sentences, then the reading. Answer with one JSON object and nothing else:
+{"reasoning": "...", "reading": "confirm | refuse | other"}"""
+
+
+def confirmation_judge_messages(offer: str, reply: str) -> list[dict[str, str]]:
+    """What the judge seat reads: the assistant's offer and the person's reply, nothing else (not
+    the user's brief: the reading must come from the words, as a person reading them would)."""
+    return [{"role": "user", "content": f"The assistant wrote:\n{offer}\n\nThe person replied:\n{reply}"}]
+
 
 # What the scripted persona says (tests, demos, gold data without a user model).
 SCRIPTED_WAITING = "That's everything. Please let me know when something suitable turns up."

@@ -27,12 +27,17 @@ hint of AwaitingHuman. A person may also type commands:
     /confirm [text]   say the needs are met (explicit confirmation)
     /refuse [text]    turn the offer down / cancel the task
 
-Explicit confirmation: a reply to an offer that fits counts as the user's explicit confirmation
-when it is `/confirm`, or when it reads as thanks/acceptance by a documented keyword check
-(`timeline_oracle.classify_reply`; a refusal cue wins). A reply to an offer is the only place it is
-read: the engine knows when it told the user the needs were met, so "thanks" said earlier (while
-the user is still adding details) never completes anything. A model user at the shift point is
-taken to have voiced the shift (it was told to); a person shifts with /shift.
+Explicit confirmation: a reply to an offer counts as the user's explicit confirmation (or a
+refusal) when it is `/confirm` (`/refuse`), or when the judge seat reads it so: the judge's model
+gets the agent's offer and the user's reply (nothing else) and answers confirm / refuse / other
+(`prompts.CONFIRMATION_JUDGE_SYSTEM`, schema `ReplyReading`). The documented keyword check
+(`oracle.classify_reply`; a refusal cue wins) is the offline fallback
+(`ChronosSettings.confirmation_reader = "keywords"`, or no judge seat) and reads any reply the judge
+gave no usable reading of. A reply to an offer is the only place it is read: the engine knows when
+it told the user the needs were met, so "thanks" said earlier (while the user is still adding
+details) never completes anything. A model user at the shift point is taken to have voiced the
+shift (it was told to); a person shifts with /shift. Every turn records what read the message it
+answers (`TurnOutcome.user_read_by`, with the judge's model and reasoning).
 
 Turn budget: the turn limit counts the agent turns that answer the user or the monitor. A turn
 answering the agent's own INFO_RETRIEVAL continues the same exchange and is not counted; such
@@ -61,7 +66,7 @@ from proactive_tui import __version__
 from proactive_tui.families.chronos import prompts
 from proactive_tui.core.events import (
     AwaitingHuman, ChatMessage, ErrorRaised, MessageDelta, MessageDone, MessageRecord, MessageStarted, PhaseChanged,
-    Retrying, SessionStarted, UsageInfo, now_iso,
+    Retrying, SessionStarted, UsageInfo, UsageRecorded, now_iso,
 )
 from proactive_tui.families.chronos.events import (
     AgentTurnJudged, IntentionShifted, Reminder, RemindersChanged, SessionOutcome, TimelineAdvanced, TimelineFinished,
@@ -79,7 +84,7 @@ from proactive_tui.families.chronos.env import ChronosEnv
 from proactive_tui.llm.errors import ModelError
 from proactive_tui.llm.gateway import STRUCTURED_REASKS
 
-SEATS = ("agent", "user")
+SEATS = ("agent", "user", "judge")
 AGENT_TEMPERATURE = 0.2
 """The paper's temperature for the model under test; used unless the user set one."""
 
@@ -90,9 +95,15 @@ class ChronosSeats(BaseModel):
 
     agent: Any
     user: Any
+    judge: Any = None
+    """Reads the user's reply to an offer; None: the keyword check reads it (no model call)."""
 
-    def get(self, seat: str) -> Participant:
+    def get(self, seat: str) -> Participant | None:
         return getattr(self, seat)
+
+    @property
+    def present(self) -> dict[str, Participant]:
+        return {s: p for s in SEATS if (p := getattr(self, s)) is not None}
 
 
 class _Ended(Exception):
@@ -108,6 +119,22 @@ def _short(exc: Exception) -> str:
         return "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ())) or 'reply'}: {e.get('msg')}"
                          for e in exc.errors(include_url=False)[:3])
     return str(exc)
+
+
+class ReplyReading(BaseModel):
+    """The judge seat's reading of the user's reply to an offer (reasoning first, then the call)."""
+
+    reasoning: str = ""
+    reading: Literal["confirm", "refuse", "other"]
+
+
+class UserReading(BaseModel):
+    """How the user's latest message was read and by what, for the agent turn that answers it."""
+
+    read_as: str
+    by: Literal["command", "judge", "keywords", "brief"]
+    model: str | None = None
+    note: str = ""
 
 
 class UserCommand(BaseModel):
@@ -151,11 +178,11 @@ class ChronosSession(SessionBase):
         """Agent turns that count against the turn limit (those answering the user or the monitor)."""
         self._tool_calls = 0
         """INFO_RETRIEVALs in a row since the last user message or monitor scan."""
-        self._reading: tuple[str, str] | None = None
+        self._reading: UserReading | None = None
         """How the user's latest message was read and by what, for the turn that answers it."""
         self._wake = asyncio.Event()
         self._fast_forwarded = False
-        for seat in SEATS:
+        for seat in self.seats.present:
             attach = getattr(self.seats.get(seat), "attach", None)
             if callable(attach):
                 attach(self)
@@ -325,11 +352,12 @@ class ChronosSession(SessionBase):
                 return "dormant"
             text, signal = self._human_text(command, b)
             if command.kind in ("shift", "confirm", "refuse"):
-                self._reading = (signal, "command")
-            elif b.offer_meets_needs is not None:
-                self._reading = (signal, "keywords")
+                self._reading = UserReading(read_as=signal, by="command")
             self.emit(MessageStarted(message_id=message_id, role="user", turn=turn, model=participant.info.label))
             self._message("user", turn, text, participant.info.label, started, message_id, context=context)
+            if command.kind == "reply" and b.offer_meets_needs is not None:
+                self._reading = await self._read_offer_reply(turn, text)
+                signal = self._reading.read_as  # type: ignore[assignment]
         else:
             started = now_iso()
             self.emit(MessageStarted(message_id=message_id, role="user", turn=turn, model=participant.info.label))
@@ -344,10 +372,10 @@ class ChronosSession(SessionBase):
             self._message("user", turn, text, reply.model, started, message_id, usage=reply.usage, context=context)
             if b.situation == "shift":
                 signal = "shift"
-                self._reading = (signal, "brief")
+                self._reading = UserReading(read_as=signal, by="brief")
             elif b.situation in ("offer_meets", "offer_fails"):
-                signal = classify_reply(text)
-                self._reading = (signal, "keywords")
+                self._reading = await self._read_offer_reply(turn, text)
+                signal = self._reading.read_as  # type: ignore[assignment]
             else:
                 signal = "reply"
         self._user_said(turn, text, signal, [c.key for c in b.reveal])
@@ -370,9 +398,35 @@ class ChronosSession(SessionBase):
             return command.text or prompts.SCRIPTED_CONFIRM, "confirm"
         if command.kind == "refuse":
             return command.text or prompts.SCRIPTED_REFUSE, "refuse"
-        if b.offer_meets_needs is not None:
-            return command.text, classify_reply(command.text)
-        return command.text, "reply"
+        return command.text, "reply"  # a reply to an offer is read next (`_read_offer_reply`)
+
+    def _last_offer(self) -> str:
+        """The agent's message the user is answering (what the judge reads the reply against)."""
+        return next((text for who, text in reversed(self.user_view) if who == "agent"), "")
+
+    async def _read_offer_reply(self, turn: int, text: str) -> UserReading:
+        """Read the user's reply to an offer: the judge seat when there is one, else (or when the
+        judge gives no usable reading) the keyword check, saying why."""
+        judge: Participant | None = self.seats.judge
+        if judge is None or self.settings.confirmation_reader == "keywords":
+            why = "the keyword check is the chosen reader" if judge is not None or self.settings.confirmation_reader == "keywords" \
+                else "no judge seat"
+            return UserReading(read_as=classify_reply(text), by="keywords", note=why)
+        request = ReplyRequest(seat="judge", system=prompts.CONFIRMATION_JUDGE_SYSTEM,
+                               messages=prompts.confirmation_judge_messages(self._last_offer(), text), turn=turn,
+                               on_retry=self._retry_cb("judge"))
+        if judge.info.kind == "human":
+            request.hint = "read the user's reply: confirm, refuse or other"
+            self.emit(AwaitingHuman(seat="judge", turn=turn, hint=request.hint))
+        try:
+            value, reply = await judge.reply_structured(request, ReplyReading, _parse_reading)
+        except ModelError as exc:
+            self.emit(ErrorRaised(seat="judge", message=f"turn {turn}: no usable reading of the user's reply "
+                                                          f"({exc.message}); the keyword check reads it"))
+            return UserReading(read_as=classify_reply(text), by="keywords", note=f"the judge failed: {exc.message}")
+        self.emit(UsageRecorded(seat="judge", model=reply.model, purpose=f"turn {turn} reply reading", usage=reply.usage))
+        read_as = "reply" if value.reading == "other" else value.reading
+        return UserReading(read_as=read_as, by="judge", model=reply.model, note=value.reasoning.strip())
 
     def _user_said(self, turn: int, text: str, signal: Signal, revealed: list[str]) -> None:
         st = self.state
@@ -443,7 +497,8 @@ class ChronosSession(SessionBase):
             status_correct=reply is not None and reply.task_description.status == status_want and task_reset is not False,
             critical=crit, delivered=bool(delivered and reply and reply.response_text.strip()),
             model=raw_reply.model if raw_reply else self.seats.agent.info.label, task_reset=task_reset,
-            user_read_as=reading[0] if reading else None, user_read_by=reading[1] if reading else None,  # type: ignore[arg-type]
+            user_read_as=reading.read_as if reading else None, user_read_by=reading.by if reading else None,
+            user_read_model=reading.model if reading else None, user_read_note=reading.note if reading else "",
         )
         self.turns.append(outcome)
         self.emit(AgentTurnJudged(outcome=outcome))
@@ -541,10 +596,10 @@ class ChronosSession(SessionBase):
         self.emit(SessionStarted(
             session_id=self.session_id, family=self.family, env_id=self.env.id,
             environment=self.env.model_dump(mode="json"),
-            mode="play" if any(self.seats.get(s).info.kind == "human" for s in SEATS) else "watch",
-            seats={s: self.seats.get(s).info for s in SEATS},
+            mode="play" if any(p.info.kind == "human" for p in self.seats.present.values()) else "watch",
+            seats={s: p.info for s, p in self.seats.present.items()},
             settings={**self.settings.model_dump(), "turn_limit": self.turn_limit},
-            models={k: v for k, v in self.models.items() if k in SEATS},
+            models={k: v for k, v in self.models.items() if k in self.seats.present},
             prompt_version=prompts.PROMPT_VERSION, app_version=__version__,
         ))
         self.emit(PhaseChanged(phase="dialogue"))
@@ -573,10 +628,29 @@ class ChronosSession(SessionBase):
         self.end(reason, detail)
 
 
+def _parse_reading(text: str) -> ReplyReading:
+    """A person in the judge seat types confirm, refuse or other (or the JSON reading)."""
+    word = text.strip().lower()
+    if word in ("confirm", "refuse", "other"):
+        return ReplyReading(reading=word)  # type: ignore[arg-type]
+    from proactive_tui.llm.jsonreply import extract_json
+
+    return ReplyReading.model_validate(extract_json(text))
+
+
 def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participant], session_id: str | None):
-    """The factory's builder: the agent model runs at temperature 0.2 unless the user chose one."""
+    """The factory's builder: the agent model runs at temperature 0.2 unless the user chose one;
+    the scripted persona takes the user seat when `user_simulator` is "scripted" (and no person
+    plays it); the judge seat sits only when it reads (`confirmation_reader` "judge")."""
     from proactive_tui.core.participants import LLMParticipant
 
+    settings = ChronosSettings(**spec.settings)
+    user = seats["user"]
+    if settings.user_simulator == "scripted" and user.info.kind != "human":
+        from proactive_tui.families.chronos.persona import ScriptedPersona
+
+        user = ScriptedPersona()
+    judge = seats.get("judge") if settings.confirmation_reader == "judge" else None
     agent = seats["agent"]
     roles = spec.roles
     if isinstance(agent, LLMParticipant) and "temperature" not in roles.agent.model_fields_set:
@@ -584,5 +658,8 @@ def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participa
         agent.settings = agent_settings
         roles = roles.model_copy(update={"agent": agent_settings})
         spec = spec.model_copy(update={"roles": roles})
-    return ChronosSession(env, ChronosSeats(agent=agent, user=seats["user"]), ChronosSettings(**spec.settings),
-                           session_id=session_id, models=spec.models_summary())
+    models = spec.models_summary()
+    if user is not seats["user"]:
+        models["user"] = {"model": user.info.label, "api_base": None, "temperature": None, "max_tokens": None}
+    return ChronosSession(env, ChronosSeats(agent=agent, user=user, judge=judge), settings,
+                          session_id=session_id, models=models)

@@ -64,7 +64,7 @@ def turn_blocks(record: Any) -> list[Any]:
                   f"(action {_mark(outcome.action_correct)}, status {_mark(outcome.status_correct)}) — {outcome.why}"),
             style="dim" if ok else "warn", indent=2))
         if outcome.user_read_by:
-            blocks.append(Line(text=f"user's message read as {outcome.user_read_as} ({READ_BY[outcome.user_read_by]})",
+            blocks.append(Line(text=f"user's message read as {outcome.user_read_as} ({read_by(outcome)})",
                                style="dim", indent=2))
         if outcome.task_reset is False:
             blocks.append(Line(text=TASK_NOT_RESET, style="warn", indent=2))
@@ -75,8 +75,17 @@ def turn_blocks(record: Any) -> list[Any]:
     return blocks
 
 
-READ_BY = {"command": "by the person's command", "keywords": "by the keyword check, no judge model",
+READ_BY = {"command": "by the person's command", "judge": "by the judge", "keywords": "by the keyword check, no judge model",
            "brief": "from the user's brief"}
+
+
+def read_by(outcome: Any) -> str:
+    """`by the judge (model): reasoning`, `by the keyword check, no judge model (why)`, ..."""
+    text = READ_BY[outcome.user_read_by]
+    if outcome.user_read_by == "judge":
+        text += f" {outcome.user_read_model}" if outcome.user_read_model else ""
+        return text + (f": {outcome.user_read_note}" if outcome.user_read_note else "")
+    return text + (f"; {outcome.user_read_note}" if outcome.user_read_note else "")
 """Who produced the reading of a user's message that decides the task (shown next to the turn)."""
 TASK_NOT_RESET = "✗ COMPLETE_TASK kept intention/constraints (they should be null): a status error"
 

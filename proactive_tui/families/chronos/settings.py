@@ -27,3 +27,16 @@ class ChronosSettings(BaseModel):
     """The agent's prompt: the basic one, or with the paper's extra guidance appended ("guided",
     `prompts.GUIDANCE`). The paper ran closed models and its "-Guided" open models with it; it is
     recorded with the run's settings so results say which prompt they came from."""
+    user_simulator: Literal["model", "scripted"] = "model"
+    """Who plays the simulated user when no person does: the user seat's model, briefed turn by
+    turn as the paper's user simulator is (persona, constraints revealed over turns, the intention
+    shift, explicit confirmation of a fitting offer), or the scripted persona (fixed words, exactly
+    what the brief says; no model call): the offline fallback, also what `eval chronos --reference`
+    seats."""
+    confirmation_reader: Literal["judge", "keywords"] = "judge"
+    """What decides whether the user's reply to an offer is the explicit confirmation the paper's
+    COMPLETE_TASK needs (or a refusal, or neither): the judge seat's model reading the offer and the
+    reply, or the documented keyword check (`oracle.classify_reply`; no model call). The judge is
+    the default, as a model reads the user in the paper; the keyword check is the offline fallback
+    and also reads a reply whenever the judge gives no usable reading (each turn records which
+    reader produced it). A person's /confirm, /refuse and /shift commands need no reader."""

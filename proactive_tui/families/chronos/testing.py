@@ -1,8 +1,9 @@
 """Chronos test doubles: seats that follow the protocol exactly, for tests, demos and gold data.
 
 `OracleAgent` always answers what the expected-action oracle expects (an `override` may change a
-turn, to provoke a rule); `ScriptedPersona` is a user that does exactly what its brief says, in
-fixed words. Neither is used by the protocol itself: they sit in seats like any participant.
+turn, to provoke a rule); `ScriptedPersona` (in `persona`, since it is also the offline user
+simulator) is a user that does exactly what its brief says, in fixed words. Neither is used by the
+protocol itself: they sit in seats like any participant.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from proactive_tui.core.participants import Participant, Reply, ReplyRequest, _emit
-from proactive_tui.families.chronos import prompts
+from proactive_tui.core.participants import Participant, Reply, ReplyRequest
 from proactive_tui.families.chronos.oracle import expect, expected_status
+from proactive_tui.families.chronos.persona import ScriptedPersona  # noqa: F401  (re-exported)
 from proactive_tui.families.chronos.protocol import ChronosSession
 from proactive_tui.families.chronos.reply import AgentReply
 
@@ -64,34 +65,3 @@ class OracleAgent(Participant):
                 reply = changed if isinstance(changed, AgentReply) else AgentReply.model_validate(changed)
         await asyncio.sleep(0)
         return reply, Reply(text=reply.model_dump_json(), model=self.info.label)
-
-
-class ScriptedPersona(Participant):
-    """A user that does exactly what its brief says, in fixed words (no model needed)."""
-
-    def __init__(self, label: str = "scripted-user") -> None:
-        from proactive_tui.core.events import SeatInfo
-
-        self.info = SeatInfo(kind="scripted", label=label)
-        self.session: ChronosSession | None = None
-
-    def attach(self, session: ChronosSession) -> None:
-        self.session = session
-
-    async def reply(self, request: ReplyRequest) -> Reply:
-        assert self.session is not None and self.session.current_brief is not None
-        b = self.session.current_brief
-        shift = self.session.scenario.intention_shift
-        text = {
-            "details": prompts.scripted_details([f"{c.key}: {c.value}" for c in b.reveal]),
-            "waiting": prompts.SCRIPTED_WAITING,
-            "offer_meets": prompts.SCRIPTED_CONFIRM,
-            "offer_fails": prompts.SCRIPTED_REFUSE,
-            "shift": shift.utterance if shift else prompts.SCRIPTED_CONFIRM,
-            "confirmed": prompts.SCRIPTED_CONFIRMED,
-        }[b.situation]
-        for k, word in enumerate(text.split(" ")):
-            await _emit(request.on_delta, word if k == 0 else " " + word)
-        return Reply(text=text, model=self.info.label)
-
-

@@ -123,6 +123,8 @@ class ChronosSessionScreen(SessionScreenBase):
         self._last_input = "user"
         self._dormant = False
         self._brief: Any = None
+        self._commanded = False
+        """The person's last reply as the user was a command (/confirm, ...): no reader reads it."""
         self._told: set[str] = {c.key for c in env.scenario.constraints if c.reveal_turn == 0}
         self._due: set[str] = set()
         self._shift: Any = None
@@ -200,10 +202,15 @@ class ChronosSessionScreen(SessionScreenBase):
         """Short terminals (80x24) give the transcript room: a smaller card and compose box."""
         self.set_class(self.size.height < 32, "-short")
 
+    @property
+    def _judge_reads(self) -> bool:
+        """The judge seat's model reads the user's replies to offers (else the keyword check does)."""
+        return self.spec.settings.get("confirmation_reader", "judge") == "judge"
+
     def on_mount(self) -> None:
         self.app.sub_title = f"{self.env.id} · " + " · ".join(
             f"{seat}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
-            for seat, kind in self.spec.seats.items() if seat in ("agent", "user")
+            for seat, kind in self.spec.seats.items() if seat in ("agent", "user") or (seat == "judge" and self._judge_reads)
         )
         self.query_one("#timeline-side").border_title = ""
         if self._any_local_model(("agent", "user")):
@@ -256,7 +263,9 @@ class ChronosSessionScreen(SessionScreenBase):
                     self._told |= self._due
                     self._due = set()
                     self._update_persona_card()
-                status.set(activity="the agent answers next")
+                offer = getattr(self._brief, "situation", "") in ("offer_meets", "offer_fails") and m.turn > 1
+                status.set(activity="the judge reads the user's reply…" if offer and self._judge_reads and not self._commanded
+                           else "the agent answers next")
             else:
                 status.set(activity=self._dormant_text() if self._dormant else "")
         elif t == "chronos.timeline_advanced":
@@ -298,7 +307,8 @@ class ChronosSessionScreen(SessionScreenBase):
             self._mount_note(TurnTag(o))
         elif t == "chronos.timeline_outcome":
             verdict = self.query_one(TimelineVerdict)
-            verdict.show(event.outcome)
+            read = [o for o in self.query_one(TimelineTurns).outcomes.values() if o.user_read_by]
+            verdict.show(event.outcome, read[-1] if read else None)
             verdict.display = True
             self.query_one("#timeline-side").scroll_home(animate=False)
         elif t == "chronos.timeline_user_brief":
@@ -391,6 +401,7 @@ class ChronosSessionScreen(SessionScreenBase):
         if participant is None or not hasattr(participant, "submit"):
             return False
         seat, self.awaiting = self.awaiting, None
+        self._commanded = seat == "user" and text.strip().startswith("/")
         participant.submit(text)
         self._set_controls(False)
         if seat == "agent":

@@ -23,7 +23,8 @@ class TimelineVerdict(Static):
         self.border_title = "Verdict"
         self.update(Text("the session is still running", style="dim italic"))
 
-    def show(self, outcome: Any) -> None:
+    def show(self, outcome: Any, read: Any = None) -> None:
+        """`read`: the last turn whose input was read (confirm / refuse / shift), to name its reader."""
         self.outcome = outcome
         verdict = "n/a" if outcome.success is None else ("SUCCESS" if outcome.success else "FAILURE")
         text = Text()
@@ -32,5 +33,10 @@ class TimelineVerdict(Static):
                     f" · status {pct(outcome.status_accuracy)}")
         if outcome.detail:
             text.append("\n" + plain(outcome.detail), style="italic")
+        if read is not None:
+            from proactive_tui.families.chronos.report import READ_BY
+
+            who = READ_BY[read.user_read_by] + (f" {read.user_read_model}" if read.user_read_model else "")
+            text.append(f"\nthe user's last decisive message was read as {read.user_read_as} {plain(who)}", style="dim")
         self.border_subtitle = f"{outcome.turns} turns · {outcome.branch} · {outcome.tier}"
         self.update(text)

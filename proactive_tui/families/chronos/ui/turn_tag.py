@@ -1,5 +1,7 @@
 """Under an agent message in the transcript: the action it took (and status, trigger), with a check
-or cross against the oracle's expectation and, when wrong, what was expected and why."""
+or cross against the oracle's expectation and, when wrong, what was expected and why; and, when
+the message it answers was read (a reply to an offer, the shift), how and by what (the judge and
+its reasoning, the keyword check, the person's command)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,10 @@ class TurnTag(Static):
         text.append(f"  ·  action {'✓' if o.action_correct else '✗'} status {'✓' if o.status_correct else '✗'}")
         if not (o.action_correct and o.status_correct):
             text.append(f"\n  expected {'|'.join(o.acceptable_actions)} / {o.expected_status}: {plain(o.why)}", style="italic")
+        if o.user_read_by:
+            from proactive_tui.families.chronos.report import read_by
+
+            text.append(f"\n  the user's message was read as {o.user_read_as} {plain(read_by(o))}", style="dim")
         if o.task_reset is False:
             text.append("\n  ✗ COMPLETE_TASK kept intention/constraints (they should be null)", style="bold")
         if o.critical:
