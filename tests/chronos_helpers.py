@@ -12,7 +12,8 @@ from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.envs import load_paths
 
 CHRONOS_DIR = SAMPLE_DIRS["chronos"]
-SCENARIOS = sorted(p.stem for p in CHRONOS_DIR.glob("*.json"))
+SCENARIOS = sorted(e.id.removeprefix("chronos/") for e in load_paths([CHRONOS_DIR]).environments)
+"""Every shipped scenario, by id without the family (a branching sample gives two: `<sample>/positive`, `<sample>/negative`)."""
 
 
 def chronos_env(name: str):

@@ -47,11 +47,11 @@ async def test_perfect_agent_succeeds_on_every_sample(name: str) -> None:
 
 # The oracle is not vacuous: these are the paper's dialogue shapes, written out by hand.
 @pytest.mark.parametrize("name,want,statuses", [
-    ("car-purchase-positive", [IR, NA, NA, SR, KS, FU, CT], ["PENDING"] * 3 + ["IN_PROGRESS"] * 3 + ["COMPLETED"]),
-    ("ticket-booking-negative", [IR, NA, NA, SR, KS, KS, KS], ["PENDING"] * 3 + ["IN_PROGRESS"] * 4),
-    ("car-purchase-shift-positive", [IR, NA, NA, SR, FU, SR, KS, KS, FU, CT],
+    ("car-purchase/positive", [IR, NA, NA, SR, KS, FU, CT], ["PENDING"] * 3 + ["IN_PROGRESS"] * 3 + ["COMPLETED"]),
+    ("ticket-booking-night-train/negative", [IR, NA, NA, SR, KS, KS, KS], ["PENDING"] * 3 + ["IN_PROGRESS"] * 4),
+    ("car-purchase-shift/positive", [IR, NA, NA, SR, FU, SR, KS, KS, FU, CT],
      ["PENDING"] * 3 + ["IN_PROGRESS"] * 6 + ["COMPLETED"]),
-    ("house-hunting-shift-negative", [IR, NA, NA, SR, FU, SR, KS, KS, KS, KS], ["PENDING"] * 3 + ["IN_PROGRESS"] * 7),
+    ("house-hunting-shift/negative", [IR, NA, NA, SR, FU, SR, KS, KS, KS, KS], ["PENDING"] * 3 + ["IN_PROGRESS"] * 7),
 ])
 async def test_expected_dialogue_shapes(name: str, want: list[str], statuses: list[str]) -> None:
     _, record = await play(make_session(name))
@@ -66,7 +66,7 @@ async def test_expected_dialogue_shapes(name: str, want: list[str], statuses: li
 
 async def test_premature_keep_silent_fails() -> None:
     agent = when(lambda s: s.state.input_kind == "tool_call", KS)
-    events, record = await play(make_session("car-purchase-positive", agent=agent))
+    events, record = await play(make_session("car-purchase/positive", agent=agent))
     o = outcome(record)
     assert (o.success, o.reason) == (False, "premature_silence")
     assert record.termination.reason == "derailed" and actions(record) == [IR, KS]
@@ -75,13 +75,13 @@ async def test_premature_keep_silent_fails() -> None:
 
 async def test_silence_in_answer_to_the_user_fails_in_the_negative_branch_too() -> None:
     agent = when(lambda s: s.state.input_kind == "user" and s.state.user_replies == 1, KS, "IN_PROGRESS")
-    _, record = await play(make_session("house-hunting-negative", agent=agent))
+    _, record = await play(make_session("house-hunting-bungalow/negative", agent=agent))
     assert (outcome(record).success, outcome(record).reason) == (False, "premature_silence")
 
 
 async def test_completion_without_thanks_fails() -> None:
     agent = when(lambda s: s.pending.action == FU, CT, "COMPLETED")
-    _, record = await play(make_session("car-purchase-positive", agent=agent))
+    _, record = await play(make_session("car-purchase/positive", agent=agent))
     o = outcome(record)
     assert (o.success, o.reason) == (False, "unconfirmed_completion")
     assert actions(record)[-1] == CT and record.section.turns[-1].status_correct is False
@@ -95,13 +95,13 @@ async def test_thanks_while_adding_details_is_not_a_confirmation() -> None:
             return r
 
     agent = when(lambda s: s.state.user_replies == 1, CT, "COMPLETED")
-    _, record = await play(make_session("car-purchase-positive", agent=agent, user=PoliteUser()))
+    _, record = await play(make_session("car-purchase/positive", agent=agent, user=PoliteUser()))
     assert outcome(record).reason == "unconfirmed_completion"
 
 
 async def test_missing_reminder_after_the_shift_fails() -> None:
     agent = when(lambda s: s.state.signal == "shift", NA, "IN_PROGRESS", "Got it, a bigger car then.")
-    _, record = await play(make_session("car-purchase-shift-positive", agent=agent))
+    _, record = await play(make_session("car-purchase-shift/positive", agent=agent))
     o = outcome(record)
     assert (o.success, o.reason) == (False, "no_reminder_after_shift")
     assert record.section.shift is not None and actions(record)[-1] == NA
@@ -111,13 +111,13 @@ async def test_missing_reminder_after_the_shift_fails() -> None:
 @pytest.mark.parametrize("instead,reason", [(KS, "premature_silence"), (CT, "unconfirmed_completion")])
 async def test_other_wrong_answers_to_the_shift_fail(instead: str, reason: str) -> None:
     agent = when(lambda s: s.state.signal == "shift", instead)
-    _, record = await play(make_session("ticket-booking-shift-positive", agent=agent))
+    _, record = await play(make_session("ticket-booking-shift/positive", agent=agent))
     assert (outcome(record).success, outcome(record).reason) == (False, reason)
 
 
 async def test_one_check_before_the_new_reminder_is_accepted() -> None:
     agent = when(lambda s: s.state.signal == "shift", IR, "IN_PROGRESS")
-    _, record = await play(make_session("car-purchase-shift-positive", agent=agent))
+    _, record = await play(make_session("car-purchase-shift/positive", agent=agent))
     o = outcome(record)
     assert o.success is True and o.action_accuracy == 1.0 and o.status_accuracy == 1.0
     assert actions(record)[5:7] == [IR, SR]
@@ -125,15 +125,15 @@ async def test_one_check_before_the_new_reminder_is_accepted() -> None:
 
 async def test_a_second_check_after_the_shift_fails() -> None:
     agent = when(lambda s: s.state.reminder_due_after_shift, IR, "IN_PROGRESS")
-    _, record = await play(make_session("car-purchase-shift-positive", agent=agent))
+    _, record = await play(make_session("car-purchase-shift/positive", agent=agent))
     assert outcome(record).reason == "no_reminder_after_shift" and actions(record)[5:] == [IR, IR]
 
 
 async def test_turn_limit_fails() -> None:
     agent = when(lambda s: s.pending.action == SR, NA)  # never sets a reminder: the user keeps talking
-    events, record = await play(make_session("car-purchase-negative", agent=agent))
+    events, record = await play(make_session("car-purchase-towing/negative", agent=agent))
     o = outcome(record)
-    limit = chronos_env("car-purchase-negative").scenario.turn_limit
+    limit = chronos_env("car-purchase-towing/negative").scenario.turn_limit
     # the limit counts turns answering the user or the monitor; the one answering the agent's
     # own INFO_RETRIEVAL (turn 2) continues the first exchange and comes on top
     assert (o.success, o.reason, o.turns) == (False, "turn_limit", limit + 1)
@@ -145,7 +145,7 @@ async def test_turn_limit_fails() -> None:
 
 
 async def test_max_turns_setting_cuts_the_session_short() -> None:
-    _, record = await play(make_session("car-purchase-positive", max_turns=3))
+    _, record = await play(make_session("car-purchase/positive", max_turns=3))
     # IR (user), NA (its tool result: not counted), NA (user), SR (user): three counted turns
     assert (outcome(record).reason, outcome(record).turns) == ("turn_limit", 4)
     assert actions(record) == [IR, NA, NA, SR]
@@ -159,7 +159,7 @@ def always_checking() -> OracleAgent:
 
 async def test_repeated_checks_hand_the_turn_to_the_user() -> None:
     human = HumanParticipant()
-    session = make_session("car-purchase-positive", agent=always_checking(), user=human, max_turns=3)
+    session = make_session("car-purchase/positive", agent=always_checking(), user=human, max_turns=3)
     events, record, hints = await drive(session, {"user": ["budget 12k", "under 90k km", "still there?"]})
     turns = record.section.turns
     # each exchange: the check answering the user, then one more check answered by its own
@@ -187,7 +187,7 @@ async def test_repeated_checks_hand_the_turn_to_the_user() -> None:
 
 async def test_repeated_checks_while_dormant_let_the_monitor_scan() -> None:
     agent = when(lambda s: s.state.monitoring, IR, "IN_PROGRESS", "Checking again.")
-    _, record = await play(make_session("car-purchase-negative", agent=agent, max_tool_calls=2))
+    _, record = await play(make_session("car-purchase-towing/negative", agent=agent, max_tool_calls=2))
     inputs = [t.input_kind for t in record.section.turns]
     assert inputs[4:8] == ["internal_trigger", "tool_call", "internal_trigger", "tool_call"]
     handed = [o for o in record.section.observations if prompts.HANDOVER["monitor"] in o.content]
@@ -197,7 +197,7 @@ async def test_repeated_checks_while_dormant_let_the_monitor_scan() -> None:
 
 async def test_one_tool_call_in_a_row_hands_over_at_once() -> None:
     human = HumanParticipant()
-    session = make_session("car-purchase-positive", user=human, max_tool_calls=1, max_turns=2)
+    session = make_session("car-purchase/positive", user=human, max_tool_calls=1, max_turns=2)
     _, record, hints = await drive(session, {"user": ["budget 12k"]})
     assert [t.input_kind for t in record.section.turns] == ["user", "user"]
     assert prompts.HANDOVER["user"] in record.section.observations[0].content
@@ -206,7 +206,7 @@ async def test_one_tool_call_in_a_row_hands_over_at_once() -> None:
 
 async def test_bad_follow_up_is_refused_then_fails() -> None:
     agent = when(lambda s: s.pending.action == KS, FU, "IN_PROGRESS", "Found one!")
-    _, record = await play(make_session("car-purchase-positive", agent=agent))
+    _, record = await play(make_session("car-purchase/positive", agent=agent))
     o = outcome(record)
     assert (o.success, o.reason) == (False, "bad_follow_up")
     assert actions(record)[-2:] == [FU, FT]  # the user refused; the oracle then wants FAILED_TASK
@@ -221,13 +221,13 @@ async def test_bad_follow_up_is_refused_then_fails() -> None:
 
 async def test_missed_offer_fails() -> None:
     agent = when(lambda s: s.pending.action == FU, KS, "IN_PROGRESS")
-    _, record = await play(make_session("house-hunting-positive", agent=agent))
+    _, record = await play(make_session("house-hunting/positive", agent=agent))
     assert (outcome(record).success, outcome(record).reason) == (False, "missed_offer")
 
 
 async def test_wrong_status_counts_but_does_not_derail() -> None:
     agent = when(lambda s: s.pending.action == NA, NA, "IN_PROGRESS")
-    _, record = await play(make_session("car-purchase-positive", agent=agent))
+    _, record = await play(make_session("car-purchase/positive", agent=agent))
     o = outcome(record)
     assert o.success is True and o.action_accuracy == 1.0
     assert o.status_accuracy == pytest.approx(5 / 7)
@@ -235,14 +235,14 @@ async def test_wrong_status_counts_but_does_not_derail() -> None:
 
 async def test_negative_branch_needs_in_progress_while_silent() -> None:
     agent = when(lambda s: s.pending.action == KS, KS, "PENDING")
-    _, record = await play(make_session("car-purchase-negative", agent=agent))
+    _, record = await play(make_session("car-purchase-towing/negative", agent=agent))
     assert (outcome(record).success, outcome(record).reason) == (False, "wrong_status_at_end")
 
 
 # -- what a viewer sees --------------------------------------------------------------------------
 
 async def test_events_expose_clock_states_reminders_and_presence() -> None:
-    events, record = await play(make_session("car-purchase-shift-positive"))
+    events, record = await play(make_session("car-purchase-shift/positive"))
     views = [e for e in events if e.type == "chronos.timeline_advanced"]
     assert [v.cause for v in views] == ["start", "monitor", "shift", "monitor", "monitor", "monitor"]
     start = views[0].view
@@ -266,7 +266,7 @@ async def test_events_expose_clock_states_reminders_and_presence() -> None:
 
 
 async def test_observations_carry_listings_and_task_but_never_the_answer() -> None:
-    _, record = await play(make_session("car-purchase-positive"))
+    _, record = await play(make_session("car-purchase/positive"))
     obs = record.section.observations
     assert [o.source for o in obs] == ["tool_call", "internal_trigger", "internal_trigger"]
     assert [o.turn for o in obs] == [2, 5, 6]
@@ -279,13 +279,13 @@ async def test_observations_carry_listings_and_task_but_never_the_answer() -> No
 
 async def test_user_briefs_reveal_constraints_on_schedule() -> None:
     user = ScriptedPersona()
-    _, record = await play(make_session("car-purchase-positive", user=user))
+    _, record = await play(make_session("car-purchase/positive", user=user))
     briefs = record.section.briefs
     assert [b.situation for b in briefs] == ["details", "details", "offer_meets"]
     assert [[c.key for c in b.reveal] for b in briefs[:2]] == [["budget"], ["mileage"]]
     assert briefs[2].offer_meets_needs is True
     user_msgs = [m.content for m in record.messages if m.role == "user"]
-    assert user_msgs[0] == chronos_env("car-purchase-positive").scenario.initial_need
+    assert user_msgs[0] == chronos_env("car-purchase/positive").scenario.initial_need
     assert "budget: at most €12,000" in user_msgs[1] and "mileage" in user_msgs[2]
 
 
@@ -300,7 +300,7 @@ async def test_model_user_prompt_holds_the_brief_and_sees_only_delivered_text() 
                                                                                      "Thank you, that's perfect!")
 
     user = ScriptedParticipant(user_line, label="model-like-user")
-    _, record = await play(make_session("car-purchase-positive", user=user))
+    _, record = await play(make_session("car-purchase/positive", user=user))
     assert outcome(record).success is True
     assert "budget: at most €12,000" in seen[0].system and "Rafael Souza" in seen[0].system
     assert "meets all your needs" in seen[2].system and "Thank the assistant" in seen[2].system
@@ -317,7 +317,7 @@ async def test_model_user_at_the_shift_point_shifts() -> None:
     user = ScriptedParticipant(lambda r: "Actually, plans changed: we need an estate now." if "plans have changed" in r.system
                                else "Thanks, that is exactly what I needed!" if "meets all your needs" in r.system
                                else "Noted details.", label="model-like-user")
-    _, record = await play(make_session("car-purchase-shift-positive", user=user))
+    _, record = await play(make_session("car-purchase-shift/positive", user=user))
     assert record.section.shift is not None and record.section.shift.utterance.startswith("Actually")
     assert outcome(record).success is True
 
@@ -339,7 +339,7 @@ async def drive(session: ChronosSession, answers: dict[str, list[str]]) -> tuple
 
 async def test_human_user_commands() -> None:
     human = HumanParticipant()
-    session = make_session("car-purchase-shift-positive", user=human)
+    session = make_session("car-purchase-shift/positive", user=human)
     answers = {"user": ["/dormant", "My budget is £8,000.", "Under 70k miles.", "/shift", "/confirm"]}
     events, record, hints = await drive(session, answers)
     o = outcome(record)
@@ -348,7 +348,7 @@ async def test_human_user_commands() -> None:
     assert "budget: at most £8,000" in hints[0][1]
     assert "plans have changed" in hints[3][1]
     user_msgs = [m.content for m in record.messages if m.role == "user"]
-    shift = chronos_env("car-purchase-shift-positive").scenario.intention_shift
+    shift = chronos_env("car-purchase-shift/positive").scenario.intention_shift
     assert user_msgs[3] == shift.utterance and "My needs are met" in user_msgs[4]
     assert record.mode == "play" and record.human_seats == ["user"]
 
@@ -356,7 +356,7 @@ async def test_human_user_commands() -> None:
 async def test_human_user_can_stay_dormant_after_a_reminder() -> None:
     human = HumanParticipant()
     agent = when(lambda s: s.pending.action == KS and s.state.index == 1, NA, "IN_PROGRESS", "Still looking, no luck yet.")
-    session = make_session("car-purchase-positive", user=human, agent=agent)
+    session = make_session("car-purchase/positive", user=human, agent=agent)
     events, record, hints = await drive(session, {"user": ["budget 12k", "under 90k km", "/dormant", "thank you, perfect"]})
     assert outcome(record).success is True
     assert [e.reason for e in events if e.type == "chronos.timeline_presence"][-1] == "the agent's message woke the user"
@@ -365,14 +365,14 @@ async def test_human_user_can_stay_dormant_after_a_reminder() -> None:
 
 async def test_human_plain_reply_to_an_offer_is_read_by_keywords() -> None:
     human = HumanParticipant()
-    session = make_session("house-hunting-positive", user=human)
+    session = make_session("house-hunting/positive", user=human)
     _, record, _ = await drive(session, {"user": ["rent up to 900", "from September", "Great, thanks a lot!"]})
     assert outcome(record).success is True
 
 
 async def test_human_refusal_fails_the_task() -> None:
     human = HumanParticipant()
-    session = make_session("house-hunting-positive", user=human)
+    session = make_session("house-hunting/positive", user=human)
     _, record, _ = await drive(session, {"user": ["rent up to 900", "/refuse", "x"]})
     o = outcome(record)
     assert (o.success, o.reason) == (False, "user_refused") and actions(record)[-1] == FT
@@ -381,7 +381,7 @@ async def test_human_refusal_fails_the_task() -> None:
 
 async def test_human_agent_with_compact_lines_and_json() -> None:
     agent = HumanParticipant()
-    session = make_session("car-purchase-negative", agent=agent)
+    session = make_session("car-purchase-towing/negative", agent=agent)
     lines = [
         "INFO_RETRIEVAL PENDING: Let me check.",
         "hello?",  # not a reply: asked again
@@ -403,7 +403,7 @@ async def test_human_agent_with_compact_lines_and_json() -> None:
 # -- the monitor ---------------------------------------------------------------------------------
 
 async def test_monitor_waits_for_fast_forward_when_manual() -> None:
-    session = make_session("car-purchase-negative", monitor_delay_s=None)
+    session = make_session("car-purchase-towing/negative", monitor_delay_s=None)
     seen = []
 
     async def consume():
@@ -428,7 +428,7 @@ async def test_monitor_waits_for_fast_forward_when_manual() -> None:
 
 
 async def test_stop_while_waiting_on_the_monitor_is_not_scored() -> None:
-    session = make_session("car-purchase-negative", monitor_delay_s=None)
+    session = make_session("car-purchase-towing/negative", monitor_delay_s=None)
     seen = []
     async for event in session.events():
         seen.append(event)
@@ -441,7 +441,7 @@ async def test_stop_while_waiting_on_the_monitor_is_not_scored() -> None:
 # -- records, replay, factory, real LLM path -----------------------------------------------------
 
 async def test_run_record_round_trips_and_replays() -> None:
-    events, record = await play(make_session("ticket-booking-shift-positive"))
+    events, record = await play(make_session("ticket-booking-shift/positive"))
     again = RunRecord.model_validate_json(record.model_dump_json())
     assert again == record
     assert fold(parse_event(e.model_dump_json()) for e in events) == record
@@ -451,7 +451,7 @@ async def test_run_record_round_trips_and_replays() -> None:
 
 
 def test_factory_builds_chronos_with_paper_temperature() -> None:
-    env = chronos_env("car-purchase-positive")
+    env = chronos_env("car-purchase/positive")
     gateway = Gateway()
     session = build_session(SessionSpec(env_id=env.id), env, gateway)
     assert isinstance(session, ChronosSession)
@@ -480,7 +480,7 @@ async def test_malformed_replies_are_reasked_through_the_fake_server() -> None:
             return scripted_agent_responder(body)
 
         server.responder = responder
-        session = ChronosSession(chronos_env("car-purchase-negative"), llm_seats(server))
+        session = ChronosSession(chronos_env("car-purchase-towing/negative"), llm_seats(server))
         _, record = await play(session)
     o = outcome(record)
     assert o.success is True, (o.reason, actions(record))
@@ -495,7 +495,7 @@ async def test_malformed_replies_are_reasked_through_the_fake_server() -> None:
 async def test_three_malformed_replies_are_a_format_failure() -> None:
     with FakeOpenAIServer() as server:
         server.responder = lambda body: ("no json here" if (body.get("response_format") or {}).get("json_schema") else "hi")
-        session = ChronosSession(chronos_env("car-purchase-positive"), llm_seats(server))
+        session = ChronosSession(chronos_env("car-purchase/positive"), llm_seats(server))
         _, record = await play(session)
     o = outcome(record)
     assert (o.success, o.reason, o.turns) == (False, "format_failure", 1)
@@ -515,5 +515,5 @@ def test_engine_imports_no_ui() -> None:
 
 def test_oracle_agent_needs_its_session() -> None:
     seats = ChronosSeats(agent=OracleAgent(), user=ScriptedPersona())
-    session = ChronosSession(chronos_env("car-purchase-positive"), seats)
+    session = ChronosSession(chronos_env("car-purchase/positive"), seats)
     assert seats.agent.session is session and seats.user.session is session

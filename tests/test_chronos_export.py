@@ -31,7 +31,7 @@ def normalised(line: str) -> dict:
 
 async def test_golden_sample(tmp_path: Path) -> None:
     load_formats()
-    _, record = await play(make_session("car-purchase-shift-positive", session_id="golden000001"))
+    _, record = await play(make_session("car-purchase-shift/positive", session_id="golden000001"))
     [path] = export([record], "chronos", tmp_path / "out.jsonl")
     got = normalised(path.read_text(encoding="utf-8").strip())
     if os.environ.get("UPDATE_GOLDEN"):
@@ -42,8 +42,8 @@ async def test_golden_sample(tmp_path: Path) -> None:
 
 async def test_sample_shape(tmp_path: Path) -> None:
     load_formats()
-    _, a = await play(make_session("ticket-booking-positive"))
-    _, b = await play(make_session("house-hunting-negative"))
+    _, a = await play(make_session("ticket-booking/positive"))
+    _, b = await play(make_session("house-hunting-bungalow/negative"))
     [path] = export([a, b], "chronos", tmp_path)
     assert path == tmp_path / "chronos.jsonl"
     samples = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -77,7 +77,7 @@ async def test_format_failure_and_other_families(tmp_path: Path) -> None:
             raise ModelError("m: no valid AgentReply after 3 replies", "structured", "m")
         return None
 
-    _, record = await play(make_session("car-purchase-positive", agent=OracleAgent(override=broken)))
+    _, record = await play(make_session("car-purchase/positive", agent=OracleAgent(override=broken)))
     [path] = export([record], "chronos", tmp_path / "f.jsonl")
     s = json.loads(path.read_text(encoding="utf-8"))
     assert s["turns"][-1]["format_failure"] and s["turns"][-1]["action"] is None

@@ -27,7 +27,7 @@ def keep_task_on_completion(session, reply):
 # -- 1. COMPLETE_TASK nulls the task ---------------------------------------------------------------
 
 async def test_complete_task_with_nulled_task_is_right_and_the_final_task_is_null() -> None:
-    _, record = await play(make_session("car-purchase-positive"))
+    _, record = await play(make_session("car-purchase/positive"))
     last = record.section.turns[-1]
     assert last.action == CT and last.task_reset is True and last.status_correct
     o = record.section.outcome
@@ -36,7 +36,7 @@ async def test_complete_task_with_nulled_task_is_right_and_the_final_task_is_nul
 
 
 async def test_complete_task_keeping_the_task_is_a_status_error() -> None:
-    _, record = await play(make_session("car-purchase-positive", agent=OracleAgent(override=keep_task_on_completion)))
+    _, record = await play(make_session("car-purchase/positive", agent=OracleAgent(override=keep_task_on_completion)))
     turns = record.section.turns
     last = turns[-1]
     assert last.action == CT and last.status == "COMPLETED"
@@ -54,7 +54,7 @@ async def test_complete_task_keeping_the_task_is_a_status_error() -> None:
 
 
 async def test_negative_branch_keeps_the_task_open_in_the_record() -> None:
-    _, record = await play(make_session("car-purchase-negative"))
+    _, record = await play(make_session("car-purchase-towing/negative"))
     o = record.section.outcome
     assert o.success is True and o.task is not None and o.task["intention"]
 
@@ -81,7 +81,7 @@ async def test_prompt_variant_reaches_the_model_and_the_record(variant: str) -> 
         gateway = Gateway()
         settings = ModelSettings(model="openai/fake", api_base=server.base_url)
         seats = ChronosSeats(agent=LLMParticipant(gateway, settings), user=LLMParticipant(gateway, settings))
-        session = ChronosSession(chronos_env("car-purchase-negative"), seats,
+        session = ChronosSession(chronos_env("car-purchase-towing/negative"), seats,
                                  ChronosSettings(prompt_variant=variant, max_turns=3))
         record = fold([e async for e in session.events()])
         systems = _agent_systems(server)
@@ -157,7 +157,7 @@ async def test_eval_sessions_with_a_deviating_agent_score_per_tier() -> None:
                      "IN_PROGRESS")
         return ChronosSession(env, ChronosSeats(agent=agent, user=ScriptedPersona()), ChronosSettings(**spec.settings))
 
-    names = ["car-purchase-positive", "car-purchase-negative", "house-hunting-positive", "car-purchase-shift-positive"]
+    names = ["car-purchase/positive", "car-purchase-towing/negative", "house-hunting/positive", "car-purchase-shift/positive"]
     specs = [(chronos_env(n), SessionSpec(env_id=f"chronos/{n}", settings={})) for n in names]
     rows = await run_sessions(specs, 2, store=True, err=Console(quiet=True), build=build)
     result = tables(rows)
@@ -171,8 +171,8 @@ def test_eval_chronos_reference_run_then_stored(capsys, tmp_path) -> None:
     from proactive_tui.cli.main import main
 
     out = tmp_path / "eval.json"
-    assert main(["eval", "chronos", "--reference", "chronos/car-purchase", "--max-turns", "30",
-                 "--out", str(out)]) == 0
+    assert main(["eval", "chronos", "--reference", "chronos/car-purchase/", "chronos/car-purchase-shift/positive",
+                 "--max-turns", "30", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     simple = _table_row(printed, "simple")
     assert simple.count("100.00%") == 5 and "(1/1)" in simple
@@ -184,7 +184,7 @@ def test_eval_chronos_reference_run_then_stored(capsys, tmp_path) -> None:
     assert len(data["sessions"]) == 3
 
     # the same figures from the session history, without running anything
-    assert main(["eval", "chronos", "--stored", "chronos/car-purchase-neg"]) == 0
+    assert main(["eval", "chronos", "--stored", "chronos/car-purchase/neg"]) == 0
     printed = capsys.readouterr().out
     row = _table_row(printed, "simple")
     assert "n/a (none ran)" in row and "100.00% (1/1)" in row and "n/a (no positive session)" in row
@@ -202,7 +202,7 @@ def test_eval_chronos_through_the_fake_server(tmp_path) -> None:
 
     with FakeOpenAIServer(responder=scripted_agent_responder) as server:
         proc = subprocess.run(
-            [sys.executable, "-m", "proactive_tui", "eval", "chronos", "chronos/car-purchase-negative",
+            [sys.executable, "-m", "proactive_tui", "eval", "chronos", "chronos/car-purchase-towing/negative",
              "--agent", "openai/agent-m", "--user", "openai/user-m", "--judge", "openai/judge-m",
              "--api-base", server.base_url, "--prompt-variant", "guided", "--out", str(tmp_path / "e.json")],
             cwd=ROOT, env={**os.environ, "COLUMNS": "160"}, capture_output=True, text=True, timeout=300)
@@ -220,22 +220,45 @@ def test_eval_chronos_through_the_fake_server(tmp_path) -> None:
 
 # -- 4. one sample, two branches -------------------------------------------------------------------
 
-def _forked(name: str, positive_meets: bool = True) -> dict:
-    """A sample file from a shipped one-branch scenario: its states but the last are shared, then
-    the positive branch meets the needs and the negative branch never does."""
+def _shipped(name: str) -> dict:
     from chronos_helpers import CHRONOS_DIR
 
-    raw = json.loads((CHRONOS_DIR / f"{name}.json").read_text(encoding="utf-8"))
-    raw.pop("branch")
-    timeline = raw["intention_shift"]["timeline"] if "intention_shift" in raw else raw["timeline"]
-    *shared, last = timeline
-    if "intention_shift" in raw:
-        raw["intention_shift"]["timeline"] = shared
-    else:
-        raw["timeline"] = shared
-    miss = {**last, "meets_needs": False, "listings": ["nothing that fits: every listing is over budget"], "note": "no fit"}
-    raw["branches"] = {"positive": [{**last, "meets_needs": positive_meets}], "negative": [miss]}
+    return json.loads((CHRONOS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _forked(name: str, positive_meets: bool = True) -> dict:
+    """A shipped branching sample, its positive continuation optionally spoiled (no state meets the needs)."""
+    raw = _shipped(name)
+    if not positive_meets:
+        raw["branches"]["positive"] = [{**st, "meets_needs": False} for st in raw["branches"]["positive"]]
     return raw
+
+
+def _one_branch(name: str, branch: str) -> dict:
+    """One branch of a shipped sample written as a one-branch file (`branch` + the whole timeline)."""
+    raw = _shipped(name)
+    states = raw.pop("branches")[branch]
+    where = raw["intention_shift"] if "intention_shift" in raw else raw
+    where["timeline"] = where["timeline"] + states
+    return {**raw, "branch": branch}
+
+
+def test_every_shipped_sample_branches_into_both_continuations() -> None:
+    """The paper's samples fork: each shipped file is one sample whose two branches share a prefix."""
+    from chronos_helpers import CHRONOS_DIR
+    from proactive_tui.envs import load_paths
+
+    loaded = load_paths([CHRONOS_DIR])
+    assert not loaded.problems
+    by_sample: dict[str, list[str]] = {}
+    for env in loaded.environments:
+        assert env.sample_id is not None, env.id
+        by_sample.setdefault(env.sample_id, []).append(env.scenario.branch)
+    files = sorted(p.stem for p in CHRONOS_DIR.glob("*.json"))
+    assert sorted(by_sample) == [f"chronos/{f}" for f in files] and len(files) == 9
+    assert all(sorted(b) == ["negative", "positive"] for b in by_sample.values())
+    tiers = {env.sample_id: env.tier for env in loaded.environments}
+    assert sorted(tiers.values()).count("complex") == 3
 
 
 def _load(tmp_path, files: dict):
@@ -247,14 +270,12 @@ def _load(tmp_path, files: dict):
 
 
 async def test_a_branching_sample_loads_as_two_paired_environments(tmp_path) -> None:
-    from chronos_helpers import CHRONOS_DIR
     from proactive_tui.families.chronos.metrics import by_tier, samples_from_records
     from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession
     from proactive_tui.families.chronos.testing import OracleAgent, ScriptedPersona
 
-    one_branch = json.loads((CHRONOS_DIR / "house-hunting-negative.json").read_text(encoding="utf-8"))
-    loaded = _load(tmp_path, {"fork": _forked("car-purchase-positive"), "shift-fork": _forked("car-purchase-shift-positive"),
-                              "plain": one_branch})
+    loaded = _load(tmp_path, {"fork": _forked("car-purchase"), "shift-fork": _forked("car-purchase-shift"),
+                              "plain": _one_branch("house-hunting-bungalow", "negative")})
     assert not loaded.problems
     ids = sorted(e.id for e in loaded.environments)
     assert ids == ["chronos/fork/negative", "chronos/fork/positive", "chronos/plain",
@@ -262,7 +283,9 @@ async def test_a_branching_sample_loads_as_two_paired_environments(tmp_path) -> 
     pos, neg = loaded.get("chronos/fork/positive"), loaded.get("chronos/fork/negative")
     assert (pos.scenario.branch, neg.scenario.branch) == ("positive", "negative")
     assert pos.sample_id == neg.sample_id == "chronos/fork" and loaded.get("chronos/plain").sample_id is None
-    assert pos.scenario.timeline[:-1] == neg.scenario.timeline[:-1]  # the shared prefix
+    shared = len(_shipped("car-purchase")["timeline"])
+    assert pos.scenario.timeline[:shared] == neg.scenario.timeline[:shared]  # the shared prefix
+    assert pos.scenario.timeline[shared:] != neg.scenario.timeline[shared:]
     shift_neg = loaded.get("chronos/shift-fork/negative").scenario
     assert shift_neg.tier == "complex" and not any(s.meets_needs for s in shift_neg.intention_shift.timeline)
 
@@ -279,9 +302,9 @@ async def test_a_branching_sample_loads_as_two_paired_environments(tmp_path) -> 
 
 
 def test_a_branching_sample_is_checked_per_branch(tmp_path) -> None:
-    bad = _forked("car-purchase-positive", positive_meets=False)  # the positive continuation never meets the needs
-    with_branch = {**_forked("car-purchase-positive"), "branch": "positive"}
-    one_key = {**_forked("car-purchase-positive")}
+    bad = _forked("car-purchase", positive_meets=False)  # the positive continuation never meets the needs
+    with_branch = {**_forked("car-purchase"), "branch": "positive"}
+    one_key = {**_forked("car-purchase")}
     one_key["branches"] = {"positive": one_key["branches"]["positive"]}
     loaded = _load(tmp_path, {"bad": bad, "with-branch": with_branch, "one-key": one_key})
     assert [e.id for e in loaded.environments] == ["chronos/bad/negative"]
@@ -305,7 +328,7 @@ def test_paired_success_needs_both_branches_right() -> None:
 async def test_the_reading_of_the_users_confirmation_names_its_reader() -> None:
     from proactive_tui.families.chronos.report import READ_BY
 
-    _, record = await play(make_session("car-purchase-shift-positive"))  # no judge seat
+    _, record = await play(make_session("car-purchase-shift/positive"))  # no judge seat
     read = [(t.turn, t.user_read_as, t.user_read_by) for t in record.section.turns if t.user_read_by]
     # the shift is taken from the brief; the thanks after the last offer is read by the keyword check
     assert [r[1:] for r in read] == [("shift", "brief"), ("confirm", "keywords")]
@@ -320,7 +343,7 @@ async def test_a_persons_command_is_named_as_the_reader() -> None:
 
     from proactive_tui.core.participants import HumanParticipant
 
-    session = make_session("car-purchase-shift-positive", user=HumanParticipant())
+    session = make_session("car-purchase-shift/positive", user=HumanParticipant())
     _, record, _ = await drive(session, {"user": ["My budget is £8,000.", "Under 70k miles.", "/shift", "/confirm"]})
     assert record.section.outcome.success is True
     read = [(t.user_read_as, t.user_read_by) for t in record.section.turns if t.user_read_by]
@@ -347,7 +370,7 @@ async def test_the_judge_seat_reads_the_confirmation_and_is_named() -> None:
     from proactive_tui.families.chronos.report import READ_BY
 
     judge = _judge("confirm")
-    events, record = await play(make_session("car-purchase-positive", judge=judge))
+    events, record = await play(make_session("car-purchase/positive", judge=judge))
     assert record.section.outcome.success is True
     last = record.section.turns[-1]
     assert (last.user_read_as, last.user_read_by, last.user_read_model) == ("confirm", "judge", "judge-m")
@@ -367,14 +390,14 @@ async def test_the_judge_seat_reads_the_confirmation_and_is_named() -> None:
 async def test_the_judges_reading_decides_not_the_keywords() -> None:
     """The scripted persona thanks for the match (the keyword check reads confirm); a judge that
     reads it as a refusal fails the task: the judge, not the keywords, decided."""
-    _, record = await play(make_session("car-purchase-positive", judge=_judge("refuse")))
+    _, record = await play(make_session("car-purchase/positive", judge=_judge("refuse")))
     o = record.section.outcome
     assert (o.success, o.reason) == (False, "user_refused")
     assert (record.section.turns[-1].user_read_as, record.section.turns[-1].user_read_by) == ("refuse", "judge")
 
 
 async def test_a_reading_of_other_is_neither_confirmation_nor_refusal() -> None:
-    _, record = await play(make_session("car-purchase-positive", judge=_judge("other"), max_turns=12))
+    _, record = await play(make_session("car-purchase/positive", judge=_judge("other"), max_turns=12))
     read = [(t.user_read_as, t.user_read_by) for t in record.section.turns if t.user_read_by]
     assert read and read[0] == ("reply", "judge")
     assert record.section.outcome.reason != "completed"  # an unread thanks completes nothing
@@ -383,7 +406,7 @@ async def test_a_reading_of_other_is_neither_confirmation_nor_refusal() -> None:
 async def test_a_failed_judge_falls_back_to_the_keyword_check_and_says_so() -> None:
     from proactive_tui.llm.errors import ModelError
 
-    events, record = await play(make_session("car-purchase-positive",
+    events, record = await play(make_session("car-purchase/positive",
                                              judge=_judge(ModelError("no valid reading after 3 tries", "structured"))))
     assert record.section.outcome.success is True
     last = record.section.turns[-1]
@@ -395,7 +418,7 @@ async def test_a_failed_judge_falls_back_to_the_keyword_check_and_says_so() -> N
 
 async def test_the_keyword_reader_setting_makes_no_judge_call() -> None:
     judge = _judge("refuse")
-    _, record = await play(make_session("car-purchase-positive", judge=judge, confirmation_reader="keywords"))
+    _, record = await play(make_session("car-purchase/positive", judge=judge, confirmation_reader="keywords"))
     assert judge.calls == [] and record.section.outcome.success is True
     last = record.section.turns[-1]
     assert (last.user_read_by, last.user_read_note) == ("keywords", "the keyword check is the chosen reader")
@@ -406,7 +429,7 @@ async def test_a_persons_plain_reply_to_an_offer_is_read_by_the_judge() -> None:
 
     from proactive_tui.core.participants import HumanParticipant
 
-    session = make_session("house-hunting-positive", user=HumanParticipant(), judge=_judge("confirm"))
+    session = make_session("house-hunting/positive", user=HumanParticipant(), judge=_judge("confirm"))
     _, record, _ = await drive(session, {"user": ["rent up to 900", "from September", "that one is lovely"]})
     assert record.section.outcome.success is True  # "that one is lovely": no keyword, the judge read it
     assert record.section.turns[-1].user_read_by == "judge"
@@ -418,7 +441,7 @@ def test_the_factory_seats_the_judge_and_the_scripted_persona_as_settings_say() 
     from proactive_tui.families.chronos.persona import ScriptedPersona
     from proactive_tui.families.chronos.protocol import build_chronos_session
 
-    env = chronos_env("car-purchase-positive")
+    env = chronos_env("car-purchase/positive")
     seats = {"agent": ScriptedParticipant([]), "user": ScriptedParticipant([]), "judge": _judge("confirm")}
     default = build_chronos_session(SessionSpec(env_id=env.id), env, dict(seats), None)
     assert default.seats.judge is seats["judge"] and default.seats.user is seats["user"]
@@ -443,7 +466,7 @@ async def test_the_judge_seat_reads_through_the_real_litellm_path() -> None:
 
     with FakeOpenAIServer(responder=scripted_agent_responder) as server:
         judge = LLMParticipant(Gateway(), ModelSettings(model="openai/judge-m", api_base=server.base_url))
-        _, record = await play(make_session("car-purchase-positive", judge=judge))
+        _, record = await play(make_session("car-purchase/positive", judge=judge))
         requests = list(server.requests)
     [request] = requests
     assert request["response_format"]["json_schema"]["name"] == "ReplyReading"

@@ -45,8 +45,8 @@ def test_edge_cases() -> None:
 
 
 async def test_from_run_records() -> None:
-    _, good = await play(make_session("car-purchase-positive"))
-    _, bad = await play(make_session("car-purchase-negative", agent=when(lambda s: s.state.input_kind == "tool_call", "KEEP_SILENT")))
+    _, good = await play(make_session("car-purchase/positive"))
+    _, bad = await play(make_session("car-purchase-towing/negative", agent=when(lambda s: s.state.input_kind == "tool_call", "KEEP_SILENT")))
     samples = samples_from_records([good, bad])
     m = chronos_metrics(samples)
     assert (m.positive_success, m.negative_success, m.overall_success) == (1.0, 0.0, 0.5)
@@ -57,7 +57,7 @@ async def test_from_run_records() -> None:
 async def test_history_headline() -> None:
     from proactive_tui.store.queries import headline
 
-    _, record = await play(make_session("car-purchase-positive", max_turns=3))
+    _, record = await play(make_session("car-purchase/positive", max_turns=3))
     # three counted turns plus the uncounted answer to the agent's own INFO_RETRIEVAL
     assert headline(record) == {"turns": 4, "success": "no", "action": "100%", "status": "100%", "ended": "max_turns"}
     assert {s.name: s.by_kind for s in record.scores} == {"success": "rule", "action": "rule", "status": "rule"}

@@ -14,7 +14,7 @@ from conftest import ROOT
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
 
-ENV_ID = "chronos/car-purchase-negative"
+ENV_ID = "chronos/car-purchase-towing/negative"
 
 
 def cli(args: list[str], **kw) -> subprocess.CompletedProcess:
@@ -82,7 +82,7 @@ def test_run_on_local_smollm2(tmp_path: Path, monkeypatch) -> None:
     for name, value in LOCAL_ENV.items():
         monkeypatch.setenv(name, value)  # cli() hands the environment on
     out = tmp_path / "local.json"
-    proc = cli(["run", "chronos/car-purchase-positive", *LOCAL_WORK, "--out", str(out)], timeout=LOCAL_HANG_GUARD_S)
+    proc = cli(["run", "chronos/car-purchase/positive", *LOCAL_WORK, "--out", str(out)], timeout=LOCAL_HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-2000:]
     record = RunRecord.model_validate_json(out.read_text())
     assert {info["model"] for info in record.models.values()} == {"local/smollm2"}

@@ -37,7 +37,7 @@ def test_list_counts_every_family() -> None:
 def test_list_table_and_filters() -> None:
     proc = cli("envs", "list", "--family", "chronos")
     assert proc.returncode == 0
-    assert "chronos/car-purchase-positive" in proc.stdout
+    assert "chronos/car-purchase/positive" in proc.stdout
     assert "proactiveeval/" not in proc.stdout
     proc = cli("envs", "list", "--domain", "persuasion", "--json")
     assert {json.loads(x)["domain"] for x in proc.stdout.splitlines()} == {"persuasion"}
@@ -65,7 +65,7 @@ def test_show_unknown_id() -> None:
     proc = cli("envs", "show", "chronos/car-purchase")
     assert proc.returncode == 1
     assert "no environment with id 'chronos/car-purchase'" in proc.stderr
-    assert "chronos/car-purchase-positive" in proc.stderr
+    assert "chronos/car-purchase/positive" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

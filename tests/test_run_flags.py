@@ -14,8 +14,8 @@ def _isolated(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("argv, family, owner", [
-    (["run", "chronos/car-purchase-positive", "--candidates", "3"], "chronos", "proactivebench"),
-    (["run", "chronos/car-purchase-positive", "--agreeableness", "low"], "chronos", "proactiveeval"),
+    (["run", "chronos/car-purchase/positive", "--candidates", "3"], "chronos", "proactivebench"),
+    (["run", "chronos/car-purchase/positive", "--agreeableness", "low"], "chronos", "proactiveeval"),
     (["run", "proactivebench/coding_01", "--max-turns", "2"], "proactivebench", "proactiveeval, chronos"),
     (["run", "proactiveeval/persuasion/fair/0", "--no-feedback"], "proactiveeval", "proactivebench"),
 ])
@@ -27,7 +27,7 @@ def test_a_flag_of_another_family_is_an_error_that_names_the_family(argv, family
 
 
 def test_an_unknown_flag_is_named_with_what_the_family_takes(capsys) -> None:
-    assert main(["run", "chronos/car-purchase-positive", "--frobnicate"]) == 2
+    assert main(["run", "chronos/car-purchase/positive", "--frobnicate"]) == 2
     assert "--frobnicate does not apply to chronos sessions; chronos takes: --confirmation-reader, --max-turns" in capsys.readouterr().err
 
 
@@ -51,7 +51,7 @@ def test_help_lists_each_family_flags(capsys) -> None:
 
 def test_help_after_an_env_id_lists_only_that_family(capsys) -> None:
     with pytest.raises(SystemExit):
-        main(["run", "chronos/car-purchase-positive", "--help"])
+        main(["run", "chronos/car-purchase/positive", "--help"])
     out = capsys.readouterr().out
     assert "chronos flags" in out and "--candidates" not in out and "proactiveeval flags" not in out
 

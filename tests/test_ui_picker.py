@@ -88,10 +88,10 @@ async def test_filter_narrows_and_escape_restores() -> None:
         await pilot.press("slash", *"chronos")
         await pilot.pause()
         ids = leaf_ids(app)
-        assert len(ids) == 9 and all(i.startswith("chronos/") for i in ids)
-        assert app.screen.tree.border_title.endswith(f"9/{total}")
+        assert len(ids) == 18 and all(i.startswith("chronos/") for i in ids)  # 9 samples, 2 branches each
+        assert app.screen.tree.border_title.endswith(f"18/{total}")
         family = app.screen.tree.root.children
-        assert [str(n.label) for n in family] == ["chronos (9)"]
+        assert [str(n.label) for n in family] == ["chronos (18)"]
         await pilot.press("escape")
         await pilot.pause()
         assert len(leaf_ids(app)) == total
@@ -101,11 +101,11 @@ async def test_filter_matches_words_from_the_description() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.press("slash", *"christchurch", "enter")
+        await pilot.press("slash", *"jimny", "enter")  # a listing only the negative branch holds
         await pilot.pause()
-        assert leaf_ids(app) == ["chronos/car-purchase-negative"]
+        assert leaf_ids(app) == ["chronos/car-purchase-towing/negative"]
         # the only match is highlighted and previewed
-        assert "chronos/car-purchase-negative" in shown_text(app.screen.preview)
+        assert "chronos/car-purchase-towing/negative" in shown_text(app.screen.preview)
         await pilot.press("slash", "ctrl+a", *"zzzz-nothing")
         await pilot.pause()
         assert leaf_ids(app) == []
@@ -113,7 +113,7 @@ async def test_filter_matches_words_from_the_description() -> None:
 
 
 async def test_selecting_an_environment_shows_its_preview() -> None:
-    env = load_default().get("chronos/house-hunting-positive")
+    env = load_default().get("chronos/house-hunting/positive")
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -169,10 +169,10 @@ async def test_start_session_hook_replaces_the_modal() -> None:
     app.start_session_hook = chosen.append
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        await highlight(pilot, "chronos/ticket-booking-positive")
+        await highlight(pilot, "chronos/ticket-booking/positive")
         await pilot.press("enter")
         await pilot.pause()
-        assert [env.id for env in chosen] == ["chronos/ticket-booking-positive"]
+        assert [env.id for env in chosen] == ["chronos/ticket-booking/positive"]
         assert isinstance(app.screen, PickerScreen)
 
 
@@ -294,7 +294,7 @@ async def test_environment_count_comes_back_after_a_session() -> None:
 
 
 async def test_hidden_reference_hides_the_chronos_branch_and_notes() -> None:
-    env = load_default().get("chronos/car-purchase-negative")
+    env = load_default().get("chronos/car-purchase-towing/negative")
     notes = [s.note for s in env.scenario.timeline if s.note]
     assert notes  # the sample has authors' notes to hide
     app = ProactiveApp()
@@ -317,7 +317,7 @@ async def test_hidden_reference_hides_the_chronos_branch_and_notes() -> None:
 def markup_env_folder(root: Path) -> Path:
     folder = root / "mine" / "chronos"
     folder.mkdir(parents=True)
-    data = json.loads((SAMPLE_DIRS["chronos"] / "car-purchase-positive.json").read_text(encoding="utf-8"))
+    data = json.loads((SAMPLE_DIRS["chronos"] / "car-purchase.json").read_text(encoding="utf-8"))
     data["title"] = MARKUP_TITLE + ESCAPES
     data["persona"] = MARKUP_PERSONA + ESCAPES
     (folder / "markup-test.json").write_text(json.dumps(data), encoding="utf-8")
@@ -328,8 +328,8 @@ async def test_environment_text_is_never_markup_nor_escapes(tmp_path: Path) -> N
     app = ProactiveApp(extra_envs=[markup_env_folder(tmp_path)])
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert "chronos/markup-test" in leaf_ids(app)
-        await highlight(pilot, "chronos/markup-test")
+        assert "chronos/markup-test/positive" in leaf_ids(app)
+        await highlight(pilot, "chronos/markup-test/positive")
         node = app.screen.tree.cursor_node
         assert node.label.plain == MARKUP_TITLE
         text = shown_text(app.screen.preview)

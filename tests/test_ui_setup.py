@@ -12,7 +12,7 @@ from proactive_tui.ui.app import ProactiveApp
 from proactive_tui.ui.screens.setup_base import SetupScreenBase
 
 ENVS = {"proactiveeval": "proactiveeval/persuasion/fair/0", "proactivebench": "proactivebench/real/code_11",
-        "chronos": "chronos/car-purchase-positive"}
+        "chronos": "chronos/car-purchase/positive"}
 
 
 @pytest.fixture(autouse=True)

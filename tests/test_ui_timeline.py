@@ -29,8 +29,8 @@ from proactive_tui.families.chronos.ui.user_controls import UserControls
 from proactive_tui.ui.widgets.context_card import ContextCard
 from proactive_tui.ui.widgets.status_line import StatusLine
 
-POSITIVE = "chronos/car-purchase-positive"
-SHIFT = "chronos/car-purchase-shift-positive"
+POSITIVE = "chronos/car-purchase/positive"
+SHIFT = "chronos/car-purchase-shift/positive"
 
 
 @pytest.fixture(autouse=True)
@@ -135,7 +135,7 @@ async def test_pick_setup_watch_to_the_end(monkeypatch: pytest.MonkeyPatch) -> N
 async def test_fast_forward_with_the_manual_monitor() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
-        env = chronos_env("car-purchase-negative")
+        env = chronos_env("car-purchase-towing/negative")
         app.push_screen(ChronosSessionScreen(env, spec(env.id, monitor_delay_s=None), oracle_factory()))
         await pilot.pause()
         screen = app.screen
@@ -261,7 +261,7 @@ async def test_play_user_is_asked_although_the_agent_keeps_checking(size) -> Non
     exchanges, not the agent's checks."""
     app = ProactiveApp()
     async with app.run_test(size=size) as pilot:
-        env = chronos_env("car-purchase-positive")
+        env = chronos_env("car-purchase/positive")
         app.push_screen(ChronosSessionScreen(env, spec(env.id, human="user", max_turns=3),
                                              oracle_factory("user", agent=checking_agent())))
         await pilot.pause()
@@ -299,7 +299,7 @@ async def test_play_user_commands_by_key_and_button(size) -> None:
     intention shift, and every need on it can be read."""
     app = ProactiveApp()
     async with app.run_test(size=size) as pilot:
-        env = chronos_env("car-purchase-shift-positive")
+        env = chronos_env("car-purchase-shift/positive")
         shift = env.scenario.intention_shift
         app.push_screen(ChronosSessionScreen(env, spec(env.id, human="user", monitor_delay_s=None), oracle_factory("user")))
         await pilot.pause()
@@ -357,7 +357,7 @@ async def test_play_user_commands_by_key_and_button(size) -> None:
 async def test_play_user_dormant_or_refuse_at_the_offer(size, how) -> None:
     app = ProactiveApp()
     async with app.run_test(size=size) as pilot:
-        env = chronos_env("car-purchase-positive")
+        env = chronos_env("car-purchase/positive")
         app.push_screen(ChronosSessionScreen(env, spec(env.id, human="user", monitor_delay_s=None), oracle_factory("user")))
         await pilot.pause()
         screen = app.screen
@@ -406,7 +406,7 @@ async def test_play_agent_form_shorthand_and_json_reach_the_record(size) -> None
 
     app = ProactiveApp()
     async with app.run_test(size=size) as pilot:
-        env = chronos_env("car-purchase-positive")
+        env = chronos_env("car-purchase/positive")
         app.push_screen(ChronosSessionScreen(env, spec(env.id, human="agent", monitor_delay_s=0.0), oracle_factory("agent")))
         await pilot.pause()
         screen = app.screen
@@ -484,7 +484,7 @@ async def test_play_agent_form_shorthand_and_json_reach_the_record(size) -> None
 async def test_leaving_with_ctrl_d_while_it_is_your_turn() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(80, 24)) as pilot:
-        env = chronos_env("car-purchase-positive")
+        env = chronos_env("car-purchase/positive")
         app.push_screen(ChronosSessionScreen(env, spec(env.id, human="user"), oracle_factory("user")))
         await pilot.pause()
         screen = app.screen
@@ -500,7 +500,7 @@ async def test_leaving_with_ctrl_d_while_it_is_your_turn() -> None:
 async def test_pause_and_step_hold_before_agent_turns() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
-        env = chronos_env("car-purchase-negative")
+        env = chronos_env("car-purchase-towing/negative")
         app.push_screen(ChronosSessionScreen(env, spec(env.id, monitor_delay_s=None), oracle_factory()))
         screen = app.screen
         await wait_for(pilot, lambda: screen.session is not None and screen.session.user_dormant)
@@ -521,7 +521,7 @@ async def test_pause_and_step_hold_before_agent_turns() -> None:
 async def test_palette_lists_fast_forward_only_while_dormant() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
-        env = chronos_env("car-purchase-negative")
+        env = chronos_env("car-purchase-towing/negative")
         app.push_screen(ChronosSessionScreen(env, spec(env.id, monitor_delay_s=None), oracle_factory()))
         await pilot.pause()
         screen = app.screen
@@ -564,12 +564,12 @@ def finished_app(env_name: str):
 
 
 def test_snapshot_finished_120x40(snap_compare, no_clock) -> None:
-    app, run_before = finished_app("car-purchase-shift-positive")
+    app, run_before = finished_app("car-purchase-shift/positive")
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
 
 
 def test_snapshot_finished_80x24(snap_compare, no_clock) -> None:
-    app, run_before = finished_app("car-purchase-positive")
+    app, run_before = finished_app("car-purchase/positive")
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
@@ -581,7 +581,7 @@ def play_app(seat: str, theme: str | None):
     async def run_before(pilot) -> None:
         if theme:
             app.theme = theme
-        env = chronos_env("car-purchase-shift-positive")
+        env = chronos_env("car-purchase-shift/positive")
         agent = checking_agent() if seat == "user" else None
         app.push_screen(ChronosSessionScreen(env, spec(env.id, human=seat), oracle_factory(seat, agent=agent)))
         await pilot.pause()
@@ -611,7 +611,7 @@ def test_snapshot_setup(snap_compare) -> None:
     app = ProactiveApp()
 
     async def run_before(pilot) -> None:
-        app.open_setup(chronos_env("car-purchase-positive"))
+        app.open_setup(chronos_env("car-purchase/positive"))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)

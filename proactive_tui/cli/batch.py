@@ -18,7 +18,7 @@ def select_environments(environments: list[Any], family: str, wanted: list[str],
     """`family`'s environments matching any id or id prefix (all of them for none), in id order;
     and the selectors that matched nothing. A prefix matches whole id parts (`proactiveeval/persuasion`
     matches `proactiveeval/persuasion/fair/0`); `bare_prefix` also lets it end mid-part
-    (`chronos/car` matches `chronos/car-purchase-positive`)."""
+    (`chronos/car` matches `chronos/car-purchase/positive`)."""
     own = [e for e in environments if e.family == family]
     if not wanted:
         return sorted(own, key=lambda e: e.id), []

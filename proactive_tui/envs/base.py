@@ -9,7 +9,7 @@ class EnvironmentBase(BaseModel):
     """Fields shared by the three families.
 
     `id` is readable and stable across runs (`proactiveeval/recommendation/fair/3`,
-    `proactivebench/code_11`, `chronos/car-purchase-positive`) so run records, exports and the
+    `proactivebench/code_11`, `chronos/car-purchase/positive`) so run records, exports and the
     command line can name an environment without a database.
     """
 
