@@ -471,3 +471,75 @@ def test_history_commands_stay_light(isolated_dirs: Path) -> None:
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'litellm', 'textual', 'llama_cpp', 'openai'}))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stderr
+
+
+# -- a locked database, and text that is not storable -------------------------------------------
+
+async def _record_with_lock(tmp_path: Path, release_after: int | None, close_retry_s: float = 5.0):
+    """Record a session while another connection holds the write lock from the first finished
+    message on, releasing it after `release_after` more events (None: never, until close)."""
+    db = tmp_path / "s.db"
+    store = Store(db, busy_timeout_s=0.05)
+    problems: list[str] = []
+    recorder = SessionRecorder(store, spec(), on_error=problems.append)
+    other = sqlite3.connect(db, isolation_level=None, timeout=0.05)
+    seen, locked_at = [], None
+    session = make_session(max_turns=2)
+    events = session.events()
+    async for event in events:
+        recorder.handle(event)
+        seen.append(event)
+        if locked_at is None and event.type == "message_done":
+            other.execute("BEGIN IMMEDIATE")  # another process writes and holds the lock
+            locked_at = len(seen)
+        elif release_after is not None and locked_at and len(seen) == locked_at + release_after:
+            other.execute("COMMIT")
+    recorder.close(retry_s=close_retry_s)
+    if other.in_transaction:
+        other.execute("COMMIT")
+    other.close()
+    return store, recorder, seen, problems
+
+
+async def test_a_locked_database_keeps_the_events_and_writes_them_once_it_clears(tmp_path: Path) -> None:
+    store, recorder, seen, problems = await _record_with_lock(tmp_path, release_after=3)
+    assert seen[-1].type == "session_ended"
+    assert recorder.saved and not recorder.failed
+    stored = load_events(store, seen[0].session_id)
+    seqs = [e.seq for e in stored]
+    assert seqs == sorted(seqs)  # written in order, the kept ones first
+    assert {e.seq for e in seen if e.type != "message_delta"} <= set(seqs)  # none lost to the lock
+    assert store.session(seen[0].session_id).status == "finished"
+    assert any("keeping the events and retrying" in p for p in problems)
+    assert problems[-1].startswith("the session database is writable again")
+
+
+async def test_a_lock_that_never_clears_is_reported_as_not_saved(tmp_path: Path) -> None:
+    store, recorder, seen, problems = await _record_with_lock(tmp_path, release_after=None, close_retry_s=0.3)
+    assert seen[-1].type == "session_ended"  # the session itself ran to its end
+    assert not recorder.saved and "stayed locked" in recorder.unsaved_reason
+    assert "the run record (--out) still holds the whole session" in problems[-1]
+
+
+async def test_a_lone_surrogate_in_a_reply_is_stored_as_a_replacement_character(tmp_path: Path) -> None:
+    from proactive_tui.core.participants import LLMParticipant
+    from proactive_tui.llm.gateway import Gateway
+    from proactive_tui.llm.settings import ModelSettings
+    from proactive_tui.store.db import event_json
+
+    with FakeOpenAIServer() as server:
+        server.script(*["half a pair \ud800 then more"] * 4)
+        model = LLMParticipant(Gateway(), ModelSettings(model="openai/fake", api_base=server.base_url))
+        session = make_session(max_turns=1, planning=False, user=model)
+        store = Store(tmp_path / "s.db")
+        problems: list[str] = []
+        seen = [e async for e in record_events(store, spec(), session, on_error=problems.append)]
+    assert problems == [] and seen[-1].type == "session_ended"
+    users = [e.message.content for e in seen if e.type == "message_done" and e.message.role == "user"]
+    assert users and all(u == "half a pair \ufffd then more" for u in users)
+    record = load_record(store, seen[0].session_id)
+    assert any(m.content == "half a pair \ufffd then more" for m in record.messages)
+    # and should one get past the participants, the store writes U+FFFD instead of failing
+    from proactive_tui.core.events import ErrorRaised
+
+    assert json.loads(event_json(ErrorRaised(seat=None, message="x\udfffy")))["message"] == "x\ufffdy"

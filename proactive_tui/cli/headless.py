@@ -137,8 +137,12 @@ class HeadlessRun:
         record = builder.record
         if record is not None:
             self.printer.summary(record)
-            if store is not None:
+            recorder = getattr(self, "_recorder", None)
+            if store is not None and recorder is not None and recorder.saved:
                 self.err.print(Text(f"saved as session {record.id} (proactive-tui sessions show {record.id})", style="dim"))
+            elif store is not None and recorder is not None:
+                self.err.print(Text(f"session {record.id} was NOT saved completely in the session history: "
+                                    f"{recorder.unsaved_reason or 'recording failed'}", style="yellow"))
             if self.out:
                 self.out.parent.mkdir(parents=True, exist_ok=True)
                 self.out.write_text(record.model_dump_json(indent=2), encoding="utf-8")
@@ -163,7 +167,10 @@ class HeadlessRun:
         except StoreError as exc:
             warn(f"{exc}; this session will not be saved")
             return session.events(), None
-        return record_events(store, self.spec, session, on_error=warn), store
+        from proactive_tui.store.recorder import SessionRecorder
+
+        self._recorder = SessionRecorder(store, self.spec, on_error=warn)
+        return record_events(store, self.spec, session, recorder=self._recorder), store
 
     async def _read_human(self, session: Any, event: Any) -> None:
         human = session.seats.get(event.seat)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from proactive_tui.core.events import SeatInfo, UsageInfo
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
+from proactive_tui.textsafe import scrub, scrub_deep
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -68,6 +69,16 @@ class Participant:
         raise NotImplementedError
 
 
+def scrub_model(value: Any) -> Any:
+    """A parsed structured reply without lone surrogates (a JSON reply may spell `"\\ud800"`):
+    rebuilt only when it holds one, so the common case costs a dump."""
+    if not isinstance(value, BaseModel):
+        return scrub_deep(value)
+    data = value.model_dump()
+    clean = scrub_deep(data)
+    return value if clean == data else type(value).model_validate(clean)
+
+
 class LLMParticipant(Participant):
     def __init__(self, gateway: Any, settings: Any) -> None:
         self.gateway = gateway
@@ -75,17 +86,20 @@ class LLMParticipant(Participant):
         self.info = SeatInfo(kind="llm", label=settings.model)
 
     async def reply(self, request: ReplyRequest) -> Reply:
+        on_delta = request.on_delta
         completion = await self.gateway.complete(
-            self.settings, request.full_messages(), on_retry=request.on_retry, on_delta=request.on_delta
+            self.settings, request.full_messages(), on_retry=request.on_retry,
+            on_delta=(lambda text: on_delta(scrub(text))) if on_delta is not None else None,
         )
-        return Reply(text=completion.text, model=completion.model, usage=UsageInfo(**completion.usage.model_dump()))
+        return Reply(text=scrub(completion.text), model=completion.model, usage=UsageInfo(**completion.usage.model_dump()))
 
     async def reply_structured(self, request, schema, parse_text=None):
         result = await self.gateway.complete_structured(
             self.settings, request.full_messages(), schema, on_retry=request.on_retry
         )
         c = result.completion
-        return result.value, Reply(text=c.text, model=c.model, usage=UsageInfo(**c.usage.model_dump()), asks=result.asks)
+        return scrub_model(result.value), Reply(text=scrub(c.text), model=c.model, usage=UsageInfo(**c.usage.model_dump()),
+                                                asks=result.asks)
 
 
 class HumanParticipant(Participant):
@@ -110,7 +124,7 @@ class HumanParticipant(Participant):
             self.pending = None
         if text is None:
             raise UserStopped()
-        return text
+        return scrub(text)
 
     async def reply(self, request: ReplyRequest) -> Reply:
         text = await self._next_line(request)

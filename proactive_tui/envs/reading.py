@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from proactive_tui.textsafe import may_hold_surrogates, scrub_deep
 from proactive_tui.envs.problems import LoadProblem
 
 
@@ -36,7 +37,9 @@ def read_json(path: Path, display: str | None = None) -> Any:
     if not text.strip():
         raise Unreadable(LoadProblem(file=name, message="empty file: expected JSON"))
     try:
-        return json.loads(text)
+        data = json.loads(text, parse_constant=_reject_constant)
+    except _NotJSON as exc:
+        raise Unreadable(LoadProblem(file=name, message=f"invalid JSON: {exc} is not a JSON number (write a number or null)"))
     except json.JSONDecodeError as exc:
         raise Unreadable(
             LoadProblem(
@@ -46,6 +49,17 @@ def read_json(path: Path, display: str | None = None) -> Any:
         )
     except RecursionError:
         raise Unreadable(LoadProblem(file=name, message="invalid JSON: nested too deeply"))
+    return scrub_deep(data) if may_hold_surrogates(text) else data
+
+
+class _NotJSON(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    """NaN, Infinity and -Infinity: Python's json reads them, JSON does not have them, and a score
+    or time of NaN would pass every range check (NaN compares false) into the session."""
+    raise _NotJSON(name)
 
 
 def json_kind(value: Any) -> str:

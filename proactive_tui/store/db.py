@@ -78,8 +78,28 @@ MIGRATIONS: list[list[str]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+def event_json(event: BaseModel) -> str:
+    """The event as stored JSON. Text reaches events scrubbed of lone surrogates where it enters
+    (`textsafe.scrub`); should one get through anyway, it becomes U+FFFD here rather than a
+    serialization error that would stop the recording of the whole session."""
+    try:
+        return event.model_dump_json()
+    except ValueError:  # pydantic_core.PydanticSerializationError: "surrogates not allowed"
+        from proactive_tui.textsafe import scrub_deep
+
+        return json.dumps(scrub_deep(event.model_dump(mode="json")), ensure_ascii=False)
+
+
 class StoreError(Exception):
-    """A problem with the session database, worded for the person reading it (no traceback)."""
+    """A problem with the session database, worded for the person reading it (no traceback).
+
+    `transient`: the database was locked or busy (another process held a write lock longer than
+    the connection's 5 s busy timeout); the same write may succeed later, so a recorder keeps it
+    and retries instead of giving up."""
+
+    def __init__(self, message: str, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 class SessionRow(BaseModel):
@@ -118,8 +138,12 @@ def _plain(exc: BaseException) -> str:
 class Store:
     """A connection to the session database. Cheap to open; safe to share between threads."""
 
-    def __init__(self, path: Path | str | None = None, synchronous: str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, synchronous: str | None = None,
+                 busy_timeout_s: float = 5.0) -> None:
+        """`busy_timeout_s`: how long one write waits for another process's write lock before it
+        fails as transient (`StoreError.transient`; the recorder then keeps and retries it)."""
         self.path = Path(path) if path is not None else default_path()
+        self.busy_timeout_s = busy_timeout_s
         mode = (synchronous or os.environ.get("PROACTIVE_TUI_STORE_SYNC") or "NORMAL").upper()
         if mode not in SYNC_MODES:
             raise StoreError(f"unknown synchronous mode {mode!r}; use NORMAL or FULL")
@@ -136,7 +160,7 @@ class Store:
         except OSError as exc:
             raise StoreError(f"cannot create the data folder {where.parent}: {_plain(exc)}") from None
         try:
-            conn = sqlite3.connect(where, isolation_level=None, check_same_thread=False, timeout=5.0)
+            conn = sqlite3.connect(where, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_s)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the session database {where}: {_plain(exc)}") from None
         try:
@@ -229,7 +253,10 @@ class Store:
                         self._conn.execute("ROLLBACK")
                 except sqlite3.Error:
                     pass
-                raise StoreError(f"session database {self.path}: could not {action}: {_plain(exc)}") from None
+                transient = isinstance(exc, sqlite3.OperationalError) and any(
+                    word in str(exc).lower() for word in ("locked", "busy"))
+                raise StoreError(f"session database {self.path}: could not {action}: {_plain(exc)}",
+                                 transient=transient) from None
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -248,7 +275,7 @@ class Store:
                          (session_id, seq, type_, payload, ts))
 
     def append_event(self, session_id: str, event: Any) -> None:
-        self.append(session_id, event.seq, event.type, event.model_dump_json(), event.ts)
+        self.append(session_id, event.seq, event.type, event_json(event), event.ts)
 
     def update_session(self, session_id: str, updated_at: str, **fields: Any) -> None:
         """Set columns of one session (status, summary, title...) and its `updated_at`."""

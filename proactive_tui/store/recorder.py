@@ -16,8 +16,12 @@ resumed with the same settings) and its status moves running -> finished | cance
 or -> interrupted when the consumer stops reading before the session ended. A process that dies
 leaves `running` behind; readers show such a row as interrupted (queries.effective_status).
 
-A store failure (disk full, database locked too long) never stops the session: the recorder
-reports it once through `on_error` and stops recording.
+A store failure never stops the session. A locked database (another process holding a write lock
+beyond the 5 s busy timeout) is transient: the write is kept in order in a backlog, reported once
+through `on_error`, retried before each later write and, at `close()`, for up to `CLOSE_RETRY_S`;
+once the lock clears every kept event is written and that is reported too. Any other failure
+(disk full, a damaged file) is reported once and recording stops. `saved` says afterwards whether
+every event reached the store, so a command never claims a session was saved when it was not.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from proactive_tui.store.db import SessionRow, Store, StoreError
 from proactive_tui.store.queries import headline, status_for
 
 FLUSH_INTERVAL = 0.25
+CLOSE_RETRY_S = 30.0
+"""How long `close()` keeps retrying a backlog held up by a locked database."""
 
 
 class SessionRecorder:
@@ -51,6 +57,42 @@ class SessionRecorder:
         self._buffer: list[Any] = []  # deltas of one message, not yet written
         self._buffer_since = 0.0
         self._timer: asyncio.TimerHandle | None = None
+        self._backlog: list[Callable[[], None]] = []
+        """Writes held up by a locked database, in order; retried before any later write."""
+        self.unsaved_reason = ""
+
+    @property
+    def saved(self) -> bool:
+        """Every event of the session reached the store (false while a backlog waits, or after a failure)."""
+        return self.session_id is not None and not self.failed and not self._backlog
+
+    def _write(self, action: Callable[[], None]) -> None:
+        """Run one store write in order: after the backlog, or into it while the database is locked."""
+        if self._backlog and not self._drain():
+            self._backlog.append(action)
+            return
+        try:
+            action()
+        except StoreError as exc:
+            if not exc.transient:
+                raise
+            self._backlog.append(action)
+            if self.on_error is not None:
+                self.on_error(f"{exc}; keeping the events and retrying")
+
+    def _drain(self) -> bool:
+        """Write the backlog in order; True when it is empty (a later write may go straight in)."""
+        while self._backlog:
+            try:
+                self._backlog[0]()
+            except StoreError as exc:
+                if not exc.transient:
+                    raise
+                return False
+            self._backlog.pop(0)
+        if self.on_error is not None:
+            self.on_error("the session database is writable again: every kept event is saved")
+        return True
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -68,12 +110,15 @@ class SessionRecorder:
                 self._start(event)
             if self.session_id is None:
                 return
-            self.store.append_event(self.session_id, event)
+            session_id = self.session_id
+            self._write(lambda: self.store.append_event(session_id, event))
             if event.type == "session_ended":
                 self.ended = True
                 self._finish(status_for(event.reason))
         except StoreError as exc:
             self._fail(str(exc))
+        except Exception as exc:  # noqa: BLE001 - recording must never stop the session
+            self._fail(f"could not record a {event.type} event ({type(exc).__name__}: {exc})")
 
     def _buffer_delta(self, event: Any) -> None:
         if self._buffer and self._buffer[0].message_id != event.message_id:
@@ -110,34 +155,48 @@ class SessionRecorder:
         first = self._buffer[0]
         merged = first.model_copy(update={"text": "".join(e.text for e in self._buffer)})
         self._buffer.clear()
-        self.store.append_event(self.session_id, merged)
+        session_id = self.session_id
+        self._write(lambda: self.store.append_event(session_id, merged))
 
     # -- the sessions row -----------------------------------------------------------------------
 
     def _start(self, event: Any) -> None:
         resumed = getattr(event, "resumed_from", None) or {}
         self.session_id = event.session_id
-        self.store.create_session(SessionRow(
+        row = SessionRow(
             id=event.session_id, env_id=event.env_id, family=event.family,
             seats={seat: info.model_dump() for seat, info in event.seats.items()},
             models=event.models, settings=event.settings, status="running", created_at=event.ts,
             updated_at=event.ts, title=str(event.environment.get("title", "")),
             spec=self.spec.model_dump(mode="json") if self.spec is not None else None,
             pid=os.getpid(), resumed_from=resumed.get("session_id"),
-        ))
+        )
+        self._write(lambda: self.store.create_session(row))
 
     def _finish(self, status: str) -> None:
         summary = headline(self.builder.record) if self.builder.record is not None else None
-        self.store.update_session(self.session_id, now_iso(), status=status, summary=summary)  # type: ignore[arg-type]
+        session_id, when = self.session_id, now_iso()
+        self._write(lambda: self.store.update_session(session_id, when, status=status, summary=summary))  # type: ignore[arg-type]
 
-    def close(self) -> None:
-        """Flush what is buffered; a session that did not end is marked interrupted."""
+    def close(self, retry_s: float = CLOSE_RETRY_S) -> None:
+        """Flush what is buffered; a session that did not end is marked interrupted. A backlog held
+        up by a locked database is retried for up to `retry_s` seconds before it is given up (and
+        `saved` stays false, with the reason in `unsaved_reason`)."""
         if self.failed or self.session_id is None:
             return
         try:
             self.flush()
             if not self.ended:
                 self._finish("interrupted")
+            deadline = time.monotonic() + retry_s
+            while self._backlog and not self._drain():
+                if time.monotonic() >= deadline:
+                    left = len(self._backlog)
+                    self.unsaved_reason = f"the session database stayed locked: {left} writes were not saved"
+                    if self.on_error is not None:
+                        self.on_error(f"{self.unsaved_reason}; the run record (--out) still holds the whole session")
+                    return
+                time.sleep(0.2)
         except StoreError as exc:
             self._fail(str(exc))
 
@@ -146,8 +205,10 @@ class SessionRecorder:
             self._timer.cancel()
             self._timer = None
         self._buffer.clear()
+        self._backlog.clear()
         if not self.failed:
             self.failed = True
+            self.unsaved_reason = message
             if self.on_error is not None:
                 self.on_error(f"{message}; this session is no longer being saved")
 

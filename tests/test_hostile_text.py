@@ -1,0 +1,43 @@
+"""Text that is not storable or would act on the terminal: lone surrogates, bidi controls, NaN."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLE_DIRS
+from proactive_tui.envs import load_paths
+from proactive_tui.envs.reading import Unreadable, read_json
+from proactive_tui.textsafe import plain, scrub
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json_numbers(tmp_path: Path, constant: str) -> None:
+    f = tmp_path / "x.json"
+    f.write_text('{"turn_limit": %s}' % constant, encoding="utf-8")
+    with pytest.raises(Unreadable) as info:
+        read_json(f)
+    assert f"{constant} is not a JSON number" in info.value.problem.message and info.value.problem.file == str(f)
+
+
+def test_an_environment_file_spelling_a_lone_surrogate_loads_with_a_replacement(tmp_path: Path) -> None:
+    raw = json.loads((SAMPLE_DIRS["chronos"] / "car-purchase.json").read_text(encoding="utf-8"))
+    raw["persona"] = "Rafael \ud800 Souza"
+    folder = tmp_path / "chronos"
+    folder.mkdir()
+    (folder / "odd.json").write_text(json.dumps(raw), encoding="utf-8")  # json.dumps spells it \ud800
+    assert "\\ud800" in (folder / "odd.json").read_text(encoding="utf-8")
+    loaded = load_paths([tmp_path])
+    assert not loaded.problems
+    env = loaded.get("chronos/odd/positive")
+    assert env.scenario.persona == "Rafael \ufffd Souza"
+    env.model_dump_json()  # storable: this raised before
+
+
+def test_plain_shows_bidi_controls_and_replaces_surrogates() -> None:
+    assert plain("pay \u202eevil\u202c now") == "pay <U+202E>evil<U+202C> now"
+    assert plain("\u2066x\u2069\u200f") == "<U+2066>x<U+2069><U+200F>"
+    assert plain("a\ud800b") == "a\ufffdb" and scrub("ok") == "ok"
+    assert plain("é ✓ 😀") == "é ✓ 😀"  # ordinary text untouched
