@@ -41,3 +41,29 @@ def test_plain_shows_bidi_controls_and_replaces_surrogates() -> None:
     assert plain("\u2066x\u2069\u200f") == "<U+2066>x<U+2069><U+200F>"
     assert plain("a\ud800b") == "a\ufffdb" and scrub("ok") == "ok"
     assert plain("é ✓ 😀") == "é ✓ 😀"  # ordinary text untouched
+
+
+ESCAPES = "\x1b]0;pwned title\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b[31m"
+
+
+def test_envs_list_and_show_never_print_a_files_escape_sequences(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    raw = json.loads((SAMPLE_DIRS["chronos"] / "car-purchase.json").read_text(encoding="utf-8"))
+    raw["title"] = "Hatchback" + ESCAPES + " \u202eevil"
+    raw["persona"] = "Rafael" + ESCAPES
+    folder = tmp_path / "chronos"
+    folder.mkdir()
+    (folder / "esc.json").write_text(json.dumps(raw), encoding="utf-8")
+    env = {**os.environ, "COLUMNS": "160"}
+    for args in (["envs", "list", "--family", "chronos"], ["envs", "show", "chronos/esc/positive"]):
+        proc = subprocess.run([sys.executable, "-m", "proactive_tui", "--envs", str(tmp_path), *args], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        out = proc.stdout + proc.stderr
+        assert "Hatchback" in out and "\x1b]" not in out and "\x07" not in out and "\x1b[2J" not in out, args
+        assert "\u202e" not in out and "<U+202E>evil" in out.replace("\n", "")

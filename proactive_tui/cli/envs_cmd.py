@@ -15,13 +15,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     listing = sub.add_parser("list", help="a table of the environments found")
     listing.add_argument("--family", help="only this family (proactiveeval, proactivebench, chronos or a plug-in)")
     listing.add_argument("--domain", help="only this domain (e.g. recommendation, coding, car_purchase)")
-    listing.add_argument("--envs", action="append", default=[], metavar="PATH", help="extra folder or file (repeatable)")
+    listing.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH", help="extra folder or file (repeatable)")
     listing.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     listing.set_defaults(func=run_list)
 
     show = sub.add_parser("show", help="one environment in full")
     show.add_argument("env_id", metavar="ID")
-    show.add_argument("--envs", action="append", default=[], metavar="PATH")
+    show.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH")
     show.add_argument("--json", action="store_true", help="print the environment as JSON")
     show.set_defaults(func=run_show)
 
@@ -38,8 +38,10 @@ def _load(args: argparse.Namespace):
 
 
 def _report_problems(problems, stream=sys.stderr) -> None:
-    for problem in problems:
-        print(problem.render(), file=stream)
+    from proactive_tui.textsafe import plain
+
+    for problem in problems:  # a message may quote a file's own text: never let it act on the terminal
+        print(plain(problem.render()), file=stream)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -59,6 +61,8 @@ def run_list(args: argparse.Namespace) -> int:
         from rich.table import Table
         from rich.text import Text
 
+        from proactive_tui.textsafe import plain
+
         console = Console()
         # Ids are what a person copies into `envs show` / `run`: never cut them. On a narrow
         # terminal family, domain and tier go (the id holds them) and the title gives way.
@@ -72,7 +76,7 @@ def run_list(args: argparse.Namespace) -> int:
         table.add_column("title", overflow="ellipsis", no_wrap=True)
         for env in envs:
             cells = [env.id] + ([env.family, env.domain, env.tier or "-"] if wide else []) + [env.title]
-            table.add_row(*(Text(str(v)) for v in cells))
+            table.add_row(*(Text(plain(str(v))) for v in cells))
         console.print(table)
     if envset.problems:
         print(f"{len(envset.problems)} problem(s) while loading; run `proactive-tui envs validate PATH` for details:", file=sys.stderr)
@@ -86,7 +90,9 @@ def run_show(args: argparse.Namespace) -> int:
     if env is None:
         close = [e.id for e in envset.environments if args.env_id in e.id][:5]
         hint = f" (did you mean: {', '.join(close)}?)" if close else " (see `proactive-tui envs list`)"
-        print(f"no environment with id {args.env_id!r}{hint}", file=sys.stderr)
+        from proactive_tui.textsafe import plain
+
+        print(plain(f"no environment with id {args.env_id!r}{hint}"), file=sys.stderr)
         return 1
     if args.json:
         print(env.model_dump_json(indent=2))
@@ -94,12 +100,13 @@ def run_show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from proactive_tui.envs.describe import describe
+    from proactive_tui.textsafe import plain
 
     console = Console()
-    for heading, body in describe(env):
+    for heading, body in describe(env):  # environment text is data: escapes never reach the terminal
         if heading:
-            console.rule(heading, align="left", style="bold")
-        console.print(body, highlight=False, markup=False)
+            console.rule(plain(heading), align="left", style="bold")
+        console.print(plain(body), highlight=False, markup=False)
     return 0
 
 

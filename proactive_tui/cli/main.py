@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    # `--envs` may come before the command or after it: both count (the command's own flag used to
+    # replace the global one's value silently)
+    args.envs = list(args.envs or []) + list(getattr(args, "sub_envs", None) or [])
     # Only `run` takes flags it does not know up front (the chosen family's own).
     if extra and not getattr(args, "accepts_extra", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

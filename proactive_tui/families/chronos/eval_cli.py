@@ -106,7 +106,7 @@ def add_eval_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=int, default=2, metavar="N", help="sessions at once (default 2)")
     p.add_argument("--out", metavar="FILE.json", help="write every session's verdict and the tables here")
     p.add_argument("--no-store", action="store_true", help="do not save the sessions in the session history")
-    p.add_argument("--envs", action="append", default=[], metavar="PATH", help="extra scenario folder or file")
+    p.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH", help="extra scenario folder or file")
     p.set_defaults(func=run_eval)
 
 
