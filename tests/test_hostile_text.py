@@ -67,3 +67,27 @@ def test_envs_list_and_show_never_print_a_files_escape_sequences(tmp_path: Path)
         out = proc.stdout + proc.stderr
         assert "Hatchback" in out and "\x1b]" not in out and "\x07" not in out and "\x1b[2J" not in out, args
         assert "\u202e" not in out and "<U+202E>evil" in out.replace("\n", "")
+
+
+@pytest.mark.parametrize("content", ["a = " + "[" * 3000 + "]" * 3000, "a = " + "{b = " * 3000 + "1" + "}" * 3000])
+def test_deeply_nested_toml_is_a_readable_error_for_config_and_themes(tmp_path: Path, content: str) -> None:
+    from proactive_tui.config import ConfigError, load_config
+    from proactive_tui.ui.themes import load_themes
+
+    config = tmp_path / "config.toml"
+    config.write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        load_config(config)
+    themes_dir = tmp_path / "themes"
+    themes_dir.mkdir()
+    (themes_dir / "deep.toml").write_text(content, encoding="utf-8")
+    themes, problems = load_themes([themes_dir])  # one bad theme never stops the others (or the app)
+    assert any("nested too deeply" in p and "deep.toml" in p for p in problems)
+
+
+def test_toml_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    from proactive_tui.config import load_config
+
+    config = tmp_path / "config.toml"
+    config.write_bytes("\ufeff".encode("utf-8") + b'[roles.agent]\nmodel = "openai/gpt-4.1"\n')
+    assert load_config(config).roles.agent.model == "openai/gpt-4.1"
