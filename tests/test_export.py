@@ -229,3 +229,29 @@ async def test_proactivebench_skipped_event_keeps_its_proposal(tmp_path: Path) -
     assert [list(zip(e["agent_response"], e["judgement"])) for e in data] == [[("task 1", True)], [], []]
     counted = confusion_from_trace(data)
     assert counted == record.section.confusion and (counted.tp, counted.skipped, counted.proposals) == (1, 2, 1)
+
+
+def test_credentials_inside_the_api_base_are_stored_nowhere(isolated_dirs: Path, tmp_path: Path) -> None:
+    from test_run_command import judge_aware_responder
+
+    secret = "urlCANARY0pass"
+    with FakeOpenAIServer(responder=judge_aware_responder) as server:
+        base = server.base_url.replace("http://", f"http://bob:{secret}@")
+        record_file = tmp_path / "run.json"
+        run = cli("run", "proactiveeval/persuasion/fair/0", "--api-base", base, "--agent", "openai/agent-m",
+                  "--user", "openai/user-m", "--judge", "openai/judge-m", "--max-turns", "1", "--quiet",
+                  "--out", str(record_file))
+        public = server.base_url
+    # litellm's HTTP client refuses credentials in the URL beside its own Authorization header, so
+    # the session ends in an error; what matters here is that the URL is recorded without them
+    assert record_file.exists(), run.stderr
+    out = tmp_path / "exports"
+    for fmt in ("proactiveeval", "run-record", "markdown", "html"):
+        assert cli("export", "--all", "--format", fmt, "--out", str(out / fmt)).returncode == 0
+    texts = [p.read_text(encoding="utf-8") for p in [record_file, *out.rglob("*")] if p.is_file()]
+    assert len(texts) == 5 and all(secret not in t for t in texts)
+    assert json.loads(record_file.read_text())["models"]["agent"]["api_base"] == public
+    assert secret not in run.stdout + run.stderr
+    assert secret.encode() not in default_path().read_bytes()
+    for wal in default_path().parent.glob("*-wal"):
+        assert secret.encode() not in wal.read_bytes()

@@ -25,16 +25,30 @@ class SessionSpec(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict)
     """Protocol settings (for ProactiveEval: ProactiveEvalSettings fields)."""
 
+    def storable(self) -> dict[str, Any]:
+        """The spec as the store keeps it (for resume): api bases without credentials. A session
+        resumed from it needs the credentials again, from the keyring, the environment or a flag."""
+        from proactive_tui.llm.redact import public_api_base
+
+        data = self.model_dump(mode="json")
+        for role in data.get("roles", {}).values():
+            if isinstance(role, dict) and role.get("api_base"):
+                role["api_base"] = public_api_base(role["api_base"])
+        return data
+
     @property
     def human_seats(self) -> list[str]:
         return [s for s, kind in self.seats.items() if kind == "human"]
 
     def models_summary(self) -> dict[str, dict[str, Any]]:
-        """Per seat: model, api base, temperature, max tokens (for run records; never keys)."""
+        """Per seat: model, api base, temperature, max tokens (for run records; never keys, and no
+        credentials from inside the api base URL)."""
+        from proactive_tui.llm.redact import public_api_base
+
         out = {}
         for role in ROLES:
             s = self.roles.for_role(role)
-            out[role] = {"model": "person" if self.seats.get(role) == "human" else s.model, "api_base": s.api_base,
+            out[role] = {"model": "person" if self.seats.get(role) == "human" else s.model, "api_base": public_api_base(s.api_base),
                          "temperature": s.temperature, "max_tokens": s.max_tokens}
         return out
 

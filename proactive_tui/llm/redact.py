@@ -17,6 +17,26 @@ _PATTERNS = re.compile(
     r"|(?i:bearer)\s+[A-Za-z0-9._\-]{12,}"
     r"|(?i:api[_-]?key)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9._\-]{8,})"
 )
+_URL_USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
+"""`user:password@` in a URL (`--api-base https://user:pass@host/v1`)."""
+
+
+def public_api_base(url: str | None) -> str | None:
+    """`url` as it may be stored, recorded or exported: without user info, query or fragment
+    (where credentials hide). Text that is not a URL is kept, minus anything key-shaped."""
+    if url is None or not url.strip():
+        return url
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return redact(url)
+    if not parts.scheme or not parts.hostname:
+        return redact(url)
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    return urlunsplit((parts.scheme, host + (f":{port}" if port else ""), parts.path, "", ""))
 
 
 def _known_keys() -> list[str]:
@@ -28,7 +48,7 @@ def _known_keys() -> list[str]:
 def redact(text: str, extra: list[str] | None = None) -> str:
     for value in _known_keys() + [e for e in (extra or []) if e and len(e) >= 6]:
         text = text.replace(value, MASK)
-    return _PATTERNS.sub(MASK, text)
+    return _URL_USERINFO.sub(MASK + "@", _PATTERNS.sub(MASK, text))
 
 
 class RedactingFilter(logging.Filter):

@@ -168,7 +168,7 @@ class SessionRecorder:
             seats={seat: info.model_dump() for seat, info in event.seats.items()},
             models=event.models, settings=event.settings, status="running", created_at=event.ts,
             updated_at=event.ts, title=str(event.environment.get("title", "")),
-            spec=self.spec.model_dump(mode="json") if self.spec is not None else None,
+            spec=self.spec.storable() if self.spec is not None else None,
             pid=os.getpid(), resumed_from=resumed.get("session_id"),
         )
         self._write(lambda: self.store.create_session(row))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -41,14 +41,14 @@ def memory_file() -> Path:
 
 def safe_api_base(url: str | None) -> str | None:
     """`url` without user info, query or fragment (where credentials hide); None if not a URL."""
+    from proactive_tui.llm.redact import public_api_base
+
     if not url or not url.strip():
         return None
     parts = urlsplit(url.strip())
     if not parts.scheme or not parts.hostname:
         return None
-    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return public_api_base(url)
 
 
 def load_memories(path: Path | None = None) -> SetupMemories:
