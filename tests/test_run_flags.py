@@ -66,3 +66,17 @@ def test_flags_reach_the_typed_settings() -> None:
     args = parse_family_flags(family, argparse.Namespace(), ["--candidates", "3", "--no-feedback", "--max-events", "4"])
     settings = family.settings_from_args(args)
     assert settings == {**family.settings().model_dump(), "candidates": 3, "feedback": False, "max_events": 4}
+
+
+def test_a_bad_setting_names_the_flag_without_pydantic_noise(capsys) -> None:
+    assert main(["run", "chronos/car-purchase/positive", "--max-turns", "-1"]) != 0
+    err = capsys.readouterr().err
+    assert "--max-turns: should be greater than or equal to 1 (got -1)" in err
+    assert "pydantic" not in err and "type=greater_than_equal" not in err
+
+
+@pytest.mark.parametrize("command", [["eval", "proactiveeval"], ["eval", "chronos", "--reference"],
+                                     ["eval", "reward-judge"]])
+def test_concurrency_below_one_is_refused_before_anything_runs(capsys, command) -> None:
+    assert main([*command, "--concurrency", "0"]) == 2
+    assert "--concurrency must be at least 1" in capsys.readouterr().err

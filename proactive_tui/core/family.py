@@ -176,7 +176,16 @@ class Family:
             value = getattr(args, flag.dest, None)
             if value is not None:
                 values[flag.setting] = value
-        return self.settings_model(**values).model_dump()
+        from pydantic import ValidationError
+
+        try:
+            return self.settings_model(**values).model_dump()
+        except ValidationError as exc:  # one line per flag, in the flag's own name, no pydantic URL
+            flags = {flag.setting: flag.flag for flag in self.run_flags}
+            raise ValueError("; ".join(
+                f"{flags.get(str(e['loc'][0]), str(e['loc'][0])) if e.get('loc') else 'settings'}: "
+                f"{e['msg'].removeprefix('Input ')} (got {e.get('input')!r})"
+                for e in exc.errors(include_url=False))) from None
 
     # -- sessions -------------------------------------------------------------------------
 

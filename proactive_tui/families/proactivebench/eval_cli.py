@@ -71,6 +71,9 @@ def run_reward_judge(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         err.print(Text("error: --limit must be at least 1", style="red"))
         return 1
+    if args.concurrency < 1:  # a semaphore of 0 would wait for ever
+        err.print(Text("error: --concurrency must be at least 1", style="red"))
+        return 2
     path = Path(args.data) if args.data else default_reward_data()
     try:
         items = load_items(path, args.limit)
