@@ -91,3 +91,22 @@ def test_toml_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_bytes("\ufeff".encode("utf-8") + b'[roles.agent]\nmodel = "openai/gpt-4.1"\n')
     assert load_config(config).roles.agent.model == "openai/gpt-4.1"
+
+
+def test_folder_scans_name_what_they_cannot_read(tmp_path: Path) -> None:
+    import os
+
+    root = tmp_path / "envs"
+    (root / "chronos").mkdir(parents=True)
+    good = json.loads((SAMPLE_DIRS["chronos"] / "car-purchase.json").read_text(encoding="utf-8"))
+    (root / "chronos" / "ok.json").write_text(json.dumps(good), encoding="utf-8")
+    os.symlink(root, root / "chronos" / "loop")                       # a folder that leads back up
+    os.symlink(root / "missing.json", root / "chronos" / "gone.json")  # a dangling file link
+    os.symlink(root / "nowhere", root / "chronos" / "lost")            # a dangling folder link
+    (root / "fair.json").mkdir()                                       # a folder named like a file
+    loaded = load_paths([root])
+    assert [e.id for e in loaded.environments] == ["chronos/ok/positive", "chronos/ok/negative"]  # read once
+    messages = {Path(p.file).name: p.message for p in loaded.problems}
+    assert "symlink loop" in messages["loop"]
+    assert "broken symlink" in messages["gone.json"] and "broken symlink" in messages["lost"]
+    assert "folder named like a .json file" in messages["fair.json"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+import os
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -79,10 +80,41 @@ def _display(path: Path) -> str:
         return str(path.resolve())
 
 
-def _json_files(root: Path) -> list[Path]:
+def _json_files(root: Path) -> tuple[list[Path], list[LoadProblem]]:
+    """The .json files under `root` (hidden folders and files skipped), and what could not be
+    scanned: a symlink whose target is missing, a symlinked folder that loops back into the scan,
+    a folder named like a .json file. Each is a problem naming the path, never a silent skip."""
     if root.is_file():
-        return [root]
-    return sorted(p for p in root.rglob("*.json") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
+        return [root], []
+    found: list[Path] = []
+    problems: list[LoadProblem] = []
+    seen: set[tuple[int, int]] = set()
+    for folder, dirs, names in os.walk(root, followlinks=True):
+        here = Path(folder)
+        st = here.stat()
+        if (st.st_dev, st.st_ino) in seen:
+            problems.append(LoadProblem(file=str(here), message=f"symlink loop: {here} leads back into a folder "
+                                                                     "already scanned; skipped"))
+            dirs[:] = []
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for d in dirs:
+            if d.endswith(".json"):
+                problems.append(LoadProblem(file=_display(here / d), message="a folder named like a .json file: "
+                                                                              "it is not read as one (its own files are)"))
+        for name in sorted(names):
+            if name.startswith("."):
+                continue
+            path = here / name
+            if path.is_symlink() and not path.exists():
+                if name.endswith(".json") or not path.suffix:  # a file or (no suffix) a folder we cannot reach
+                    problems.append(LoadProblem(file=str(path), message=f"broken symlink (points to "
+                                                                              f"{os.readlink(path)}, which does not exist); skipped"))
+                continue
+            if name.endswith(".json") and path.is_file():
+                found.append(path)
+    return sorted(found), problems
 
 
 def _folder_names(path: Path, root: Path) -> frozenset[str]:
@@ -104,8 +136,10 @@ def load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
         if not root.exists():
             result.problems.append(LoadProblem(file=str(root), message="no such file or folder"))
             continue
+        paths, scan_problems = _json_files(root)
+        result.problems.extend(scan_problems)
         files = [FileCandidate(path=p, root=root, display=_display(p), folders=_folder_names(p, root), family=source.family)
-                 for p in _json_files(root)]
+                 for p in paths]
         by_dir: dict[Path, dict[str, Any]] = {}
         for file in files:
             owner = companions.get(file.path.name)
