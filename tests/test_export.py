@@ -255,3 +255,16 @@ def test_credentials_inside_the_api_base_are_stored_nowhere(isolated_dirs: Path,
     assert secret.encode() not in default_path().read_bytes()
     for wal in default_path().parent.glob("*-wal"):
         assert secret.encode() not in wal.read_bytes()
+
+
+def test_markdown_export_keeps_model_links_and_images_dead() -> None:
+    from markdown_it import MarkdownIt
+
+    from proactive_tui.export.formats.markdown import _cell, _quoted, _text
+
+    hostile = ("See [click](https://evil.com/x) and ![pixel](https://evil.com/p.png), https://evil.com/y, "
+               "www.evil.com, <img src=x onerror=alert(1)> and *bold* | cell")
+    md = MarkdownIt("gfm-like")  # linkify on, as GitHub renders
+    for rendered in (md.render(_text(hostile)), md.render(_quoted(hostile)), md.render(f"| a |\n|---|\n| {_cell(hostile)} |")):
+        assert "<a " not in rendered and "<img" not in rendered and "<strong>" not in rendered, rendered
+        assert "https://evil.com/x" in rendered and "[click]" in rendered  # shown, literally

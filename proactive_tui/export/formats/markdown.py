@@ -2,13 +2,17 @@
 and the family's report sections (dialogue or trace or timeline, judges, scores), for pasting
 into an issue, a paper draft or a notebook.
 
-Model text is data: terminal escape sequences are stripped (`textsafe.plain`) and characters a
-Markdown renderer would act on as HTML (`<`, `>`, `&`) are backslash-escaped, so a message can
-quote a tag but never inject one.
+Model text is data: terminal escape sequences are stripped (`textsafe.plain`) and every character a
+Markdown renderer would act on is backslash-escaped: HTML (`<`, `>`, `&`), links and images
+(`[`, `]`: with them escaped no `[text](url)` or `![alt](src)` forms), emphasis, code, headings and
+tables (`*`, `_`, `` ` ``, `#`, `~`, `|`), and the
+colon of a bare URL and the dot of `www.` (GitHub and linkify turn those into live links). So a
+message can quote a tag, a link or an image but never make one live in the rendered page.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +21,18 @@ from proactive_tui.export.registry import Exporter, register
 from proactive_tui.textsafe import plain
 
 
+_ACTIVE = re.compile(r"([\\<>&\[\]*`#~|]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+"""`_` inside a word (`max_turns`) never opens emphasis in CommonMark, so it stays as it is."""
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto)(:)|\b(www)(\.)")
+
+
 def _text(text: str) -> str:
-    return plain(text).replace("\\", "\\\\").replace("<", "\\<").replace(">", "\\>").replace("&", "\\&")
+    escaped = _ACTIVE.sub(r"\\\1", plain(text))
+    return _AUTOLINK.sub(lambda m: f"{m.group(1)}\\:" if m.group(1) else f"{m.group(3)}\\.", escaped)
 
 
 def _cell(text: str) -> str:
-    return _text(" ".join(str(text).split())).replace("|", "\\|")
+    return _text(" ".join(str(text).split()))  # `|` is escaped by _text
 
 
 def _quoted(text: str) -> str:
