@@ -480,3 +480,20 @@ async def test_key_bar_on_a_crowded_screen_says_where_the_rest_are() -> None:
         hints = bar.visual.plain
         assert len(hints) <= bar.content_region.width, hints
         assert hints.endswith("^p palette") and MORE in hints
+
+
+async def test_the_palette_screenshot_writes_a_file_and_names_it(isolated_dirs: Path) -> None:
+    """Textual's own "Screenshot" (delivered to a downloads folder a terminal may lack) is not
+    offered; ours saves into the data folder."""
+    from proactive_tui.paths import data_dir
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Screenshot" not in titles and "Screenshot to SVG" in titles
+        [command] = [c for c in app.get_system_commands(app.screen) if c.title == "Screenshot to SVG"]
+        command.callback()
+        await pilot.pause()
+        saved = list((data_dir() / "screenshots").glob("*.svg"))
+        assert len(saved) == 1 and "<svg" in saved[0].read_text(encoding="utf-8")

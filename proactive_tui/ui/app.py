@@ -240,7 +240,10 @@ class ProactiveApp(App[None]):
         """The palette: Textual's own commands plus what the current screen can do now."""
         from textual.app import SystemCommand
 
-        yield from super().get_system_commands(screen)
+        # Textual's own "Screenshot" delivers the file through the driver to a downloads folder a
+        # headless or remote terminal may not have, and says nothing when that fails: ours below
+        # writes into the data folder and names the file.
+        yield from (c for c in super().get_system_commands(screen) if c.title != "Screenshot")
         from proactive_tui.ui.screens.picker import PickerScreen
 
         if isinstance(screen, PickerScreen) and screen.current is not None:
