@@ -543,3 +543,19 @@ async def test_a_lone_surrogate_in_a_reply_is_stored_as_a_replacement_character(
     from proactive_tui.core.events import ErrorRaised
 
     assert json.loads(event_json(ErrorRaised(seat=None, message="x\udfffy")))["message"] == "x\ufffdy"
+
+
+def test_sessions_list_at_80_columns_keeps_model_names_whole(isolated_dirs: Path) -> None:
+    model = "openrouter/anthropic/claude-sonnet-4-5"
+    with Store(default_path()) as store:
+        store.create_session(SessionRow(id="abc123def456", env_id="chronos/house-hunting-bungalow/negative",
+                                        family="chronos", status="finished", models={"agent": {"model": model}},
+                                        created_at="2026-12-01T10:00:00", updated_at="2026-12-01T10:00:00"))
+    for columns in ("80", "160"):
+        proc = subprocess.run([sys.executable, "-m", "proactive_tui", "sessions", "list"], cwd=ROOT, capture_output=True,
+                              text=True, env={**os.environ, "COLUMNS": columns})
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        assert all(len(line) <= int(columns) for line in lines), proc.stdout
+        assert model in proc.stdout and "chronos/house-hunting-bungalow/negative" in proc.stdout, proc.stdout
+        assert "finished" in proc.stdout

@@ -89,23 +89,35 @@ def run_list(args: argparse.Namespace) -> int:
         console.print(Text("no sessions recorded yet" + (" for this filter" if args.env or args.family else "")
                            + ": run one with `proactive-tui run ENV_ID` or in the playground", style="dim"))
         return 0
+    status_style = {"finished": "green", "running": "cyan", "interrupted": "yellow", "cancelled": "yellow", "error": "red"}
+    # Wide: one row per session. Narrow (80 columns): the agent, turns and scores go on a second
+    # line under the environment, so no column is squeezed until model names wrap letter by letter.
+    wide = console.width >= 120
     table = Table(box=None, pad_edge=False)
     table.add_column("id", no_wrap=True, style="bold")
-    table.add_column("started (UTC)", no_wrap=True)
-    table.add_column("environment", no_wrap=True)  # ids are what a person copies: never cut
-    table.add_column("agent", overflow="fold")
+    if wide:
+        table.add_column("started (UTC)", no_wrap=True)
+    table.add_column("environment", overflow="fold")  # ids are what a person copies: folded, never cut
+    if wide:
+        table.add_column("agent", overflow="fold")
     table.add_column("status", no_wrap=True)
-    table.add_column("turns", justify="right")
-    table.add_column("scores")
-    status_style = {"finished": "green", "running": "cyan", "interrupted": "yellow", "cancelled": "yellow", "error": "red"}
+    if wide:
+        table.add_column("turns", justify="right")
+        table.add_column("scores")
     for row in rows:
         agent = "person" if "agent" in row.human_seats else row.models.get("agent", "")
         status = row.status + (" (resumed)" if row.resumed_from else "")
         humans = f" · human: {', '.join(row.human_seats)}" if row.human_seats else ""
         turns = row.headline.get("turns", row.headline.get("messages"))
-        table.add_row(Text(row.id), Text(short_time(row.created_at)), Text(row.env_id), Text(agent),
-                      Text(status, style=status_style.get(row.status, "")), Text("-" if turns is None else str(turns)),
-                      Text(headline_text(row.headline) + humans))
+        turns_text = "-" if turns is None else str(turns)
+        status_cell = Text(status, style=status_style.get(row.status, ""))
+        if wide:
+            table.add_row(Text(row.id), Text(short_time(row.created_at)), Text(row.env_id), Text(agent), status_cell,
+                          Text(turns_text), Text(headline_text(row.headline) + humans))
+        else:
+            detail = " · ".join(x for x in (agent, f"{turns_text} turns", headline_text(row.headline) + humans) if x.strip())
+            table.add_row(Text.assemble(row.id, "\n", (short_time(row.created_at), "dim")),
+                          Text.assemble(row.env_id, "\n", (detail, "dim")), status_cell)
     console.print(table)
     return 0
 
