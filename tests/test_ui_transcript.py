@@ -92,3 +92,33 @@ async def test_session_end_is_visible_after_a_resize_mid_session() -> None:
         last = transcript.children[-1]
         assert "Session ended" in str(last.render())
         assert visible(transcript, last)
+
+
+async def test_a_megabyte_reply_is_folded_and_opens_whole() -> None:
+    """A 1 MB reply: the transcript lays out only its head, says how much is folded, and Enter
+    opens the whole text in a text area (which draws only what is visible)."""
+    from textual.widgets import TextArea
+
+    from proactive_tui.ui.screens.message_modal import FullMessageScreen
+    from proactive_tui.ui.widgets.message_view import SHOWN_CHARS
+
+    huge = ("line of model output [bold]not markup[/bold] " * 20 + "\n") * 1200  # ~1 MB
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.start_message("big", "agent", 1, "scripted")
+        for k in range(0, len(huge), 65536):  # streamed in chunks, as a model would
+            transcript.append("big", huge[k:k + 65536])
+        transcript.finish("big", "agent", 1, "scripted", huge, False)
+        await settle(pilot)
+        view = transcript.views["big"]
+        shown = str(view.render())
+        assert len(shown) < SHOWN_CHARS + 400 and "more characters" in shown and "folded" in shown
+        assert view.virtual_size.height < 200  # laid out: the head, not 24,000 wrapped lines
+        view.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FullMessageScreen))
+        area = app.screen.query_one(TextArea)
+        assert area.text == huge and area.read_only
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, FullMessageScreen))

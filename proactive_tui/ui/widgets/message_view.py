@@ -2,20 +2,46 @@
 
 The text is always a `Text` built from `plain(...)`: model output is data, so Rich markup such
 as `[bold]` or `[@click=app.quit]` shows literally and terminal escapes are dropped.
+
+A long message stays cheap to show: only its first `SHOWN_CHARS` characters (and `SHOWN_LINES`
+lines) are laid out in the transcript, with a line saying how much is folded; Enter on the message
+(or a click) opens the whole text in a read-only text area, which draws only what is visible. A
+1 MB reply laid out in full cost seconds per key press and most of a gigabyte of memory.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import Static
 
 from proactive_tui.textsafe import plain
+
+SHOWN_CHARS = 6000
+SHOWN_LINES = 120
+
+
+def folded(body: str) -> tuple[str, str]:
+    """(what the transcript shows, the fold note or ""): the head of a long text, cut at a line end
+    where one is near, and how much more there is."""
+    head = body[:SHOWN_CHARS]
+    lines = head.split("\n")
+    if len(lines) > SHOWN_LINES:
+        head = "\n".join(lines[:SHOWN_LINES])
+    elif len(body) > SHOWN_CHARS and "\n" in head[SHOWN_CHARS // 2:]:
+        head = head[: head.rindex("\n")]
+    if len(head) >= len(body):
+        return body, ""
+    rest = body[len(head):]
+    return head, (f"… {len(rest):,} more characters ({rest.count(chr(10)) + 1:,} lines) folded · "
+                  "Enter or a click opens the whole message")
 
 
 class MessageView(Static):
     """A message; `append` adds streamed text, `finish` marks it complete (or cut off)."""
 
     can_focus = True
+    BINDINGS = [Binding("enter", "open_full", "Whole message", show=False)]
 
     def __init__(self, message_id: str, role: str, turn: int, speaker: str, text: str = "", kind: str = "message") -> None:
         super().__init__(classes=f"message {kind} role-{role}")
@@ -41,7 +67,24 @@ class MessageView(Static):
         return label
 
     def _render_text(self) -> None:
-        self.update(Text.assemble(self.header(), "\n", Text(self.body or " ")))
+        shown, note = folded(self.body)
+        text = Text.assemble(self.header(), "\n", Text(shown or " "))
+        if note:
+            text.append("\n" + note, style="italic dim")
+        self.update(text)
+
+    @property
+    def is_folded(self) -> bool:
+        return bool(folded(self.body)[1])
+
+    def action_open_full(self) -> None:
+        if self.is_folded:
+            from proactive_tui.ui.screens.message_modal import FullMessageScreen
+
+            self.app.push_screen(FullMessageScreen(f"{self.role} · turn {self.turn} · {self.speaker}", self.body))
+
+    def on_click(self) -> None:
+        self.action_open_full()
 
     def append(self, text: str) -> None:
         self.body += plain(text)
