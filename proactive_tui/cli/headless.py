@@ -87,6 +87,11 @@ class HeadlessRun:
             spec = SessionSpec(env_id=env.id, roles=roles, seats=seats, settings=settings)
         except Exception as exc:
             raise SetupError(f"invalid settings: {exc}") from None
+        from proactive_tui.cli.outpath import unwritable_reason
+
+        problem = unwritable_reason(args.out)
+        if problem:
+            raise SetupError(f"--out: {problem}")
         return cls(spec, env, args.out, args.quiet, store=not getattr(args, "no_store", False))
 
     def _announce_models(self) -> None:

@@ -74,6 +74,11 @@ def run_reward_judge(args: argparse.Namespace) -> int:
     if args.concurrency < 1:  # a semaphore of 0 would wait for ever
         err.print(Text("error: --concurrency must be at least 1", style="red"))
         return 2
+    from proactive_tui.cli.outpath import unwritable_reason
+
+    if unwritable_reason(getattr(args, "out", None)):  # before any session runs, not after
+        err.print(Text(f"error: --out: {unwritable_reason(args.out)}", style="red"))
+        return 2
     path = Path(args.data) if args.data else default_reward_data()
     try:
         items = load_items(path, args.limit)

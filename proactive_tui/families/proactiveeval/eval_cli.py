@@ -144,6 +144,11 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         err.print(Text("error: --concurrency must be at least 1", style="red"))
         return 2
+    from proactive_tui.cli.outpath import unwritable_reason
+
+    if unwritable_reason(getattr(args, "out", None)):  # before any session runs, not after
+        err.print(Text(f"error: --out: {unwritable_reason(args.out)}", style="red"))
+        return 2
     try:
         config = load_config()
         roles = resolve_roles(config.roles, cli={role: {"model": model, "api_base": args.api_base} for role, model in
