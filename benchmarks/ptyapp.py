@@ -13,6 +13,8 @@ so "the key was answered" means those bytes reached the terminal.
   app, the picker, and the model preload as a person gets it by default).
 - bare: a plain Textual `App` with a `DataTable` of the same environments (read with the same
   loader, since showing them is part of the job) and one label answering `r`.
+- bare + preview: the same plus a scrollable preview of the first environment's description
+  (the picker's text, from `envs.describe`), re-rendered on `r`.
 """
 
 from __future__ import annotations
@@ -66,10 +68,62 @@ class Bare(App):
 Bare().run()
 """
 
+BARE_PREVIEW = """
+from textual.app import App
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import DataTable, Static
+from proactive_tui.envs import load_default
+from proactive_tui.envs.describe import describe
+
+class BarePreview(App):
+    BINDINGS = [("r", "toggle", "toggle"), ("ctrl+q", "quit", "quit")]
+    CSS = "DataTable { width: 1fr; } #preview { width: 1fr; border: round white; }"
+    shown = True
+
+    def compose(self):
+        self.envs = load_default().environments
+        with Horizontal():
+            yield DataTable()
+            with VerticalScroll(id="preview"):
+                yield Static(self.text(), markup=False)
+
+    def text(self):
+        return "\\n\\n".join(f"{heading}\\n{body}" for heading, body in describe(self.envs[0], reveal_reference=self.shown))
+
+    def on_mount(self):
+        table = self.query_one(DataTable)
+        table.add_columns("id", "family", "domain", "tier", "title")
+        for env in self.envs:
+            table.add_row(env.id, env.family, env.domain, env.tier or "-", env.title)
+        table.focus()
+        self.title_preview()
+
+    def title_preview(self):
+        state = "reference shown" if self.shown else "reference hidden"
+        self.query_one("#preview").border_title = f"Preview · {state}"
+
+    def action_toggle(self):
+        self.shown = not self.shown
+        self.query_one(Static).update(self.text())
+        self.title_preview()
+
+BarePreview().run()
+"""
+
 COMMANDS = {
     "proactive-tui": [sys.executable, "-m", "proactive_tui"],
     "bare textual": [sys.executable, "-c", BARE],
 }
+BARE_PREVIEW_COMMAND = [sys.executable, "-c", BARE_PREVIEW]
+"""The bare app plus a preview pane showing the same description as the picker's, which `r`
+re-renders with the reference shown or hidden: the same per-key rendering work as the picker,
+done by Textual alone (the responsiveness benchmark's reference)."""
+
+
+def other_tree_command(tree: Path) -> list[str]:
+    """proactive-tui from another source tree (a checkout of main, say): before/after in one run."""
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tree.resolve())!r}); "
+            "from proactive_tui.cli.main import main; raise SystemExit(main())"]
 
 
 class PtyApp:
