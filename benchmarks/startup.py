@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ptyapp import COMMANDS, HIDDEN, SHOWN, PtyApp  # noqa: E402
+from ptyapp import COMMANDS, HIDDEN, SHOWN, PtyApp, other_tree_command  # noqa: E402
 
 TIMEOUT_S = 30.0
 
@@ -58,9 +58,7 @@ def main() -> None:
     runs = max(5, args.runs)
     commands = dict(COMMANDS)
     if args.other_tree:
-        tree = str(args.other_tree.resolve())
-        commands["other tree"] = [sys.executable, "-c", f"import sys; sys.path.insert(0, {tree!r}); "
-                                  "from proactive_tui.cli.main import main; raise SystemExit(main())"]
+        commands["other tree"] = other_tree_command(args.other_tree)
     results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
