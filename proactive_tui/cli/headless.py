@@ -93,6 +93,12 @@ class HeadlessRun:
             spec = SessionSpec(env_id=env.id, roles=roles, seats=seats, settings=settings)
         except Exception as exc:
             raise SetupError(f"invalid settings: {exc}") from None
+        from proactive_tui.cli.preflight import check_seats
+
+        problems = check_seats(spec, family.seats)  # every seat's model and key, before any call
+        if problems:
+            lines = "\n".join(f"  {problem.render()}" for problem in problems)
+            raise SetupError(f"{len(problems)} seat(s) cannot run, so the session was not started:\n{lines}")
         return cls(spec, env, args.out, args.quiet, store=not getattr(args, "no_store", False))
 
     def _announce_models(self) -> None:
