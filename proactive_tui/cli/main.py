@@ -56,16 +56,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _open_playground(args: argparse.Namespace) -> int:
+    from proactive_tui.cli.app_cmd import run_app
+
+    try:
+        return run_app(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
 def main(argv: list[str] | None = None) -> int:
     playground = _playground_args(argv)
     if playground is not None:
-        args, extra = playground, []
-    else:
-        parser = build_parser()
-        args, extra = parser.parse_known_args(argv)
-        # Only `run` takes flags it does not know up front (the chosen family's own).
-        if extra and not getattr(args, "accepts_extra", False):
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        return _open_playground(playground)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    # Only `run` takes flags it does not know up front (the chosen family's own).
+    if extra and not getattr(args, "accepts_extra", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     func: Callable[..., int] | None = getattr(args, "func", None)
     try:
         if func is None:
