@@ -203,6 +203,7 @@ class ProactiveApp(App[None]):
 
     def open_setup(self, env: Any, spec: Any = None) -> None:
         """Setup modal for `env`; on Start, the session screen."""
+        preload.hurry()  # a session is near: finish the model layer while the form is filled in
         from proactive_tui.core import registry
         from proactive_tui.llm.settings import resolve_roles
 

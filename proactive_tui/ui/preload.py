@@ -19,8 +19,9 @@ So the import runs in a thread, but politely:
   back quickly when it does need it;
 - automatic garbage collection is off during the import, and what the import created is then
   frozen (`gc.freeze`), so neither the import nor later full collections walk those objects;
-- `hurry()` (called when a session is about to start and needs the model layer) ends the
-  waiting, so the first session waits no longer than the rest of the import.
+- `hurry()` ends the waiting: called when the setup form opens (a session is near, and the
+  import then runs while the form is filled in) and when a session starts (from the history,
+  say), so the first session waits no longer than the rest of the import.
 
 `PROACTIVE_TUI_PRELOAD` chooses the mode: `steps` (the default, above), `thread` (the old plain
 thread, kept for the benchmark's comparison) or `off` (import on first use);
