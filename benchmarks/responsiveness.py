@@ -20,7 +20,9 @@ with a preview pane of the same description the picker shows, re-rendered on `r`
 per-key rendering work matches the picker's and what is left to compare is stalls. Runs
 alternate; per app the worst latency over all runs, the median of the per-run worst and the
 median latency are printed, then the ratios of the worst.
-Target: worst latency proactive-tui / bare + preview <= 1.5.
+Target: worst latency proactive-tui / bare + preview <= 1.5. A worst case is one sample, so on
+a shared machine other processes' bursts land in it: run it on a quiet machine (or under
+`nice -n -10`), and read the p95 and median columns beside it.
 
 Then the cost of not freezing: at the end of each proactive-tui run the highlighted environment
 is opened (Enter), its setup started (ctrl+s, the embedded model's defaults), and the time until
@@ -121,7 +123,7 @@ def main() -> None:
                 results[name].append(run_once(commands[name], home, args.seconds, starts.get(name)))
     print(f"key -> screen latency from the first paint to {args.seconds:.0f} s after launch, "
           f"{args.runs} alternating runs each (pty, fresh interpreter)")
-    print(f"{'':<16}{'keys/run':>9}{'worst (ms)':>11}{'median worst (ms)':>19}{'median (ms)':>12}{'worst at (s)':>13}")
+    print(f"{'':<16}{'keys/run':>9}{'worst (ms)':>11}{'median worst (ms)':>19}{'p95 (ms)':>9}{'median (ms)':>12}{'worst at (s)':>13}")
     worst = {}
     for name, runs in results.items():
         every = [key for run in runs for key in run]
@@ -129,8 +131,10 @@ def main() -> None:
         worst[name] = slowest[1]
         per_run = statistics.median(max(latency for _, latency in run) for run in runs)
         median = statistics.median(latency for _, latency in every)
+        ordered = sorted(latency for _, latency in every)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
         print(f"{name:<16}{len(every) / len(runs):>9.0f}{1000 * slowest[1]:>11.0f}{1000 * per_run:>19.0f}"
-              f"{1000 * median:>12.1f}{slowest[0]:>13.2f}")
+              f"{1000 * p95:>9.0f}{1000 * median:>12.1f}{slowest[0]:>13.2f}")
     reference = worst["bare + preview"]
     ratio = worst["proactive-tui"] / reference
     print(f"ratio of the worst latency proactive-tui / bare + preview: {ratio:.2f}  (target <= 1.5: {'OK' if ratio <= 1.5 else 'OVER'})")
