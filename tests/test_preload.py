@@ -78,3 +78,33 @@ def test_mode_from_the_environment(monkeypatch: pytest.MonkeyPatch, env: dict[st
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     assert preload.mode() == expected
+
+
+async def test_the_picker_tells_the_preload_about_keys_and_setup_hurries_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app side: every key marks the person busy (the preload waits), and opening a setup form
+    ends the waiting. The model layer here is a stand-in that records it was loaded."""
+    from proactive_tui.llm import gateway
+    from proactive_tui.ui.app import ProactiveApp
+    from proactive_tui.ui.screens.setup_base import SetupScreenBase
+
+    loaded = []
+    monkeypatch.setattr(gateway, "preload", lambda: loaded.append(True))
+    monkeypatch.delenv("PROACTIVE_TUI_NO_PRELOAD", raising=False)
+    monkeypatch.setenv("PROACTIVE_TUI_PRELOAD", "steps")
+    monkeypatch.setattr(preload, "_current", None)
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        loader = preload._current
+        assert loader is not None and not loader._hurry
+        before = loader.last_input
+        await pilot.press("down")
+        assert loader.last_input > before
+        app.open_setup(app.environments.environments[0])
+        for _ in range(20):  # pushing the form takes a refresh or two
+            await pilot.pause()
+            if isinstance(app.screen, SetupScreenBase):
+                break
+        assert isinstance(app.screen, SetupScreenBase)
+        assert loader._hurry
+        assert loader.done.wait(30) and loaded == [True]
