@@ -79,6 +79,7 @@ def test_good_seats_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     runner = from_args(["run", PE_ENV, "--api-base", "http://127.0.0.1:9/v1", "--agent", "openai/a", "--user", "openai/u",
                         "--judge", "openai/j"])
     assert runner.spec.roles.judge.model == "openai/j"
+    runner.check_seats()  # keys are not needed at an api base: nothing to report
     assert model_problem("anthropic/claude-sonnet-4-5", None) is None
     assert model_problem("local/smollm2", None) is None
     assert model_problem("local/gpt-5", None) == "the embedded model is local/smollm2; there is no local/gpt-5"
@@ -97,6 +98,7 @@ def test_judge_is_taken_by_a_family_with_a_judge_seat(monkeypatch: pytest.Monkey
     runner = from_args(["run", env_id, "--api-base", "http://127.0.0.1:9/v1", "--agent", "openai/a", "--user", "openai/u",
                         "--judge", "openai/the-judge"])
     assert runner.spec.roles.judge.model == "openai/the-judge" and runner.family.name == family.name
+    runner.check_seats()
 
 
 def test_seats_the_family_does_not_use_or_a_person_fills_are_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,5 +106,6 @@ def test_seats_the_family_does_not_use_or_a_person_fills_are_not_checked(monkeyp
     monkeypatch.setenv("PROACTIVE_TUI_JUDGE_MODEL", "foo/never-called")  # this family calls no judge
     runner = from_args(["run", env_id, "--api-base", "http://127.0.0.1:9/v1", "--agent", "openai/a", "--user", "human"])
     assert runner.spec.seats["user"] == "human"
+    runner.check_seats()  # the judge's bad model is never looked at
     with pytest.raises(SetupError, match=r"seat agent \(foo/bar\)"):
-        from_args(["run", env_id, "--agent", "foo/bar", "--user", "human"])
+        from_args(["run", env_id, "--agent", "foo/bar", "--user", "human"]).check_seats()

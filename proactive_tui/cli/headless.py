@@ -93,13 +93,17 @@ class HeadlessRun:
             spec = SessionSpec(env_id=env.id, roles=roles, seats=seats, settings=settings)
         except Exception as exc:
             raise SetupError(f"invalid settings: {exc}") from None
+        return cls(spec, env, args.out, args.quiet, store=not getattr(args, "no_store", False))
+
+    def check_seats(self) -> None:
+        """Every model seat's model string and key, before any call (cli/preflight.py): raises
+        SetupError naming each seat that cannot run."""
         from proactive_tui.cli.preflight import check_seats
 
-        problems = check_seats(spec, family.seats)  # every seat's model and key, before any call
+        problems = check_seats(self.spec, self.family.seats)
         if problems:
             lines = "\n".join(f"  {problem.render()}" for problem in problems)
             raise SetupError(f"{len(problems)} seat(s) cannot run, so the session was not started:\n{lines}")
-        return cls(spec, env, args.out, args.quiet, store=not getattr(args, "no_store", False))
 
     def _announce_models(self) -> None:
         from proactive_tui.llm.local import LOCAL_MODEL_BLURB
