@@ -1,7 +1,8 @@
 """The headless session printer behind `proactive-tui run`.
 
 Builds the session from the command line, feeds a human seat from stdin, handles Ctrl-C and
-writes the run record; what is printed is up to the family's printer (cli/printers/), which
+SIGTERM alike (`timeout`, CI jobs and `docker stop` send SIGTERM: the session stops, ends as
+cancelled, and the run record is still written) and writes the run record; what is printed is up to the family's printer (cli/printers/), which
 shows model text as plain text (escapes stripped, never parsed as markup).
 """
 
@@ -19,6 +20,10 @@ from rich.console import Console
 from rich.text import Text
 
 from proactive_tui.cli.printer import SPEAKER_STYLE
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Signals that stop the session the same way: it ends as cancelled and the record is written."""
 
 
 class SetupError(Exception):
@@ -41,7 +46,8 @@ class HeadlessRun:
         self.quiet = quiet
         self.console = Console(highlight=False, soft_wrap=True)
         self.err = Console(stderr=True, highlight=False)
-        self.interrupted = False
+        self.interrupted: signal.Signals | None = None
+        """The signal (SIGINT or SIGTERM) that stopped the session, if one did."""
         from proactive_tui.core import registry
 
         self.family = registry.get(env.family)
@@ -94,6 +100,16 @@ class HeadlessRun:
             raise SetupError(f"--out: {problem}")
         return cls(spec, env, args.out, args.quiet, store=not getattr(args, "no_store", False))
 
+    def check_seats(self) -> None:
+        """Every model seat's model string and key, before any call (cli/preflight.py): raises
+        SetupError naming each seat that cannot run."""
+        from proactive_tui.cli.preflight import check_seats
+
+        problems = check_seats(self.spec, self.family.seats)
+        if problems:
+            lines = "\n".join(f"  {problem.render()}" for problem in problems)
+            raise SetupError(f"{len(problems)} seat(s) cannot run, so the session was not started:\n{lines}")
+
     def _announce_models(self) -> None:
         from proactive_tui.llm.local import LOCAL_MODEL_BLURB
 
@@ -113,14 +129,15 @@ class HeadlessRun:
         builder = RunRecordBuilder()
         loop = asyncio.get_running_loop()
 
-        def on_sigint() -> None:
-            self.interrupted = True
+        def on_signal(signum: signal.Signals) -> None:
+            self.interrupted = self.interrupted or signum
             session.stop()
 
-        try:
-            loop.add_signal_handler(signal.SIGINT, on_sigint)
-        except (NotImplementedError, RuntimeError):
-            pass
+        for signum in STOP_SIGNALS:
+            try:
+                loop.add_signal_handler(signum, on_signal, signum)
+            except (NotImplementedError, RuntimeError):
+                pass
         stdin_task: asyncio.Task[Any] | None = None
         stream, store = self._event_stream(session)
         try:
@@ -135,10 +152,11 @@ class HeadlessRun:
                 store.close()
             if stdin_task and not stdin_task.done():
                 stdin_task.cancel()
-            try:
-                loop.remove_signal_handler(signal.SIGINT)
-            except (NotImplementedError, RuntimeError):
-                pass
+            for signum in STOP_SIGNALS:
+                try:
+                    loop.remove_signal_handler(signum)
+                except (NotImplementedError, RuntimeError):
+                    pass
         record = builder.record
         if record is not None:
             self.printer.summary(record)
@@ -153,7 +171,7 @@ class HeadlessRun:
                 self.out.write_text(record.model_dump_json(indent=2), encoding="utf-8")
                 self.err.print(Text(f"run record written to {self.out}", style="dim"))
         if self.interrupted:
-            return 130
+            return 128 + int(self.interrupted)  # 130 for Ctrl-C, 143 for SIGTERM, as shells report them
         reason = record.termination.reason if record and record.termination else "error"
         return 1 if reason == "error" else 0
 

@@ -13,6 +13,33 @@ from proactive_tui.cli import envs_cmd, eval_cmd, export_cmd, keys_cmd, locate_c
 COMMAND_MODULES = [envs_cmd, keys_cmd, locate_cmd, run_cmd, eval_cmd, sessions_cmd, export_cmd]
 
 
+def _playground_args(argv: list[str] | None) -> argparse.Namespace | None:
+    """The arguments when `argv` opens the playground (no command, no help), else None.
+
+    Why: building the full parser loads every family's command flags (`eval`, `run`: about 80
+    pydantic models, a third of start-up), and a person opening the playground waits for none
+    of it. Only the global options are parsed here; anything else (a command, `--help`, a
+    mistake) goes to the full parser, which says what it always said.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if any(arg in ("-h", "--help") for arg in args):
+        return None
+    light = _QuietParser(prog="proactive-tui", add_help=False)
+    light.add_argument("--envs", action="append", default=[])
+    try:
+        known, extra = light.parse_known_args(args)
+    except ValueError:
+        return None
+    return None if extra else known
+
+
+class _QuietParser(argparse.ArgumentParser):
+    """Raises instead of printing and exiting: the full parser reports the mistake."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise ValueError(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="proactive-tui",
@@ -29,7 +56,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _open_playground(args: argparse.Namespace) -> int:
+    from proactive_tui.cli.app_cmd import run_app
+
+    try:
+        return run_app(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
 def main(argv: list[str] | None = None) -> int:
+    playground = _playground_args(argv)
+    if playground is not None:
+        return _open_playground(playground)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     # `--envs` may come before the command or after it: both count (the command's own flag used to

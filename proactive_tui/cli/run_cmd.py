@@ -99,6 +99,7 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> int:
 
     try:
         runner = HeadlessRun.from_args(args, extra or [])
+        runner.check_seats()  # fail fast: a seat that cannot run is named before any call
     except SetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2 if exc.usage else 1

@@ -1,23 +1,26 @@
 """`ProactiveApp`: loads config, themes and environments, then opens the picker.
 
 Start-up is kept to what the first screen needs. The model layer (litellm, ~4 s to import) is
-never imported here; once the picker has painted, a daemon thread preloads it so the first
-model call later is quick. Problems with the config, theme files or environment files each
-become one toast and a fallback, never a crash: a person should always reach the picker.
+never imported here; once the picker has painted, a background thread preloads it in small
+steps that give way to a person's keys (`proactive_tui.ui.preload`), so the picker answers at
+once and the first model call later is quick. Problems with the config, theme files or
+environment files each become one toast and a fallback, never a crash: a person should always
+reach the picker.
 
-Two environment variables serve tests and benchmarks:
-`PROACTIVE_TUI_NO_PRELOAD=1` skips the preload thread, and `PROACTIVE_TUI_READY_FILE=path`
-writes `time.time()` to that file once the picker has mounted and refreshed.
+Environment variables for tests and benchmarks: `PROACTIVE_TUI_PRELOAD=steps|thread|off` (or
+`PROACTIVE_TUI_NO_PRELOAD=1`) chooses how the model layer is preloaded, and
+`PROACTIVE_TUI_READY_FILE=path` writes `time.time()` to that file once the picker has mounted
+and refreshed.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.color import Color
@@ -25,6 +28,7 @@ from textual.screen import Screen
 
 from proactive_tui.config import AppConfig, ConfigError, load_config, save_config
 from proactive_tui.textsafe import plain
+from proactive_tui.ui import preload
 from proactive_tui.ui.messages import EnvironmentChosen
 from proactive_tui.ui.themes import load_themes
 
@@ -43,6 +47,13 @@ def env_problems_message(problems: list[Any]) -> str:
         f"{len(problems)} problem(s) loading environments: first problem {first}; "
         "run `proactive-tui envs validate`"
     )
+
+
+def _load_model_layer() -> None:
+    """Runs in the preload thread: import litellm now so the first model call is quick."""
+    from proactive_tui.llm.gateway import preload as preload_litellm
+
+    preload_litellm()
 
 
 class ProactiveApp(App[None]):
@@ -151,22 +162,22 @@ class ProactiveApp(App[None]):
         ready_file = os.environ.get("PROACTIVE_TUI_READY_FILE")
         if ready_file:
             Path(ready_file).write_text(repr(time.time()), encoding="utf-8")
-        if os.environ.get("PROACTIVE_TUI_NO_PRELOAD") != "1":
-            threading.Thread(target=self._preload_models, name="proactive-tui-preload", daemon=True).start()
+        preload.start(_load_model_layer, self._preload_failed)
 
-    def _preload_models(self) -> None:
-        """Runs in the preload thread: import litellm now so the first model call is quick."""
+    async def on_event(self, event: events.Event) -> None:
+        """Every key and mouse event tells the preload a person is busy (it then gives way)."""
+        if isinstance(event, (events.Key, events.MouseEvent)):
+            preload.touch()
+        await super().on_event(event)
+
+    def _preload_failed(self, exc: Exception) -> None:
+        """Runs in the preload thread: a broken model layer must not take the picker down."""
         try:
-            from proactive_tui.llm.gateway import preload
-
-            preload()
-        except Exception as exc:  # a broken model layer must not take the picker down
-            try:
-                self.call_from_thread(
-                    self.notify, f"Model layer failed to load: {exc}", severity="error", timeout=NOTIFY_TIMEOUT, markup=False
-                )
-            except Exception:
-                pass
+            self.call_from_thread(
+                self.notify, f"Model layer failed to load: {exc}", severity="error", timeout=NOTIFY_TIMEOUT, markup=False
+            )
+        except Exception:
+            pass
 
     # -- choosing an environment ------------------------------------------------------------
 
@@ -192,6 +203,7 @@ class ProactiveApp(App[None]):
 
     def open_setup(self, env: Any, spec: Any = None) -> None:
         """Setup modal for `env`; on Start, the session screen."""
+        preload.hurry()  # a session is near: finish the model layer while the form is filled in
         from proactive_tui.core import registry
         from proactive_tui.llm.settings import resolve_roles
 

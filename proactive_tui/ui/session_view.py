@@ -15,7 +15,9 @@ from proactive_tui.core.spec import SessionSpec, build_seats, build_session
 async def start_session(spec: SessionSpec, env: Any, resume_from: Any = None) -> tuple[Any, dict[str, Any]]:
     """`resume_from`: a RunRecord whose complete turns the session continues (history screen)."""
     from proactive_tui.llm import gateway as gateway_module
+    from proactive_tui.ui import preload
 
+    preload.hurry()  # a preload still giving way to keys now runs at full speed
     await asyncio.to_thread(gateway_module.litellm_module)
     gateway = gateway_module.Gateway()
     seats = build_seats(spec, gateway)

@@ -11,7 +11,6 @@ from typing import Any
 
 from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
 from proactive_tui.families.chronos import env as env_module
-from proactive_tui.families.chronos.record import ChronosSection
 from proactive_tui.families.chronos.settings import ChronosSettings
 
 HERE = Path(__file__).resolve().parent
@@ -28,7 +27,15 @@ class ChronosFamily(Family):
     """The judge seat reads the user's reply to an offer (explicit confirmation or refusal)."""
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     settings_model = ChronosSettings
-    section_model = ChronosSection
+
+    @property
+    def section_model(self) -> type:  # type: ignore[override]
+        """Imported when a record is read or begun, not at start-up: the record module builds a
+        few dozen pydantic models (events included) that the picker never needs."""
+        from proactive_tui.families.chronos.record import ChronosSection
+
+        return ChronosSection
+
     env_model = env_module.ChronosEnv
     run_flags = (
         RunFlag("--max-turns", "max_turns", {"type": int, "metavar": "N", "help": "lower the scenario's turn limit"}),

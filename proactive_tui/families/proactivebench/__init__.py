@@ -11,7 +11,6 @@ from typing import Any
 
 from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
 from proactive_tui.families.proactivebench import env as env_module
-from proactive_tui.families.proactivebench.record import ProactiveBenchSection
 from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE, FEEDBACK_HELP, ProactiveBenchSettings
 
 HERE = Path(__file__).resolve().parent
@@ -30,7 +29,15 @@ class ProactiveBenchFamily(Family):
     seat_labels = {"user": "judge (user)"}
     play_modes = {"watch": "Watch models", "play_user": "Play the user"}
     settings_model = ProactiveBenchSettings
-    section_model = ProactiveBenchSection
+
+    @property
+    def section_model(self) -> type:  # type: ignore[override]
+        """Imported when a record is read or begun, not at start-up: the record module builds a
+        few dozen pydantic models (events included) that the picker never needs."""
+        from proactive_tui.families.proactivebench.record import ProactiveBenchSection
+
+        return ProactiveBenchSection
+
     env_model = env_module.ProactiveBenchEnv
     companion_files = ("splits.json", MANIFEST)
     run_flags = (

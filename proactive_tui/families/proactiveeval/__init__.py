@@ -11,7 +11,6 @@ from typing import Any
 
 from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
 from proactive_tui.families.proactiveeval import env as env_module
-from proactive_tui.families.proactiveeval.record import ProactiveEvalSection
 from proactive_tui.families.proactiveeval.settings import ProactiveEvalSettings
 
 HERE = Path(__file__).resolve().parent
@@ -29,7 +28,15 @@ class ProactiveEvalFamily(Family):
     replayable = True
     group_by_tier = True
     settings_model = ProactiveEvalSettings
-    section_model = ProactiveEvalSection
+
+    @property
+    def section_model(self) -> type:  # type: ignore[override]
+        """Imported when a record is read or begun, not at start-up: the record module builds a
+        few dozen pydantic models (events included) that the picker never needs."""
+        from proactive_tui.families.proactiveeval.record import ProactiveEvalSection
+
+        return ProactiveEvalSection
+
     env_model = env_module.ProactiveEvalEnv
     run_flags = (
         RunFlag("--agreeableness", "agreeableness", {"choices": ("low", "medium", "high"),

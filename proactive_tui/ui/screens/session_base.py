@@ -4,8 +4,13 @@ The ProactiveEval (`session.py`), Chronos (`timeline_session.py`) and ProactiveB
 (`proposals_session.py`) screens differ in layout and in how they show engine events, but drive a
 session the same way: start it through the factory, fold each event into the run record
 (`RunRecordBuilder`) before showing it, keep the errors for the errors modal, update tokens and cost
-from the record, and offer the same play/pause/step/stop/restart/back controls and palette. That
+from the record (and count streaming chunks meanwhile, so the status line's tokens move while a
+message streams), and offer the same play/pause/step/stop/restart/back controls and palette. That
 part lives here once, so a fix to the controls or the worker reaches all three screens.
+
+A fatal error leaves nothing that still claims to be under way: the moment it arrives, messages
+still streaming are closed (cut off, as the record keeps them) so no "typing…" stays, and if the
+event stream then ends or breaks without `session_ended`, the screen says the session stopped.
 
 A subclass supplies `compose`, `on_mount` (which calls `run_session()`), `apply(event)`,
 `transcript_text()`, its `BINDINGS`, `PALETTE` and `PANEL_ID`, and extends `check_action` for its own
@@ -61,6 +66,8 @@ class SessionScreenBase(Screen[None]):
         self.ended: str | None = None
         self.errors: list[str] = []
         self.awaiting: str | None = None
+        self._streaming: dict[str, int] = {}
+        """message id -> chunks received, for messages still streaming (status line estimate)."""
         self.human_seat = next((s for s, k in spec.seats.items() if k == "human"), None)
 
     @property
@@ -100,16 +107,23 @@ class SessionScreenBase(Screen[None]):
             return
         status.set(activity="starting the session…", gate=self._gate_state)
         self.refresh_bindings()  # the controls depend on having a session
-        async with self._events() as events:
-            async for event in events:
-                mounting = self._show(event)
-                if mounting is not None:
-                    try:
-                        await mounting  # e.g. a new card exists before what belongs in it arrives
-                    except Exception as exc:  # a display problem must never stop the session
-                        self._display_error(exc)
+        broke = False
+        try:
+            async with self._events() as events:
+                async for event in events:
+                    mounting = self._show(event)
+                    if mounting is not None:
+                        try:
+                            await mounting  # e.g. a new card exists before what belongs in it arrives
+                        except Exception as exc:  # a display problem must never stop the session
+                            self._display_error(exc)
+        except Exception as exc:  # the session itself broke: say so rather than take the app down
+            broke = True
+            self._error(f"the session stopped unexpectedly: {type(exc).__name__}: {plain(str(exc))}", fatal=True)
         if self.ended is None:  # the stream ended without session_ended (should not happen): say so
-            status.set(activity="the session stopped", finished=status.clock())
+            self._close_streaming()
+            text = "stopped by an error (e: details)" if broke or self._fatal else "the session stopped"
+            status.set(activity=text, finished=status.clock(), retry="")
         self.refresh_bindings()
 
     def _gate_state(self) -> str:
@@ -125,10 +139,43 @@ class SessionScreenBase(Screen[None]):
         """Fold the event into the run record, then show it; returns what `apply` returned."""
         self.builder.apply(event)
         try:
-            return self.apply(event)
+            shown = self.apply(event)
         except Exception as exc:  # a display problem must never stop the session
             self._display_error(exc)
             return None
+        self._count_streaming(event)
+        return shown
+
+    _fatal = False
+
+    def _count_streaming(self, event: Any) -> None:
+        """Keep the status line's token estimate for messages still streaming (every family's
+        messages use the same three events). After the screen's own handling, so a message's
+        real usage (folded in on message_done) and the end of its estimate arrive together."""
+        t = event.type
+        if t == "message_started":
+            self._streaming[event.message_id] = 0
+        elif t == "message_delta" and event.message_id in self._streaming:
+            self._streaming[event.message_id] += 1
+        elif t in ("message_done", "message_discarded"):
+            message_id = event.message.id if t == "message_done" else event.message_id
+            if self._streaming.pop(message_id, None) is None:
+                return
+        elif t == "session_ended":
+            self._streaming.clear()
+        else:
+            return
+        streaming = sum(self._streaming.values())
+        if streaming != self.status.streaming:
+            self.status.set(streaming=streaming)
+
+    def _close_streaming(self) -> None:
+        """Nothing more will come for messages still streaming: close them (cut off) so none
+        keeps saying "typing…", and drop their token estimate."""
+        for transcript in self.query(Transcript):
+            transcript.close_open()
+        self._streaming.clear()
+        self.status.set(streaming=0)
 
     def _display_error(self, exc: Exception) -> None:
         self.errors.append(f"display: {type(exc).__name__}: {exc}")
@@ -147,6 +194,8 @@ class SessionScreenBase(Screen[None]):
         elif t == "error":
             self._error(event.message, fatal=event.fatal)
             if event.fatal:
+                self._fatal = True
+                self._close_streaming()
                 self.status.set(activity="stopped by an error (e: details)")
 
     def _announce_end(self, event: Any, note: Callable[..., Any], clean: Callable[[str], str] = str) -> None:

@@ -4,6 +4,11 @@ What is happening comes from two places: the screen's `activity` (set from engin
 generating, who is judged, whose turn it is) and the session's turn gate (`gate`, asked on every
 refresh), so "paused" is said only while the session really holds between turns, and a step's
 running turn reads as running ("pauses after this turn"), not as paused.
+
+Tokens are the record's totals (exact, from each call's usage) plus, while messages stream,
+the chunks received so far (`streaming`, one chunk being about one token as providers stream):
+shown as "~N tokens" so a long reply visibly counts up instead of the number jumping only when
+the message ends, and said to be an estimate until the call's real usage replaces it.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ class StatusLine(Static):
         self.max_turns = max_turns
         self.activity = "starting…"
         self.tokens = 0
+        self.streaming = 0
+        """Chunks of messages still streaming (an estimate of their tokens, not in `tokens` yet)."""
         self.cost: float | None = None
         self.retry = ""
         self.started = self.clock()
@@ -46,7 +53,8 @@ class StatusLine(Static):
         activity and a retry notice are what a person needs now)."""
         elapsed = (self.finished or self.clock()) - self.started
         cost = "-" if self.cost is None else f"${self.cost:.4f}"
-        extras = [f"{self.tokens} tokens", f"cost {cost}", f"{int(elapsed // 60)}:{int(elapsed % 60):02d}"]
+        tokens = f"~{self.tokens + self.streaming} tokens" if self.streaming else f"{self.tokens} tokens"
+        extras = [tokens, f"cost {cost}", f"{int(elapsed // 60)}:{int(elapsed % 60):02d}"]
         room = self.content_region.width if self.is_attached and self.size.width else 0
         drop_order = [1, 0, 2]  # cost, tokens, elapsed
         while True:

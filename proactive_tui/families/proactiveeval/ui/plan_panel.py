@@ -3,6 +3,10 @@
 A model agent's plan (and the judge's reasoning, which compares it with the reference) gives the
 target away, so while a person plays the user the screen hides both (`set_hidden(hint)`): the score
 stays, and a line says what is hidden and how to show it.
+
+A planning call that fails for good emits only an error (no plan event), and a failed plan score
+likewise; the panel then says so (`show_failed`, `show_score_failed`) instead of waiting on for a
+plan or a score that will never come.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ class PlanPanel(Vertical):
     plan_text = Text("waiting for the agent's plan", style="dim")
     hidden_hint: str | None = None
     """None: the plan shows; else it is hidden and this line says how to show it."""
+    score_failed = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text("planning: waiting for the agent's plan", style="dim"), id="plan-body")
@@ -46,6 +51,19 @@ class PlanPanel(Vertical):
         self.query_one("#plan-reasoning", Static).update(Text(plain(reasoning)))
         self._redraw()
 
+    def show_failed(self, reason: str) -> None:
+        """Planning failed for good: say so and why; the dialogue goes on without a plan."""
+        self.plan_text = Text.assemble(("planning failed", "bold red"), f": {plain(reason)}\n",
+                                       ("the dialogue goes on without a plan (nothing to score)", "dim"))
+        self.border_subtitle = "failed"
+        self._redraw()
+
+    def show_score_failed(self, reason: str) -> None:
+        """The plan's score could not be had: say so (the reasons go in the reasoning box)."""
+        self.score_failed = True
+        self.query_one("#plan-reasoning", Static).update(Text(plain(reason)))
+        self._redraw()
+
     def show_skipped(self, why: str) -> None:
         self.plan_text = Text(plain(why), style="dim")
         self._redraw()
@@ -59,7 +77,10 @@ class PlanPanel(Vertical):
     def _redraw(self) -> None:
         head = Text()
         head.append("score ", style="bold")
-        head.append("-" if self.score is None else f"{self.score}/10", style="bold")
+        if self.score is None and self.score_failed:
+            head.append("failed", style="bold red")
+        else:
+            head.append("-" if self.score is None else f"{self.score}/10", style="bold")
         if self.judge:
             head.append(f"  judge: {self.judge}", style="dim")
         body = self.plan_text if self.hidden_hint is None else Text(self.hidden_hint, style="italic")

@@ -408,13 +408,22 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         return super().ended_text(reason)
 
     def _judge_failed(self, event: Any) -> None:
-        """A judge call that failed emits only an error (no score event); the error's wording
-        (protocol.py) says which one, so its "judging…" does not stay on the status line."""
+        """A judge call (or the agent's planning) that failed emits only an error (no score or plan
+        event); the error's wording (protocol.py) says which one, so its "judging…" does not stay
+        on the status line and the planning panel says the plan or its score failed."""
+        message = event.message
+        if event.seat == "agent" and message.startswith("planning failed"):
+            # the agent's planning call failed for good: no plan event will come
+            self._planning_now = False
+            for panel in self.query(PlanPanel):
+                panel.show_failed(message.removeprefix("planning failed").lstrip(": "))
+            return
         if event.seat != "judge":
             return
-        message = event.message
         if message.startswith("plan scoring failed"):
             self._plan_scoring = False
+            for panel in self.query(PlanPanel):
+                panel.show_score_failed(message)
         elif message.startswith("live guidance scoring failed") and self._live:
             self._live.discard(min(self._live))
         elif message.startswith("guidance scoring failed"):
