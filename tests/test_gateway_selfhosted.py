@@ -277,3 +277,14 @@ async def test_a_url_in_the_model_field_points_at_api_base() -> None:
         await Gateway().complete(ModelSettings(model="http://localhost:8080"), ASK)
     assert "belongs in --api-base" in info.value.message and "--api-base http://localhost:8080/v1" in info.value.message
     assert "HTTP:_API_KEY" not in info.value.message and "API key" not in info.value.message
+
+
+async def test_concurrent_first_calls_negotiate_once() -> None:
+    """A session overlaps structured calls; only one of them may pay for the refused probe."""
+    import asyncio
+
+    with FakeOpenAIServer(flavor="llama_cpp", latency=0.05) as server:
+        gateway = Gateway()
+        results = await asyncio.gather(*(gateway.complete_structured(seat(server), ASK, Verdict) for _ in range(3)))
+        assert formats(server) == ["json_schema", "json_object", "json_object", "json_object"]
+        assert {r.completion.structured_mode for r in results} == {"json_object"}

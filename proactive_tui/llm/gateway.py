@@ -175,6 +175,10 @@ class Gateway:
         self.base_delay = base_delay
         self.max_delay = max_delay
         self._memory = memory
+        self._negotiating: dict[str, asyncio.Lock] = {}
+        """Per server whose mode is not known yet: concurrent structured calls (a session overlaps
+        the judge's turn check with the agent's next message) wait for the first negotiation
+        instead of each sending a request the server refuses."""
 
     @property
     def memory(self) -> ModeMemory:
@@ -383,8 +387,19 @@ class Gateway:
         self, settings: ModelSettings, ask_with: Callable[[StructuredMode], Awaitable[Completion]]
     ) -> Completion:
         """Ask in each mode of `structured_modes` until the server takes one; a rejection of the
-        response_format moves on at once (no retry, no back-off). What worked is remembered."""
-        modes = self.structured_modes(settings)
+        response_format moves on at once (no retry, no back-off). What worked is remembered; while
+        a server's mode is unknown, one call at a time finds it."""
+        key = memory_key(settings)
+        if settings.structured != "auto" or settings.is_local or self.memory.get(key) is not None:
+            return await self._negotiate_now(settings, ask_with)
+        lock = self._negotiating.setdefault(key, asyncio.Lock())
+        async with lock:
+            return await self._negotiate_now(settings, ask_with)
+
+    async def _negotiate_now(
+        self, settings: ModelSettings, ask_with: Callable[[StructuredMode], Awaitable[Completion]]
+    ) -> Completion:
+        modes = self.structured_modes(settings)  # after the wait: what another call learned counts
         rejected: list[StructuredMode] = []
         for i, mode in enumerate(modes):
             try:
