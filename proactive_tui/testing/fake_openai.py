@@ -330,7 +330,7 @@ class FakeOpenAIServer:
     def __init__(
         self,
         latency: float = 0.0,
-        responder: Callable[[dict[str, Any]], str] | None = None,
+        responder: Callable[[dict[str, Any]], str | Reply] | None = None,
         chunk_delay: float = 0.0,
         flavor: Flavor = "openai",
     ) -> None:
@@ -448,7 +448,8 @@ class FakeOpenAIServer:
         with self._lock:
             if self.reply_queue:
                 return self.reply_queue.popleft()
-        return Reply.text(self.responder(body))
+        answer = self.responder(body)  # text, or a whole Reply (a fault for one kind of request)
+        return answer if isinstance(answer, Reply) else Reply.text(answer)
 
     def _sleep(self, seconds: float) -> bool:
         """Wait, unless stop() is called first; returns True when the server is stopping."""
