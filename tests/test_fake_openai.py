@@ -246,3 +246,58 @@ def test_context_manager_stops_the_server():
         srv.base_url  # noqa: B018 - property access is the assertion
     with pytest.raises(OSError):
         urllib.request.urlopen(base + "/models", timeout=1)
+
+
+def post_status(url: str, body: dict) -> tuple[int, object]:
+    """(status, JSON body) of a POST, error statuses included."""
+    import urllib.error
+
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+AS_SCHEMA = {"type": "json_schema", "json_schema": {"name": "A", "schema": SCHEMA}}
+AS_OBJECT = {"type": "json_object", "schema": SCHEMA}
+ASK_BODY = {"model": MODEL, "messages": [{"role": "user", "content": "json please"}]}
+
+
+def content_of(answer: object) -> str:
+    return answer["choices"][0]["message"]["content"]  # type: ignore[index]
+
+
+def test_llama_cpp_flavor_refuses_json_schema_like_the_real_server_and_routes_only_under_v1():
+    with FakeOpenAIServer(flavor="llama_cpp") as srv:
+        status, body = post_status(srv.base_url + "/chat/completions", {**ASK_BODY, "response_format": AS_SCHEMA})
+        assert status == 500 and "Input should be 'text' or 'json_object'" in body["error"]["message"]
+        assert "'response_format', 'type'" in body["error"]["message"]
+        status, body = post_status(srv.base_url + "/chat/completions", {**ASK_BODY, "response_format": AS_OBJECT})
+        assert status == 200 and json.loads(content_of(body)) == {"name": "x"}  # constrained to the schema
+        assert post_status(srv.root_url + "/chat/completions", ASK_BODY) == (404, {"detail": "Not Found"})
+
+
+def test_lm_studio_flavor_refuses_json_object_with_a_string_error():
+    with FakeOpenAIServer(flavor="lm_studio") as srv:
+        status, body = post_status(srv.base_url + "/chat/completions", {**ASK_BODY, "response_format": AS_OBJECT})
+        assert (status, body) == (400, {"error": "'response_format.type' must be 'json_schema' or 'text'"})
+        status, body = post_status(srv.base_url + "/chat/completions", {**ASK_BODY, "response_format": AS_SCHEMA})
+        assert status == 200 and json.loads(content_of(body)) == {"name": "x"}
+
+
+def test_ollama_flavor_takes_everything_and_its_json_object_ignores_the_schema():
+    with FakeOpenAIServer(flavor="ollama") as srv:
+        url = srv.base_url + "/chat/completions"
+        assert json.loads(content_of(post_status(url, {**ASK_BODY, "response_format": AS_SCHEMA})[1])) == {"name": "x"}
+        assert content_of(post_status(url, {**ASK_BODY, "response_format": AS_OBJECT})[1]) == "{}"
+        status, body = post_status(url, {**ASK_BODY, "response_format": {"type": "grammar"}})
+        assert status == 200 and content_of(body).startswith("ok: json please")  # unknown type ignored
+        assert srv.chat_requests()[1]["response_format"] == AS_OBJECT  # recorded as sent
+
+
+def test_unknown_flavor_is_refused():
+    with pytest.raises(ValueError, match="unknown flavor"):
+        FakeOpenAIServer(flavor="vllm")  # type: ignore[arg-type]

@@ -178,10 +178,11 @@ async def test_unreachable_api_base_is_plain() -> None:
     assert info.value.kind == "unreachable" and f"cannot reach {dead}" in info.value.message
 
 
-async def test_unknown_model_message() -> None:
+async def test_unknown_provider_message() -> None:
     with pytest.raises(ModelError) as info:
         await Gateway().complete(ModelSettings(model="nosuchprovider/thing", api_base="http://127.0.0.1:9/v1", max_retries=0), [{"role": "user", "content": "x"}])
-    assert info.value.kind == "unknown_model" and "unknown model 'nosuchprovider/thing'" in info.value.message
+    assert info.value.kind == "unknown_provider"
+    assert info.value.message.startswith("unknown provider nosuchprovider in model 'nosuchprovider/thing'")
 
 
 async def test_stream_broken_keeps_partial(server: FakeOpenAIServer) -> None:

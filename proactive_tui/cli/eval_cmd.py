@@ -16,3 +16,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     sub = ev.add_subparsers(title="eval commands", metavar="CHECK", required=True)
     for family in registry.families().values():
         family.add_eval_commands(sub)
+    from proactive_tui.cli import model_flags
+
+    for check in sub.choices.values():
+        model_flags.add_structured_mode(check)

@@ -7,7 +7,7 @@ import sys
 from typing import Callable
 
 from proactive_tui import __version__
-from proactive_tui.cli import envs_cmd, eval_cmd, export_cmd, keys_cmd, locate_cmd, run_cmd, sessions_cmd
+from proactive_tui.cli import envs_cmd, eval_cmd, export_cmd, keys_cmd, locate_cmd, model_flags, run_cmd, sessions_cmd
 
 # Each command module exposes `add_parser(subparsers)` which sets `func` on its parsers.
 COMMAND_MODULES = [envs_cmd, keys_cmd, locate_cmd, run_cmd, eval_cmd, sessions_cmd, export_cmd]
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"proactive-tui {__version__}")
     parser.add_argument("--envs", action="append", default=[], metavar="PATH", help="extra environment folder or file (repeatable)")
+    model_flags.add_structured_mode(parser, top_level=True)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.add_parser(subparsers)
@@ -79,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     if extra and not getattr(args, "accepts_extra", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     func: Callable[..., int] | None = getattr(args, "func", None)
+    model_flags.apply(args)
     try:
         if func is None:
             from proactive_tui.cli.app_cmd import run_app

@@ -34,6 +34,13 @@ class EventPrinter:
         # overlaps them); they are held back until that message line is finished.
         self.streaming: str | None = None
         self.held: list[Text] = []
+        # Causes already printed: a setup failure (no key, unknown provider, no API at the base)
+        # reaches the printer as a warning (the plan failed), again as the fatal error and a third
+        # time as the session's end detail; a person needs to read it once.
+        self.reported: list[str] = []
+
+    def _already_reported(self, message: str) -> bool:
+        return bool(message) and any(message in seen for seen in self.reported)
 
     def note(self, text: Text) -> None:
         if self.streaming:
@@ -52,7 +59,8 @@ class EventPrinter:
 
     def show(self, event: Any) -> None:
         if self.quiet:
-            if event.type == "error":
+            if event.type == "error" and not self._already_reported(event.message):
+                self.reported.append(event.message)
                 self.err.print(Text(plain(event.message), style="red"))
             return
         c = self.console
@@ -79,10 +87,13 @@ class EventPrinter:
         elif t == "retrying":
             self.err.print(Text(f"{event.seat}: Retrying ({event.attempt}/{event.max_attempts}) in {event.wait_s:.0f}s: {plain(event.reason)}", style="yellow"))
         elif t == "error":
-            self.err.print(Text(f"{'error' if event.fatal else 'warning'}: {plain(event.message)}", style="red"))
+            if not self._already_reported(event.message):
+                self.reported.append(event.message)
+                self.err.print(Text(f"{'error' if event.fatal else 'warning'}: {plain(event.message)}", style="red"))
         elif t == "session_ended":
             self.release()
-            c.print(Text(f"\nsession ended: {event.reason}" + (f" ({plain(event.detail)})" if event.detail else ""), style="bold"))
+            detail = event.detail if event.detail and not self._already_reported(event.detail) else ""
+            c.print(Text(f"\nsession ended: {event.reason}" + (f" ({plain(detail)})" if detail else ""), style="bold"))
         else:
             self.show_family(event)
 

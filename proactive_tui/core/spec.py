@@ -41,15 +41,20 @@ class SessionSpec(BaseModel):
         return [s for s, kind in self.seats.items() if kind == "human"]
 
     def models_summary(self) -> dict[str, dict[str, Any]]:
-        """Per seat: model, api base, temperature, max tokens (for run records; never keys, and no
-        credentials from inside the api base URL)."""
+        """Per seat: model, api base (credentials stripped), temperature, the token caps its calls
+        send (`max_tokens` for replies, `max_tokens_structured` for JSON replies; the seat's own or
+        its default, `max_tokens_default` says which) and the structured mode setting (for run
+        records; never keys)."""
         from proactive_tui.llm.redact import public_api_base
 
         out = {}
         for role in ROLES:
             s = self.roles.for_role(role)
-            out[role] = {"model": "person" if self.seats.get(role) == "human" else s.model, "api_base": public_api_base(s.api_base),
-                         "temperature": s.temperature, "max_tokens": s.max_tokens}
+            out[role] = {"model": "person" if self.seats.get(role) == "human" else s.model,
+                         "api_base": public_api_base(s.api_base) if s.api_base else None,
+                         "temperature": s.temperature, "max_tokens": s.token_cap(),
+                         "max_tokens_structured": s.token_cap(structured=True),
+                         "max_tokens_default": s.max_tokens is None, "structured": s.structured}
         return out
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 ErrorKind = Literal[
-    "missing_key", "unknown_model", "unreachable", "auth", "bad_request", "rate_limit",
-    "timeout", "server", "structured", "stream_broken", "local_model", "other",
+    "missing_key", "unknown_model", "unknown_provider", "no_api", "unreachable", "auth", "bad_request",
+    "rate_limit", "timeout", "server", "structured", "format_rejected", "stream_broken", "local_model", "other",
 ]
 RETRYABLE: set[str] = {"rate_limit", "timeout", "server"}
 
@@ -26,8 +27,42 @@ class ModelError(Exception):
         return self.kind in RETRYABLE
 
 
-def classify(exc: BaseException, model: str, api_base: str | None) -> ModelError:
-    """Map a litellm/openai/httpx exception to a ModelError with a message a person can act on."""
+_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
+_MODEL_WORDS = re.compile(r"model", re.IGNORECASE)
+
+
+def body_of(exc: BaseException) -> str:
+    """The HTTP error body the server sent, when litellm kept the response (it often reports a
+    404 as just "Error code: 404", so the body is the only place the cause is named)."""
+    response = getattr(exc, "response", None)
+    try:
+        return str(getattr(response, "text", "") or "")
+    except Exception:  # a streamed response whose body was never read
+        return ""
+
+
+def names_response_format(exc: BaseException) -> bool:
+    """A 4xx/5xx whose text names response_format / json_schema / json_object: the server
+    rejected the way structured output was asked for (llama-cpp-python answers json_schema with a
+    500, LM Studio json_object with a 400). Retrying the same request can only fail again."""
+    status = getattr(exc, "status_code", None)
+    if not (isinstance(status, int) and 400 <= status < 600):
+        return False
+    text = f"{getattr(exc, 'message', None) or exc} {body_of(exc)}"
+    return bool(_FORMAT_WORDS.search(text))
+
+
+def suggest_v1(api_base: str) -> str:
+    """`http://host:8080` -> `http://host:8080/v1`: where OpenAI-compatible servers put the API."""
+    return api_base.rstrip("/") + "/v1"
+
+
+def classify(exc: BaseException, model: str, api_base: str | None, response_format: str | None = None) -> ModelError:
+    """Map a litellm/openai/httpx exception to a ModelError with a message a person can act on.
+
+    `response_format` is the type the request asked for (None for a plain call), so a server's
+    rejection of it is told apart from any other refusal and never retried.
+    """
     from proactive_tui.llm.redact import redact
 
     if isinstance(exc, ModelError):
@@ -37,6 +72,12 @@ def classify(exc: BaseException, model: str, api_base: str | None) -> ModelError
     raw = redact(str(getattr(exc, "message", None) or exc))
     raw = raw.replace("litellm.", "").strip()
     where = f" at {api_base}" if api_base else ""
+    if response_format and names_response_format(exc):
+        detail = redact(body_of(exc)) or raw
+        return ModelError(
+            f"{model}: the server{where} rejects response_format {response_format!r} ({status}): {detail[:240]}",
+            "format_rejected", model,
+        )
     if name == "AuthenticationError" or status == 401:
         return ModelError(f"{model}: the provider rejected the API key (401){where}", "auth", model)
     if name == "PermissionDeniedError" or status == 403:
@@ -51,6 +92,11 @@ def classify(exc: BaseException, model: str, api_base: str | None) -> ModelError
         return ModelError(f"{model}: cannot reach {target} (the connection failed; is the server running?)", "unreachable", model)
     if name == "MidStreamFallbackError":
         return ModelError(f"{model}: the stream broke off before the reply finished", "stream_broken", model)
+    if (name == "NotFoundError" or status == 404) and api_base and not _MODEL_WORDS.search(body_of(exc)):
+        # A route miss (`{"detail": "Not Found"}` from llama-cpp-python, an HTML page from a web
+        # server) names no model: nothing answers /chat/completions under this base at all.
+        hint = "" if api_base.rstrip("/").endswith("/v1") else f"; did you mean {suggest_v1(api_base)}?"
+        return ModelError(f"no OpenAI-compatible API at {api_base}{hint}", "no_api", model)
     if name == "NotFoundError" or status == 404:
         return ModelError(
             f"unknown model {model!r}{where}: the provider does not serve it (check the name, e.g. openai/gpt-4.1)",

@@ -22,12 +22,13 @@ from pydantic import BaseModel, Field, ValidationError
 from proactive_tui.llm import keys
 from proactive_tui.llm.errors import ModelError, classify
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
-from proactive_tui.llm.settings import ModelSettings
+from proactive_tui.llm.settings import LOCAL_DEFAULT_MAX_TOKENS, ModelSettings, StructuredMode
+from proactive_tui.llm.structured import ModeMemory, memory_key, modes_to_try, response_format, shared_memory
 
 T = TypeVar("T", bound=BaseModel)
 Message = dict[str, Any]
-LOCAL_DEFAULT_MAX_TOKENS = 80
 STRUCTURED_REASKS = 2
+__all__ = ["LOCAL_DEFAULT_MAX_TOKENS", "Completion", "Gateway", "ModelStream", "RetryNotice", "Structured", "Usage"]
 
 log = logging.getLogger("proactive_tui.llm")
 _litellm: Any = None
@@ -97,6 +98,8 @@ class Completion(BaseModel):
     attempts: int = 1
     elapsed_s: float = 0.0
     finish_reason: str | None = None
+    structured_mode: StructuredMode | None = None
+    """For a structured call: how it was asked for (after any negotiation)."""
 
 
 class RetryNotice(BaseModel):
@@ -116,6 +119,14 @@ class Structured(BaseModel, Generic[T]):
     value: T
     completion: Completion
     asks: int = 1
+
+
+class CallTimeout(Exception):
+    """One of a call's bounds ran out; `message` says which (connect, first token, silence, whole)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 RetryCallback = Callable[[RetryNotice], Any]
@@ -145,7 +156,8 @@ def _retry_after(exc: BaseException) -> float | None:
 class Gateway:
     """Streaming, one-shot and structured completions with retries, keys and usage.
 
-    `sleep` and `jitter` are injectable so tests can run backoff without waiting.
+    `sleep` and `jitter` are injectable so tests can run backoff without waiting; `memory` (what
+    structured-output mode each server takes) defaults to the process-wide one for the config dir.
     """
 
     def __init__(
@@ -155,31 +167,46 @@ class Gateway:
         jitter: Callable[[], float] = random.random,
         base_delay: float = 1.0,
         max_delay: float = 30.0,
+        memory: ModeMemory | None = None,
     ) -> None:
         self.on_retry = on_retry
         self._sleep = sleep
         self._jitter = jitter
         self.base_delay = base_delay
         self.max_delay = max_delay
+        self._memory = memory
+        self._negotiating: dict[str, asyncio.Lock] = {}
+        """Per server whose mode is not known yet: concurrent structured calls (a session overlaps
+        the judge's turn check with the agent's next message) wait for the first negotiation
+        instead of each sending a request the server refuses."""
+
+    @property
+    def memory(self) -> ModeMemory:
+        if self._memory is None:
+            self._memory = shared_memory()
+        return self._memory
 
     # -- request building ---------------------------------------------------------------------
 
-    def _request(self, settings: ModelSettings, messages: list[Message], **extra: Any) -> dict[str, Any]:
+    def _request(self, settings: ModelSettings, messages: list[Message], structured: bool = False,
+                 **extra: Any) -> dict[str, Any]:
         provider = keys.provider_of(settings.model)
+        if not settings.is_local:
+            # Before any key lookup: `foo/bar` is an unknown provider, a URL is not a model string.
+            problem = keys.model_problem(settings.model)
+            if problem:
+                unknown_provider = "/" in settings.model and not keys.looks_like_url(settings.model)
+                raise ModelError(problem, "unknown_provider" if unknown_provider else "unknown_model", settings.model)
         kwargs: dict[str, Any] = {
             "model": settings.model,
             "messages": messages,
             "temperature": settings.temperature,
-            "timeout": settings.timeout,
+            "timeout": self._timeout(settings),
             "num_retries": 0,
             "max_retries": 0,
+            # Every seat has a cap (ModelSettings.token_cap): a looping reply ends at the cap.
+            "max_tokens": settings.token_cap(structured),
         }
-        # The embedded model rambles: short replies unless asked otherwise. Structured calls keep
-        # the handler's own, larger default so the JSON can close.
-        structured = "response_format" in extra
-        max_tokens = settings.max_tokens or (LOCAL_DEFAULT_MAX_TOKENS if settings.is_local and not structured else None)
-        if max_tokens:
-            kwargs["max_tokens"] = max_tokens
         if settings.api_base:
             kwargs["api_base"] = settings.api_base
         if settings.seed is not None:
@@ -194,6 +221,18 @@ class Gateway:
                 raise ModelError(keys.missing_key_message(provider), "missing_key", settings.model)
         kwargs.update(extra)
         return kwargs
+
+    @staticmethod
+    def _timeout(settings: ModelSettings) -> Any:
+        """The HTTP client's bounds: `connect_timeout` for the connection (an httpx.Timeout, which
+        litellm hands to the OpenAI client as it is), the whole call as a backstop for reads. The
+        first-token, silence and whole-call bounds are enforced by ModelStream itself, since an
+        HTTP read timeout cannot tell a slow prefill from a stalled stream."""
+        if settings.is_local:
+            return settings.timeout
+        import httpx
+
+        return httpx.Timeout(settings.timeout, connect=settings.connect_timeout, pool=settings.connect_timeout)
 
     def _cost(self, settings: ModelSettings, usage: Usage) -> float | None:
         if settings.is_local or settings.api_base or not usage.total_tokens:
@@ -226,14 +265,15 @@ class Gateway:
 
     def stream(
         self, settings: ModelSettings, messages: list[Message], *, on_retry: RetryCallback | None = None,
-        streaming: bool = True, **extra: Any,
+        streaming: bool = True, structured: bool = False, **extra: Any,
     ) -> "ModelStream":
         """An async iterator of text deltas; `.text` keeps what arrived even after a cancel.
 
         With `streaming=False` the provider is asked for the whole reply at once (cheaper per call:
         judges do not need token-by-token text) and the iterator yields it as one piece.
+        `structured` marks a reply that must hold JSON (the embedded model's cap is larger then).
         """
-        return ModelStream(self, settings, messages, on_retry, extra, streaming=streaming)
+        return ModelStream(self, settings, messages, on_retry, extra, streaming=streaming, structured=structured)
 
     async def complete(
         self,
@@ -242,10 +282,12 @@ class Gateway:
         *,
         on_retry: RetryCallback | None = None,
         on_delta: Callable[[str], Any] | None = None,
+        structured: bool = False,
         **extra: Any,
     ) -> Completion:
         """One reply; streamed when `on_delta` is given, a single non-streaming call otherwise."""
-        stream = self.stream(settings, messages, on_retry=on_retry, streaming=on_delta is not None, **extra)
+        stream = self.stream(settings, messages, on_retry=on_retry, streaming=on_delta is not None,
+                             structured=structured, **extra)
         async for delta in stream:
             if on_delta is not None:
                 result = on_delta(delta)
@@ -262,28 +304,38 @@ class Gateway:
         on_retry: RetryCallback | None = None,
         on_delta: Callable[[str], Any] | None = None,
     ) -> Structured[T]:
-        """A reply parsed into `schema`, re-asking up to twice with the validation error."""
-        use_schema = self._supports_json_schema(settings)
-        convo = _with_json_instruction(messages, schema, include_schema=not use_schema)
-        extra: dict[str, Any] = {}
-        if use_schema:
-            extra["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False},
-            }
+        """A reply parsed into `schema`, re-asking up to twice with the validation error.
+
+        The first ask negotiates how the schema is sent (`structured.modes_to_try`); the re-asks
+        use the mode that worked. Except under json_schema, the schema also goes in the prompt,
+        since servers differ on whether json_object's `schema` constrains anything.
+        """
+        json_schema = schema.model_json_schema()
+        tail: list[Message] = []
         usage = Usage()
         started = time.monotonic()
         attempts = 0
         error = ""
+        mode: StructuredMode | None = None
+
+        def ask_with(chosen: StructuredMode) -> Awaitable[Completion]:
+            convo = _with_json_instruction(messages, schema, include_schema=chosen != "json_schema") + tail
+            return self._complete_in_mode(settings, convo, chosen, schema.__name__, json_schema,
+                                          on_retry=on_retry, on_delta=on_delta)
+
         for ask in range(1, STRUCTURED_REASKS + 2):
-            completion = await self.complete(settings, convo, on_retry=on_retry, on_delta=on_delta, **extra)
+            if mode is None:
+                completion = await self._negotiate(settings, ask_with)
+                mode = completion.structured_mode
+            else:
+                completion = await ask_with(mode)
             usage = usage + completion.usage
             attempts += completion.attempts
             try:
                 value = schema.model_validate(extract_json(completion.text))
             except (NoJSON, ValidationError) as exc:
                 error = _short_validation_error(exc)
-                convo = convo + [
+                tail = tail + [
                     {"role": "assistant", "content": completion.text},
                     {"role": "user", "content": f"That reply could not be used: {error}. Reply again with only the corrected JSON object."},
                 ]
@@ -298,11 +350,80 @@ class Gateway:
             settings.model,
         )
 
-    def _supports_json_schema(self, settings: ModelSettings) -> bool:
-        if settings.structured != "auto":
-            return settings.structured == "json_schema"
+    async def complete_constrained(
+        self,
+        settings: ModelSettings,
+        messages: list[Message],
+        name: str,
+        json_schema: dict[str, Any],
+        *,
+        on_retry: RetryCallback | None = None,
+    ) -> Completion:
+        """One reply with its decoding constrained to `json_schema` where the server can, the
+        messages untouched (ProactiveBench's protocol inputs are byte-for-byte upstream's): the
+        same negotiation as `complete_structured`, where `prompt` means no response_format."""
+
+        def ask_with(chosen: StructuredMode) -> Awaitable[Completion]:
+            return self._complete_in_mode(settings, messages, chosen, name, json_schema, on_retry=on_retry)
+
+        return await self._negotiate(settings, ask_with)
+
+    def structured_modes(self, settings: ModelSettings) -> list[StructuredMode]:
+        """The modes a structured call of this seat would try, in order (remembered mode first)."""
+        return modes_to_try(settings, self.memory, self._schema_supported(settings))
+
+    async def _complete_in_mode(
+        self, settings: ModelSettings, messages: list[Message], mode: StructuredMode, name: str,
+        json_schema: dict[str, Any], *, on_retry: RetryCallback | None = None,
+        on_delta: Callable[[str], Any] | None = None,
+    ) -> Completion:
+        fmt = response_format(mode, name, json_schema)
+        extra = {"response_format": fmt} if fmt else {}
+        completion = await self.complete(settings, messages, on_retry=on_retry, on_delta=on_delta, structured=True,
+                                         **extra)
+        return completion.model_copy(update={"structured_mode": mode})
+
+    async def _negotiate(
+        self, settings: ModelSettings, ask_with: Callable[[StructuredMode], Awaitable[Completion]]
+    ) -> Completion:
+        """Ask in each mode of `structured_modes` until the server takes one; a rejection of the
+        response_format moves on at once (no retry, no back-off). What worked is remembered; while
+        a server's mode is unknown, one call at a time finds it."""
+        key = memory_key(settings)
+        if settings.structured != "auto" or settings.is_local or self.memory.get(key) is not None:
+            return await self._negotiate_now(settings, ask_with)
+        lock = self._negotiating.setdefault(key, asyncio.Lock())
+        async with lock:
+            return await self._negotiate_now(settings, ask_with)
+
+    async def _negotiate_now(
+        self, settings: ModelSettings, ask_with: Callable[[StructuredMode], Awaitable[Completion]]
+    ) -> Completion:
+        modes = self.structured_modes(settings)  # after the wait: what another call learned counts
+        rejected: list[StructuredMode] = []
+        for i, mode in enumerate(modes):
+            try:
+                completion = await ask_with(mode)
+            except ModelError as exc:
+                if exc.kind != "format_rejected":
+                    raise
+                if i + 1 >= len(modes):
+                    forced = settings.structured != "auto"
+                    hint = (" (forced by the structured mode setting; --structured-mode auto negotiates)"
+                            if forced else "")
+                    raise ModelError(exc.message + hint, exc.kind, exc.model) from None
+                rejected.append(mode)
+                log.info("%s: %s; trying %s", memory_key(settings), exc.message, modes[i + 1])
+                continue
+            if settings.structured == "auto" and not settings.is_local:
+                self.memory.learn(memory_key(settings), mode, rejected)
+            return completion
+        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    def _schema_supported(self, settings: ModelSettings) -> bool:
+        """Whether litellm says a hosted model takes json_schema (a server with an api base is
+        asked, not guessed)."""
         if settings.is_local or settings.api_base:
-            # llama.cpp (embedded or server), vLLM and LM Studio all take json_schema.
             return True
         try:
             return bool(litellm_module().supports_response_schema(model=settings.model))
@@ -316,12 +437,21 @@ class ModelStream:
     A failure after text has arrived is not retried (the partial reply would be lost or
     duplicated); it raises ModelError carrying `partial_text`. Cancelling the consuming task
     closes the HTTP stream; `.text` still holds every delta received.
+
+    Bounds (ModelSettings): `connect_timeout` (by the HTTP client), `first_token_timeout` from the
+    request to the first text, `idle_timeout` between two pieces of text, `timeout` for the whole
+    call. A stream cut by a bound raises ModelError(kind="timeout") naming the bound, with the text
+    so far as `partial_text` (a partial reply, never a full one). A non-streamed call has only the
+    connect and whole-call bounds: its first byte is its last token. The embedded model has none of
+    the timers (its calls queue behind each other on one model instance, so a wait is not a dead
+    server); its token cap bounds it.
     """
 
     def __init__(self, gateway: Gateway, settings: ModelSettings, messages: list[Message], on_retry, extra,
-                 streaming: bool = True) -> None:
+                 streaming: bool = True, structured: bool = False) -> None:
         self.gateway = gateway
         self.streaming = streaming
+        self.structured = structured
         self.settings = settings
         self.messages = messages
         self.on_retry = on_retry
@@ -343,27 +473,78 @@ class ModelStream:
             elapsed_s=self.elapsed_s, finish_reason=self.finish_reason,
         )
 
+    async def _bounded(self, awaitable: Awaitable[Any], deadline: float, what: str) -> Any:
+        """Await within the nearer of `deadline` (this bound) and the whole call's deadline."""
+        if self.settings.is_local:
+            return await awaitable
+        loop = asyncio.get_running_loop()
+        limit = min(deadline, self._call_deadline) - loop.time()
+        whole = self._call_deadline <= deadline
+        try:
+            return await asyncio.wait_for(awaitable, max(0.0, limit))
+        except asyncio.TimeoutError:
+            raise CallTimeout(self._timeout_message("whole" if whole else what)) from None
+
+    def _timeout_message(self, what: str) -> str:
+        s = self.settings
+        where = f" at {s.api_base}" if s.api_base else ""
+        got = f"; the reply was cut after {len(self.text)} characters" if self.text else ""
+        if what == "first_token":
+            return (f"{s.model}: no first token within {s.first_token_timeout:g}s{where} (first-token timeout: "
+                    f"a slow prefill needs a larger first_token_timeout)")
+        if what == "idle":
+            return f"{s.model}: the stream went silent for {s.idle_timeout:g}s{where} (idle timeout between tokens){got}"
+        return f"{s.model}: the call took longer than {s.timeout:g}s{where} (whole-call timeout){got}"
+
+    def _connect_timeout(self, exc: BaseException) -> ModelError | None:
+        """httpx's connect timeout, however litellm wrapped it."""
+        seen: BaseException | None = exc
+        for _ in range(6):
+            if seen is None:
+                break
+            if type(seen).__name__ in ("ConnectTimeout", "ConnectTimeoutError") or "ConnectTimeout" in repr(seen):
+                s = self.settings
+                return ModelError(f"{s.model}: could not connect to {s.api_base or 'the provider'} within "
+                                  f"{s.connect_timeout:g}s (connect timeout)", "timeout", s.model)
+            seen = seen.__cause__ or seen.__context__
+        return None
+
     async def _run(self) -> AsyncIterator[str]:
         settings = self.settings
         gateway = self.gateway
         max_attempts = settings.max_retries + 1
         self.started = time.monotonic()
+        fmt = (self.extra.get("response_format") or {}).get("type")
         try:
             stream_args = {"stream": True, "stream_options": {"include_usage": True}} if self.streaming else {}
-            request = gateway._request(settings, self.messages, **stream_args, **self.extra)
+            request = gateway._request(settings, self.messages, structured=self.structured, **stream_args, **self.extra)
             litellm = litellm_module()
+            loop = asyncio.get_running_loop()
             while True:
                 self.attempts += 1
                 try:
-                    response = await litellm.acompletion(**request)
+                    asked = loop.time()
+                    self._call_deadline = asked + settings.timeout  # per attempt: back-off is not the call
                     if not self.streaming:
+                        response = await self._bounded(litellm.acompletion(**request), self._call_deadline, "whole")
                         text = self._absorb_whole(response)
                         if text:
                             self.text = text
                             yield text
                         break
+                    first_deadline = asked + settings.first_token_timeout
+                    response = await self._bounded(litellm.acompletion(**request), first_deadline, "first_token")
                     try:
-                        async for chunk in response:
+                        chunks = response.__aiter__()
+                        while True:
+                            if self.text:
+                                bound, what = loop.time() + settings.idle_timeout, "idle"
+                            else:
+                                bound, what = first_deadline, "first_token"
+                            try:
+                                chunk = await self._bounded(chunks.__anext__(), bound, what)
+                            except StopAsyncIteration:
+                                break
                             delta = self._absorb(chunk)
                             if delta:
                                 self.text += delta
@@ -374,7 +555,10 @@ class ModelStream:
                 except (asyncio.CancelledError, GeneratorExit):
                     raise
                 except Exception as exc:
-                    error = classify(exc, settings.model, settings.api_base)
+                    if isinstance(exc, CallTimeout):
+                        error = ModelError(exc.message, "timeout", settings.model)
+                    else:
+                        error = self._connect_timeout(exc) or classify(exc, settings.model, settings.api_base, fmt)
                     if self.text or not error.retryable or self.attempts >= max_attempts:
                         error.partial_text = self.text
                         raise error from None

@@ -38,6 +38,54 @@ class KeyringUnavailable(RuntimeError):
     """No usable OS keyring backend on this machine."""
 
 
+_URL_PREFIXES = ("http://", "https://", "http:", "https:", "localhost:", "127.0.0.1:")
+
+
+def looks_like_url(model: str) -> bool:
+    """`http://localhost:8080` typed where a model string belongs (the URL goes in --api-base)."""
+    return model.strip().lower().startswith(_URL_PREFIXES)
+
+
+def url_in_model_message(model: str) -> str:
+    return (
+        f"{model!r} is a URL, not a model string: a server's URL belongs in --api-base (or "
+        f"PROACTIVE_TUI_API_BASE / api_base in the config), with the model as e.g. openai/<name>: "
+        f"--api-base {model.rstrip('/')}{'' if model.rstrip('/').endswith('/v1') else '/v1'} --agent openai/<name>"
+    )
+
+
+def known_providers() -> set[str]:
+    """Every provider prefix litellm routes (and our own `local`). Imports litellm (the gateway has
+    it loaded by the time a call is built)."""
+    from proactive_tui.llm.gateway import litellm_module
+
+    litellm = litellm_module()
+    names = {getattr(p, "value", p) for p in getattr(litellm, "provider_list", [])}
+    names.update(item.get("provider") for item in (getattr(litellm, "custom_provider_map", None) or [])
+                 if isinstance(item, dict))
+    names.update(KEYLESS_PROVIDERS)
+    return {str(n) for n in names if n}
+
+
+def model_problem(model: str) -> str | None:
+    """What is wrong with a model string before any key is looked up, or None: a URL in the model
+    field, or a provider litellm does not know (`foo/bar` is "unknown provider foo", never "no API
+    key for provider foo")."""
+    if not model.strip():
+        return "no model given: use a litellm model string, e.g. openai/gpt-4.1 or local/smollm2"
+    if looks_like_url(model):
+        return url_in_model_message(model)
+    if "/" in model:
+        provider = provider_of(model)
+        if provider not in known_providers():
+            return (
+                f"unknown provider {provider} in model {model!r}: use a litellm provider prefix, e.g. "
+                "openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen2.5 or local/smollm2 "
+                "(for a self-hosted OpenAI-compatible server: openai/<name> with --api-base)"
+            )
+    return None
+
+
 def provider_of(model: str) -> str:
     """`anthropic/claude-x` -> `anthropic`; bare names like `gpt-4.1` are OpenAI's."""
     if "/" in model:

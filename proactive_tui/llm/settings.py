@@ -15,6 +15,22 @@ Role = Literal["agent", "user", "judge"]
 ROLES: tuple[Role, ...] = ("agent", "user", "judge")
 DEFAULT_MODEL = "local/smollm2"
 
+StructuredMode = Literal["json_schema", "json_object", "prompt"]
+STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
+"""How a structured reply is asked for, in the order `auto` negotiates them: the server constrains
+the output to the schema (`json_schema`), to JSON with the schema beside it (`json_object`, which
+llama-cpp-python constrains to the schema and others to any JSON), or only the prompt asks."""
+
+# Token caps when a seat sets none: every seat has one, so a looping reply cannot run for minutes.
+LOCAL_DEFAULT_MAX_TOKENS = 80
+"""The embedded model rambles: short free-text replies (its structured replies get the handler's
+larger default so the JSON can close)."""
+SELF_HOSTED_DEFAULT_MAX_TOKENS = 1024
+"""A seat with an api base: self-hosted servers are often CPU-bound (5-50 tokens/s), and a model
+that loops without a stop token ran ~6 minutes with no cap."""
+HOSTED_DEFAULT_MAX_TOKENS = 4096
+"""Hosted providers: room for reasoning models, whose hidden reasoning counts against the cap."""
+
 
 class ModelSettings(BaseModel):
     """How one seat's model is called."""
@@ -25,11 +41,21 @@ class ModelSettings(BaseModel):
     api_base: str | None = None
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, ge=1)
-    """None lets the gateway pick: short for the embedded model, the provider's default otherwise."""
-    timeout: float = Field(default=60.0, gt=0)
+    """None means the seat's default cap (`token_cap`); the run record's models summary says which."""
+    connect_timeout: float = Field(default=10.0, gt=0)
+    """Seconds to open the connection: a dead or firewalled server fails fast."""
+    first_token_timeout: float = Field(default=120.0, gt=0)
+    """Seconds from the request to the first streamed token: a CPU server's slow prefill of a long
+    prompt is not a dead server, so this is generous."""
+    idle_timeout: float = Field(default=60.0, gt=0)
+    """Longest silence between two streamed tokens before the stream counts as stalled."""
+    timeout: float = Field(default=300.0, gt=0)
+    """The whole call, first byte to last: a stream that never ends is cut here."""
     max_retries: int = Field(default=4, ge=0, le=10)
-    structured: Literal["auto", "json_schema", "prompt"] = "auto"
-    """How structured output is asked for: `auto` uses the provider's JSON-schema mode where known."""
+    structured: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
+    """How structured output is asked for: `auto` negotiates (json_schema, then json_object with the
+    schema, then the schema in the prompt) and remembers per api base what worked; any other value
+    forces that one mode."""
     seed: int | None = None
     """Sent as the request's `seed` (OpenAI-compatible servers and the embedded model honour it;
     litellm drops it for providers that take none)."""
@@ -37,6 +63,18 @@ class ModelSettings(BaseModel):
     @property
     def is_local(self) -> bool:
         return self.model.startswith("local/")
+
+    def token_cap(self, structured: bool = False) -> int:
+        """The max_tokens every call of this seat sends: the seat's own, else its default."""
+        if self.max_tokens:
+            return self.max_tokens
+        if self.is_local:
+            if structured:
+                from proactive_tui.llm.local.provider import DEFAULT_STRUCTURED_MAX_TOKENS
+
+                return DEFAULT_STRUCTURED_MAX_TOKENS
+            return LOCAL_DEFAULT_MAX_TOKENS
+        return SELF_HOSTED_DEFAULT_MAX_TOKENS if self.api_base else HOSTED_DEFAULT_MAX_TOKENS
 
 
 class RoleSettings(BaseModel):
@@ -56,6 +94,10 @@ ENV_FIELDS = {
     "TEMPERATURE": "temperature",
     "MAX_TOKENS": "max_tokens",
     "TIMEOUT": "timeout",
+    "CONNECT_TIMEOUT": "connect_timeout",
+    "FIRST_TOKEN_TIMEOUT": "first_token_timeout",
+    "IDLE_TIMEOUT": "idle_timeout",
+    "STRUCTURED_MODE": "structured",
 }
 
 

@@ -8,6 +8,9 @@ provider to treat it as the real thing, while staying stdlib-only and determinis
     with FakeOpenAIServer() as srv:
         srv.script(Reply.text("hello"), Reply.error(429, "slow down", retry_after=1))
         await litellm.acompletion(model="openai/fake", api_base=srv.base_url, api_key="sk-test", ...)
+
+`flavor` makes it answer `response_format` and routes the way a real self-hosted server does
+(`FLAVORS`), so the gateway's negotiation is tested against each server's real refusals.
 """
 
 from __future__ import annotations
@@ -22,7 +25,35 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Literal
 
-Fault = Literal["none", "malformed", "hang", "drop_stream"]
+Fault = Literal["none", "malformed", "hang", "drop_stream", "slow_first_token", "stall", "endless"]
+"""`slow_first_token`: headers and the role chunk at once, then `delay` seconds before the text (a
+slow prefill). `stall`: half the words, then silence until the client gives up. `endless`: words
+forever, never a stop chunk (a model that loops with no token cap)."""
+
+Flavor = Literal["openai", "llama_cpp", "ollama", "lm_studio"]
+FLAVORS: dict[str, str] = {
+    "openai": "takes every response_format type; routes /chat/completions under any prefix.",
+    "llama_cpp": (
+        "llama-cpp-python's `llama_cpp.server` (0.3.x): its request model only allows response_format "
+        "type 'text' or 'json_object', and a validation error inside the handler is answered as HTTP "
+        "500 naming `response_format.type` (observed against the real server: \"1 validation error: "
+        "{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be "
+        "'text' or 'json_object'\"...\"); `{\"type\": \"json_object\", \"schema\": ...}` is constrained to "
+        "the schema. Routes live under /v1 only; elsewhere FastAPI's 404 `{\"detail\": \"Not Found\"}`."
+    ),
+    "ollama": (
+        "Ollama's OpenAI endpoint (openai/openai.go, FromChatRequest): `json_schema` passes "
+        "`json_schema.schema` on as the format (constrained), `json_object` becomes format \"json\" "
+        "(any JSON, a `schema` key ignored), any other type is silently ignored; nothing is rejected. "
+        "Before v0.5 json_schema itself was ignored (ollama/ollama#6473, #10001)."
+    ),
+    "lm_studio": (
+        "LM Studio's server: `json_object` is refused with HTTP 400 `{\"error\": \"'response_format.type' "
+        "must be 'json_schema' or 'text'\"}` (a string, not an object; lmstudio-ai/lmstudio-bug-tracker#189, "
+        "#307, reported against 0.4.19 in willmiao/ComfyUI-Lora-Manager#1033); json_schema is constrained."
+    ),
+}
+"""What each quirk mode imitates, and where the behaviour was checked."""
 
 HANG_SECONDS = 30.0
 """How long a `hang` reply stalls when it names no delay: far beyond any sane test timeout."""
@@ -112,12 +143,15 @@ def example_for_schema(schema: dict[str, Any], defs: dict[str, Any] | None = Non
 
 
 def default_responder(request: dict[str, Any]) -> str:
-    """Echo the last user message, or emit schema-valid JSON when the request asks for JSON."""
+    """Echo the last user message, or emit schema-valid JSON when the request asks for JSON.
+
+    A `json_object` request carrying a `schema` gets a schema-valid object (what llama-cpp-python
+    does; the flavors that ignore that schema strip it before answering)."""
     fmt = request.get("response_format") or {}
     if fmt.get("type") == "json_schema":
         return json.dumps(example_for_schema((fmt.get("json_schema") or {}).get("schema") or {}))
     if fmt.get("type") == "json_object":
-        return "{}"
+        return json.dumps(example_for_schema(fmt["schema"])) if isinstance(fmt.get("schema"), dict) else "{}"
     users = [m for m in request.get("messages", []) if isinstance(m, dict) and m.get("role") == "user"]
     return "ok: " + (_text_of(users[-1].get("content")) if users else "")[:200]
 
@@ -161,11 +195,16 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         fake._record(RecordedRequest("POST", self.path, self._headers(), body if isinstance(body, dict) else {}))
+        if fake.flavor == "llama_cpp" and not self.path.startswith("/v1/"):
+            return self._send_json(404, {"detail": "Not Found"})  # FastAPI's route miss
         if not self.path.rstrip("/").endswith("/chat/completions"):
             return self._send_json(404, fake._error_body(404, f"no route {self.path}"))
         if not isinstance(body, dict):
             return self._send_json(400, fake._error_body(400, "request body is not a JSON object"))
-        reply = fake._next_reply(body)
+        refusal = fake._refuse_format(body)
+        if refusal is not None:
+            return self._send_json(*refusal)
+        reply = fake._next_reply(fake._as_flavor_reads(body))
         wait = fake.latency + reply.delay
         if reply.fault == "hang":
             wait = fake.latency + (reply.delay or HANG_SECONDS)
@@ -196,6 +235,8 @@ class _Handler(BaseHTTPRequestHandler):
             return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
         pieces = re.findall(r"\S+\s*|\s+", reply.content)
+        if reply.fault in ("slow_first_token", "stall", "endless"):
+            return self._stream_slowly(chunk, pieces, reply)
         events = [chunk({"role": "assistant", "content": ""})]
         events += [chunk({"content": p}) for p in pieces]
         events.append(chunk({}, "stop"))
@@ -214,6 +255,38 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
         self.close_connection = True
+
+    def _stream_slowly(self, chunk: Callable[..., dict[str, Any]], pieces: list[str], reply: Reply) -> None:
+        """The stream faults: a late first token, a stall mid-reply, a reply that never ends."""
+        fake = self.server.fake
+
+        def send(event: dict[str, Any]) -> None:
+            self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+            self.wfile.flush()
+
+        self._send_head(200, "text/event-stream", {"Cache-Control": "no-cache", **reply.headers})
+        send(chunk({"role": "assistant", "content": ""}))
+        self.close_connection = True
+        if reply.fault == "slow_first_token":
+            if fake._sleep(reply.delay):
+                return
+            for piece in pieces:
+                send(chunk({"content": piece}))
+        elif reply.fault == "stall":
+            for piece in pieces[: max(1, len(pieces) // 2)]:
+                send(chunk({"content": piece}))
+            fake._sleep(reply.delay or HANG_SECONDS)
+            return
+        else:  # endless: the same words again and again, until the client hangs up
+            words = pieces or ["again "]
+            i = 0
+            while not fake._sleep(fake.chunk_delay or 0.005):
+                send(chunk({"content": words[i % len(words)]}))
+                i += 1
+            return
+        send(chunk({}, "stop"))
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
 
     def _headers(self) -> dict[str, str]:
         return {k.lower(): v for k, v in self.headers.items()}
@@ -257,9 +330,13 @@ class FakeOpenAIServer:
     def __init__(
         self,
         latency: float = 0.0,
-        responder: Callable[[dict[str, Any]], str] | None = None,
+        responder: Callable[[dict[str, Any]], str | Reply] | None = None,
         chunk_delay: float = 0.0,
+        flavor: Flavor = "openai",
     ) -> None:
+        if flavor not in FLAVORS:
+            raise ValueError(f"unknown flavor {flavor!r}; one of {', '.join(FLAVORS)}")
+        self.flavor = flavor
         self.latency = latency
         self.chunk_delay = chunk_delay
         self.responder = responder or default_responder
@@ -310,6 +387,16 @@ class FakeOpenAIServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def root_url(self) -> str:
+        """The server without `/v1`: what a person types when they forget it."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def chat_requests(self) -> list[RecordedRequest]:
+        """The POSTs to a chat completions route (what a test counts to prove no blind retries)."""
+        with self._lock:
+            return [r for r in self.requests if r.method == "POST" and r.path.rstrip("/").endswith("/chat/completions")]
+
     # scripting and inspection ----------------------------------------------------------------
     def script(self, *replies: Reply | str) -> FakeOpenAIServer:
         """Queue replies, answered first-in first-out; bare strings become `Reply.text`."""
@@ -332,11 +419,37 @@ class FakeOpenAIServer:
         with self._lock:
             self.requests.append(request)
 
+    def _refuse_format(self, body: dict[str, Any]) -> tuple[int, Any] | None:
+        """(status, body) when this flavor refuses the request's response_format, else None."""
+        kind = (body.get("response_format") or {}).get("type") if isinstance(body.get("response_format"), dict) else None
+        if self.flavor == "llama_cpp" and kind not in (None, "text", "json_object"):
+            detail = {"type": "literal_error", "loc": ("body", "response_format", "type"),
+                      "msg": "Input should be 'text' or 'json_object'", "input": kind,
+                      "ctx": {"expected": "'text' or 'json_object'"}}
+            message = f"1 validation error:\n  {detail}\n\n  POST /v1/chat/completions"
+            return 500, {"error": {"message": message, "type": "internal_server_error", "param": None, "code": None}}
+        if self.flavor == "lm_studio" and kind not in (None, "text", "json_schema"):
+            return 400, {"error": "'response_format.type' must be 'json_schema' or 'text'"}
+        return None
+
+    def _as_flavor_reads(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The request as this flavor understands it (what the responder then answers): Ollama's
+        json_object drops the schema (any JSON), and types it does not know are ignored."""
+        fmt = body.get("response_format")
+        if self.flavor != "ollama" or not isinstance(fmt, dict):
+            return body
+        if fmt.get("type") == "json_object":
+            return {**body, "response_format": {"type": "json_object"}}
+        if fmt.get("type") != "json_schema":
+            return {k: v for k, v in body.items() if k != "response_format"}
+        return body
+
     def _next_reply(self, body: dict[str, Any]) -> Reply:
         with self._lock:
             if self.reply_queue:
                 return self.reply_queue.popleft()
-        return Reply.text(self.responder(body))
+        answer = self.responder(body)  # text, or a whole Reply (a fault for one kind of request)
+        return answer if isinstance(answer, Reply) else Reply.text(answer)
 
     def _sleep(self, seconds: float) -> bool:
         """Wait, unless stop() is called first; returns True when the server is stopping."""
@@ -368,3 +481,46 @@ class FakeOpenAIServer:
     def _error_body(status: int, message: str) -> dict[str, Any]:
         kind, code = _ERROR_KINDS.get(status, ("server_error", "server_error"))
         return {"error": {"message": message or f"fake error {status}", "type": kind, "param": None, "code": code}}
+
+
+class UnacceptingPort:
+    """A loopback port whose connections never complete: it listens with a backlog of 0, never
+    accepts, and its queue is filled at once, so the kernel drops further SYNs and a client's
+    connect hangs until its connect timeout (a firewalled or dead host, without leaving the machine).
+
+        with UnacceptingPort() as port:
+            ... api_base=port.base_url ...
+    """
+
+    def __init__(self) -> None:
+        import socket
+
+        self._socket_module = socket
+        self._listener: Any = None
+        self._fillers: list[Any] = []
+
+    def __enter__(self) -> UnacceptingPort:
+        socket = self._socket_module
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(0)
+        for _ in range(3):  # backlog 0 still queues one or two; fill them
+            filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            filler.setblocking(False)
+            try:
+                filler.connect(self._listener.getsockname())
+            except BlockingIOError:
+                pass
+            self._fillers.append(filler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sock in self._fillers + [self._listener]:
+            try:
+                sock.close()
+            except OSError:
+                pass
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"

@@ -8,9 +8,10 @@ the plain completion with the messages untouched, and its text is read by the fa
 tolerant reader. An unusable reply is asked for again with the same messages, as upstream's
 tenacity loops do (never with an added re-ask message).
 
-Where the gateway would use the provider's JSON-schema mode, the reply schema goes along as
-`response_format`: that constrains the decoding (llama.cpp's grammar for the embedded model, a
-vLLM server's guided decoding), never the input.
+The reply schema goes along as `response_format` where the server takes one (the gateway's
+`complete_constrained` negotiates json_schema, then json_object with the schema, then none, and
+remembers per server what worked): that constrains the decoding (llama.cpp's grammar, a vLLM
+server's guided decoding), never the input.
 
 Scripted and human seats are asked through their own `reply_structured`; the request they get
 holds the same messages.
@@ -31,11 +32,6 @@ ATTEMPTS = 3
 the judge; ours is fewer paid calls)."""
 
 
-def _json_schema_mode(gateway: Any, settings: Any) -> bool:
-    check = getattr(gateway, "_supports_json_schema", None)
-    return bool(check(settings)) if callable(check) else False
-
-
 async def ask(participant: Participant, request: ReplyRequest, read: Callable[[str], T], schema: type,
               asking_schema: dict[str, Any] | None = None, parse_text: Callable[[str], Any] | None = None,
               attempts: int = ATTEMPTS) -> tuple[Any, Reply, T | None]:
@@ -48,15 +44,13 @@ async def ask(participant: Participant, request: ReplyRequest, read: Callable[[s
     if gateway is None or settings is None:
         value, reply = await participant.reply_structured(request, schema, parse_text)
         return value, reply, None
-    extra: dict[str, Any] = {}
-    if _json_schema_mode(gateway, settings):
-        extra["response_format"] = {"type": "json_schema", "json_schema": {
-            "name": schema.__name__, "schema": asking_schema or schema.model_json_schema(), "strict": False}}
     messages = request.full_messages()
+    json_schema = asking_schema or schema.model_json_schema()
     usage = None
     error = ""
     for asked in range(1, attempts + 1):
-        completion = await gateway.complete(settings, messages, on_retry=request.on_retry, **extra)
+        completion = await gateway.complete_constrained(settings, messages, schema.__name__, json_schema,
+                                                        on_retry=request.on_retry)
         usage = completion.usage if usage is None else usage + completion.usage
         try:
             reading = read(completion.text)

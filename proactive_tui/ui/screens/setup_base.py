@@ -37,6 +37,8 @@ def key_note(model: str, api_base: str | None) -> Text:
         return Text("enter a litellm model string, e.g. openai/gpt-4.1", style="bold")
     if model.startswith("local/"):
         return Text(LOCAL_NOTE, style="italic")
+    if keys.looks_like_url(model):
+        return Text("a URL goes in the API base field; here a model, e.g. openai/<name>", style="bold")
     provider = keys.provider_of(model)
     source = keys.key_source(provider, api_base or None)
     if source == "none":
@@ -193,7 +195,9 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
                 continue
             model = self.query_one(f"#model-{role}", Input).value.strip()
             provider = keys.provider_of(model)
-            if not model.startswith("local/") and keys.key_source(provider, self._api_base()) == "none":
+            if keys.looks_like_url(model):
+                missing.append(f"{role}: {keys.url_in_model_message(model)}")
+            elif not model.startswith("local/") and keys.key_source(provider, self._api_base()) == "none":
                 missing.append(f"{role}: {keys.missing_key_message(provider)}")
         return missing
 
