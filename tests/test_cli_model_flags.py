@@ -39,8 +39,8 @@ def test_no_flag_changes_nothing_and_a_bad_mode_is_a_usage_error() -> None:
 
 
 def test_a_setup_failure_is_printed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`foo/bar` in the agent seat: the plan fails, then the dialogue; the cause appears once, as
-    the unknown provider it is (never a missing key)."""
+    """`foo/bar` in the agent seat: the run is refused before the session (the seat check), and the
+    cause appears once, as the unknown provider it is (never a missing key)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROACTIVE_TUI_") or k in ("PROACTIVE_TUI_CONFIG", "PROACTIVE_TUI_DATA")}
     proc = subprocess.run(
         [sys.executable, "-m", "proactive_tui", "run", "proactiveeval/persuasion/fair/0", "--agent", "foo/bar",
@@ -51,4 +51,4 @@ def test_a_setup_failure_is_printed_once(monkeypatch: pytest.MonkeyPatch) -> Non
     assert proc.returncode == 1
     assert out.count("unknown provider foo") == 1, out
     assert "API key" not in out and "FOO_API_KEY" not in out
-    assert "session ended: error" in proc.stdout
+    assert "the session was not started" in out

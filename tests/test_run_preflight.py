@@ -53,8 +53,8 @@ def test_every_bad_seat_is_named_and_nothing_is_called(capsys: pytest.CaptureFix
     err = capsys.readouterr().err
     assert code == 1
     assert "3 seat(s) cannot run, so the session was not started" in err
-    assert "seat agent (foo/bar): litellm knows no provider 'foo'" in err  # the provider, not a key
-    assert "seat user (http://localhost:8000/v1): that is a URL, not a model" in err
+    assert "seat agent (foo/bar): unknown provider foo" in err  # the provider, not a key
+    assert "seat user (http://localhost:8000/v1): 'http://localhost:8000/v1' is a URL, not a model string" in err
     assert "seat judge (anthropic/claude-sonnet-4-5): no API key for provider anthropic: set ANTHROPIC_API_KEY" in err
     assert requests == []
 

@@ -47,16 +47,16 @@ def check_seats(spec: Any, seats: Iterable[str]) -> list[SeatProblem]:
 
 def model_problem(model: str, api_base: str | None) -> str | None:
     """Why calls to `model` (at `api_base`) cannot work, or None when nothing is known against them."""
+    from proactive_tui.llm import keys
+
     model = model.strip()
-    if not model:
-        return "no model given"
-    if "://" in model or model.lower().startswith(("http:", "https:", "localhost:")):
-        return "that is a URL, not a model: pass it as --api-base and name the model, e.g. openai/<name>"
+    problem = keys.model_problem(model)  # one wording for these, as the gateway and setup give it
+    if problem is not None:
+        return problem
     if any(ch.isspace() for ch in model):
         return "a model string has no spaces"
     if model.startswith("local/"):
         return _local_problem(model)
-    from proactive_tui.llm import keys
     from proactive_tui.llm.gateway import litellm_module
 
     try:
