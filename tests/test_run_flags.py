@@ -66,3 +66,15 @@ def test_flags_reach_the_typed_settings() -> None:
     args = parse_family_flags(family, argparse.Namespace(), ["--candidates", "3", "--no-feedback", "--max-events", "4"])
     settings = family.settings_from_args(args)
     assert settings == {**family.settings().model_dump(), "candidates": 3, "feedback": False, "max_events": 4}
+
+
+def test_early_stopping_flags_set_it_either_way_and_leave_it_to_the_judge_by_default() -> None:
+    import argparse
+
+    from proactive_tui.cli.run_cmd import parse_family_flags
+    from proactive_tui.core import registry
+
+    family = registry.get("proactiveeval")
+    for extra, expected in (([], None), (["--early-stop"], True), (["--no-early-stop"], False)):
+        args = parse_family_flags(family, argparse.Namespace(), extra)
+        assert family.settings_from_args(args)["early_stop"] is expected, extra
