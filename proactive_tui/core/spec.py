@@ -30,12 +30,18 @@ class SessionSpec(BaseModel):
         return [s for s, kind in self.seats.items() if kind == "human"]
 
     def models_summary(self) -> dict[str, dict[str, Any]]:
-        """Per seat: model, api base, temperature, max tokens (for run records; never keys)."""
+        """Per seat: model, api base, temperature, max tokens, and for the embedded model the thread
+        count it computes with and why (for run records; never keys)."""
         out = {}
         for role in ROLES:
             s = self.roles.for_role(role)
             out[role] = {"model": "person" if self.seats.get(role) == "human" else s.model, "api_base": s.api_base,
                          "temperature": s.temperature, "max_tokens": s.max_tokens}
+            if self.seats.get(role) != "human" and s.is_local:
+                # The embedded model's speed depends on it more than on anything else.
+                from proactive_tui.llm.local.loader import thread_choice
+
+                out[role]["local_threads"] = thread_choice().model_dump()
         return out
 
 
