@@ -77,14 +77,17 @@ class ProactiveEvalSetupScreen(SetupScreenBase):
     def read_settings(self) -> dict[str, Any]:
         """Protocol settings from the form; `validate_settings` reports bad values first.
 
-        Early stopping left as the judge implies is sent as None (the judge decides), so a
-        remembered setup does not carry the embedded judge's "off" over to a real judge."""
-        early_stop = self.query_one("#early-stop", Switch).value
+        Early stopping the person has not set, or set as the judge implies, is sent as None (the
+        session decides from the judge), so a remembered setup does not carry the embedded judge's
+        "off" over to a real judge, and a judge typed just before Start is still the one that counts."""
+        early_stop: bool | None = self.query_one("#early-stop", Switch).value
+        if not self._early_stop_chosen or early_stop == early_stop_default(self._judge_model()):
+            early_stop = None
         return {
             "agreeableness": self.query_one("#agreeableness", Select).value,
             "max_turns": int(self.query_one("#max-turns", Input).value or ProactiveEvalSettings().max_turns),
             "memory_turns": int(self.query_one("#memory-turns", Input).value or ProactiveEvalSettings().memory_turns),
             "planning": self.query_one("#planning", Switch).value,
             "live_judging": self.query_one("#live", Switch).value,
-            "early_stop": None if early_stop == early_stop_default(self._judge_model()) else early_stop,
+            "early_stop": early_stop,
         }
