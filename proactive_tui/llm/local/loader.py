@@ -164,8 +164,23 @@ def get_llama() -> Any:
                 verbose=False,
                 seed=0,
             )
+            _drop_unused_logits(_LLAMA)
             _LLAMA.set_cache(_prefix_cache())
         return _LLAMA
+
+
+def _drop_unused_logits(llama: Any) -> None:
+    """Shrink llama-cpp-python's logits buffer to one row when nothing reads it.
+
+    Without `logits_all` sampling happens inside llama.cpp and the buffer (n_batch x 49k floats,
+    ~100 MB) is never written, yet save_state copies it and load_state rewrites it for every cached
+    prompt; it is read only for logprobs or stopping criteria, which need logits_all / we never pass.
+    """
+    if getattr(llama, "_logits_all", True) or getattr(llama, "scores", None) is None:
+        return
+    import numpy as np
+
+    llama.scores = np.zeros((1, llama.scores.shape[1]), dtype=llama.scores.dtype)
 
 
 # Room for about one saved context per kind of call in a session (agent, user, turn check, live
@@ -181,7 +196,8 @@ def _prefix_cache() -> Any:
     prompt and first turns with the agent's turn-2 prompt, not with the judge call that ran in
     between. The RAM cache keeps the context after each call and restores the one sharing the
     longest prefix. Its states would also hold the whole logits buffer (n_batch x 49k floats,
-    ~100 MB, unused without logits_all); one row is kept instead, which load_state broadcasts."""
+    ~100 MB, unused without logits_all): `_drop_unused_logits` keeps one row, and so does this
+    cache should the buffer be whole (another llama-cpp-python version)."""
     from llama_cpp.llama_cache import LlamaRAMCache
 
     class PrefixCache(LlamaRAMCache):
