@@ -29,6 +29,9 @@ class AppConfig(BaseModel):
     recent_models: list[str] = Field(default_factory=list)
     envs: list[str] = Field(default_factory=list)
     """Extra environment folders loaded on every start."""
+    local_threads: int | None = Field(default=None, ge=1)
+    """Threads for the embedded model (local/smollm2); unset: the cores free when it loads.
+    `PROACTIVE_TUI_LOCAL_THREADS` wins over it."""
 
 
 def load_config(path: Path | None = None) -> AppConfig:

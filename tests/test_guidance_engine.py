@@ -250,3 +250,49 @@ async def test_pause_and_step_gate_turns() -> None:
     session.play()
     await task
     assert agent_turns_started == [1, 2, 3] and fold(seen).termination.reason == "max_turns"
+
+
+def embedded(participant: ScriptedParticipant) -> ScriptedParticipant:
+    """A scripted seat standing in for the embedded model: one shared in-process instance."""
+    participant.shared_instance = "local"
+    return participant
+
+
+def structured_calls(participant: ScriptedParticipant, schema_word: str) -> int:
+    return sum(1 for r in participant.calls if schema_word in (r.messages[0]["content"] if r.messages else ""))
+
+
+async def test_one_shared_instance_with_early_stop_generates_nothing_ahead_and_reuses_the_live_score() -> None:
+    agent, judge = embedded(scripted_agent()), embedded(scripted_judge(reach_at=2))
+    session = make_session(agent=agent, judge=judge, max_turns=6, live_judging=True, early_stop=True)
+    events = await collect(session)
+    record = fold(events)
+    assert record.termination.reason == "target_reached"
+    # the planning call plus one message per turn played: no turn-3 message generated ahead
+    assert len([r for r in agent.calls if r.seat == "agent" and r.turn]) == 2
+    assert not [e for e in events if e.type == "message_discarded"]
+    guidance_calls = [r for r in judge.calls if "You grade how well a proactive assistant guided" in r.messages[0]["content"]]
+    assert len(guidance_calls) == 2  # live scores after turns 1 and 2; the final one is turn 2's, not asked again
+    assert record.section.guidance is not None and record.section.guidance.turn == 2 and not record.section.guidance.live
+    assert record.section.guidance.overall == record.section.live_scores[-1].overall
+
+
+async def test_separate_models_still_speculate_and_score_the_end_again() -> None:
+    agent, judge = scripted_agent(), scripted_judge(reach_at=2)
+    events = await collect(make_session(agent=agent, judge=judge, max_turns=6, live_judging=True))
+    guidance_calls = [r for r in judge.calls if "You grade how well a proactive assistant guided" in r.messages[0]["content"]]
+    assert len(guidance_calls) == 3  # live after turns 1 and 2, then the final score
+    assert len([r for r in agent.calls if r.turn]) == 3  # turn 3 was generated ahead, then discarded
+    assert [e for e in events if e.type == "message_discarded"]
+
+
+async def test_early_stopping_is_off_by_default_with_the_embedded_judge_and_recorded() -> None:
+    judge = embedded(scripted_judge(reach_at=1))
+    record = fold(await collect(make_session(judge=judge, max_turns=3)))
+    assert record.settings["early_stop"] is False
+    assert record.termination.reason == "target_reached"  # the last check said so, but all turns ran
+    assert [(m.role, m.turn) for m in record.messages][-1] == ("user", 3)
+    other = fold(await collect(make_session(reach_at=1, max_turns=3)))
+    assert other.settings["early_stop"] is True and len(other.messages) == 2
+    kept_on = fold(await collect(make_session(judge=embedded(scripted_judge(reach_at=1)), max_turns=3, early_stop=True)))
+    assert kept_on.settings["early_stop"] is True and len(kept_on.messages) == 2

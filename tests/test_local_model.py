@@ -304,22 +304,113 @@ def test_sync_completion_and_streaming(litellm_module) -> None:
     assert len(texts) >= 2
 
 
-def test_thread_count_override_and_passive_waiting(monkeypatch) -> None:
+def test_thread_count_override_and_passive_waiting(monkeypatch, tmp_path) -> None:
     from proactive_tui.llm.local import loader
 
+    monkeypatch.setenv("PROACTIVE_TUI_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setattr(loader.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setenv("PROACTIVE_TUI_LOCAL_THREADS", "1")
-    assert loader.thread_count() == 1
+    assert loader.choose_threads().threads == 1 and loader.choose_threads().source == "env"
     monkeypatch.setenv("PROACTIVE_TUI_LOCAL_THREADS", "0")
     with pytest.raises(loader.LocalModelUnavailable, match="at least 1"):
-        loader.thread_count()
+        loader.choose_threads()
     monkeypatch.setenv("PROACTIVE_TUI_LOCAL_THREADS", "two")
     with pytest.raises(loader.LocalModelUnavailable, match="whole number"):
-        loader.thread_count()
+        loader.choose_threads()
     monkeypatch.delenv("PROACTIVE_TUI_LOCAL_THREADS")
-    assert loader.thread_count() == (os.cpu_count() or 1)
+    # No override: the cores this process may use minus the 1-minute load, at least one.
+    for load, expected in ((0.1, 2), (0.9, 1), (1.6, 1), (7.0, 1)):
+        monkeypatch.setattr(loader.os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+        choice = loader.choose_threads()
+        assert (choice.threads, choice.source, choice.cores, choice.load) == (expected, "free cores", 2, load)
+    # The config file's local_threads, under the environment variable.
+    (tmp_path / "config.toml").write_text("local_threads = 2\n", encoding="utf-8")
+    monkeypatch.setattr(loader.os, "getloadavg", lambda: (1.9, 0.0, 0.0))
+    assert (loader.choose_threads().threads, loader.choose_threads().source) == (2, "config")
+    monkeypatch.setenv("PROACTIVE_TUI_LOCAL_THREADS", "1")
+    assert loader.choose_threads().threads == 1
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     loader.prepare_threads()
     assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     loader.prepare_threads()
     assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
+def test_the_run_record_says_how_many_threads_the_embedded_model_uses(monkeypatch) -> None:
+    from proactive_tui.core.spec import SessionSpec
+    from proactive_tui.llm.local import loader
+    from proactive_tui.llm.settings import ModelSettings, RoleSettings
+
+    monkeypatch.setattr(loader, "_THREAD_CHOICE", loader.ThreadChoice(threads=1, source="free cores", cores=2, load=1.2))
+    roles = RoleSettings(agent=ModelSettings(model="openai/gpt-4.1"))
+    summary = SessionSpec(env_id="proactiveeval/persuasion/fair/0", roles=roles).models_summary()
+    assert "local_threads" not in summary["agent"]
+    assert summary["judge"]["local_threads"] == {"threads": 1, "source": "free cores", "cores": 2, "load": 1.2}
+
+
+def test_no_copy_bans_only_the_next_prose_token_of_a_run_found_in_the_prompt() -> None:
+    from proactive_tui.llm.local import worker
+
+    class Vocab:  # token 5 is a quote (JSON punctuation), every other token is prose
+        def n_vocab(self) -> int:
+            return 10
+
+        def detokenize(self, tokens: list[int]) -> bytes:
+            return b'"' if tokens == [5] else b"w%d" % tokens[0]
+
+    import numpy as np
+
+    saved = worker._PROSE
+    worker._PROSE = None
+    try:
+        no_copy = worker._NoCopy(Vocab())
+        prompt = [1, 2, 3, 4, 7, 5, 6, 8, 9]
+        assert no_copy(np.array(prompt), np.zeros(10))[4] == 0  # sizes the prompt: nothing generated yet
+        banned = no_copy(np.array(prompt + [1, 2, 3]), np.zeros(10))
+        assert banned[4] == -np.inf and (banned[np.arange(10) != 4] == 0).all()
+        # a run through the quote (JSON skeleton) is never blocked; nor a run the prompt does not hold
+        assert (no_copy(np.array(prompt + [7, 5, 6]), np.zeros(10)) == 0).all()
+        assert (no_copy(np.array(prompt + [3, 2, 1]), np.zeros(10)) == 0).all()
+    finally:
+        worker._PROSE = saved
+
+
+GOOD_DIALOGUE = (
+    "Assistant: I saw your flight to Lisbon was cancelled. Shall I look for the next direct flight tomorrow morning?\n"
+    "User: Yes please, I need to be there by noon.\n"
+    "Assistant: There is a 7:10 direct flight landing at 9:40. Shall I rebook you on it?\n"
+    "User: Great, do it."
+)
+NONSENSE_DIALOGUE = "Assistant: banana banana purple seventeen.\nUser: what?\nAssistant: zxq zxq zxq.\nUser: I am leaving."
+
+
+async def test_the_embedded_judge_reasons_first_and_its_scores_depend_on_the_dialogue(litellm_module) -> None:
+    """The guidance judge's real prompt and schema on a good dialogue and on nonsense: the reasoning
+    is its own text, the scores are no counting sequence, and they are not the same both times."""
+    from proactive_tui.families.proactiveeval import prompts
+    from proactive_tui.families.proactiveeval.judges import GuidanceJudgement
+
+    verdicts = []
+    for dialogue in (GOOD_DIALOGUE, NONSENSE_DIALOGUE):
+        prompt = prompts.guidance_judge_prompt(
+            "Frequent traveller who must reach Lisbon for a noon meeting.", "Their evening flight was cancelled.",
+            "Rebook the user on an early flight", ["offer to rebook", "find a flight", "confirm the booking"], dialogue)
+        response = await litellm_module.acompletion(
+            model=LOCAL_MODEL, messages=user(prompt, system="You are a careful, fair evaluator."), temperature=0, seed=0,
+            max_tokens=160,
+            response_format={"type": "json_schema",
+                             "json_schema": {"name": "GuidanceJudgement", "schema": GuidanceJudgement.model_json_schema()}},
+        )
+        text = response.choices[0].message.content
+        assert text.lstrip().startswith('{"reasoning"'), text  # reasoning first, as the schema orders it
+        verdict = GuidanceJudgement.model_validate_json(text)
+        assert sum(c.isalpha() for c in verdict.reasoning) >= 20, verdict.reasoning
+        words = verdict.reasoning.split()
+        assert not any(" ".join(words[i:i + 6]) in prompt for i in range(len(words) - 5)), verdict.reasoning
+        dims = [verdict.effectiveness, verdict.personalization, verdict.tone, verdict.engagement, verdict.naturalness]
+        steps = {b - a for a, b in zip(dims, dims[1:])}
+        assert steps not in ({1}, {-1}), dims  # not 2, 3, 4, 5, 6 nor 10, 9, 8, 7, 6
+        verdicts.append(verdict)
+    scores = [v.model_dump(exclude={"reasoning"}) for v in verdicts]
+    assert scores[0] != scores[1], scores

@@ -92,4 +92,4 @@ def test_run_unknown_env_and_bad_settings() -> None:
     proc = subprocess.run([sys.executable, "-m", "proactive_tui", "run", "proactiveeval/nope/fair/0"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 1 and "no environment with id" in proc.stderr and "Traceback" not in proc.stderr
     proc = subprocess.run([sys.executable, "-m", "proactive_tui", "run", ENV_ID, "--max-turns", "0"], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 1 and "invalid settings" in proc.stderr and "max_turns" in proc.stderr
+    assert proc.returncode == 1 and "invalid settings" in proc.stderr and "--max-turns" in proc.stderr

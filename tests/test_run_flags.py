@@ -95,3 +95,15 @@ def test_an_unwritable_out_is_refused_before_anything_runs(capsys, tmp_path, com
         err = " ".join(capsys.readouterr().err.split())
         assert "--out:" in err and why in err and "Traceback" not in err
     assert not any(folder.iterdir())
+
+
+def test_early_stopping_flags_set_it_either_way_and_leave_it_to_the_judge_by_default() -> None:
+    import argparse
+
+    from proactive_tui.cli.run_cmd import parse_family_flags
+    from proactive_tui.core import registry
+
+    family = registry.get("proactiveeval")
+    for extra, expected in (([], None), (["--early-stop"], True), (["--no-early-stop"], False)):
+        args = parse_family_flags(family, argparse.Namespace(), extra)
+        assert family.settings_from_args(args)["early_stop"] is expected, extra

@@ -111,3 +111,27 @@ def test_the_same_words_for_the_same_thing_in_every_family() -> None:
     assert labels["watch"] == {"Watch models"}
     assert labels["play_user"] == {"Play the user"}
     assert labels.get("play_agent", {"Play the agent"}) == {"Play the agent"}
+
+
+async def test_proactiveeval_early_stopping_is_off_and_says_why_with_the_embedded_judge() -> None:
+    from textual.widgets import Static, Switch
+
+    app = ProactiveApp()
+    async with app.run_test(size=(100, 50)) as pilot:
+        setup = await open_setup(app, pilot, "proactiveeval")
+        switch, note = setup.query_one("#early-stop", Switch), setup.query_one("#early-stop-note", Static)
+        assert setup.query_one("#model-judge", Input).value.startswith("local/")
+        assert switch.value is False and "embedded judge" in str(note.render())
+        assert setup.read_settings()["early_stop"] is None  # left to the judge: the session records False
+        setup.query_one("#model-judge", Input).value = "openai/gpt-4.1"
+        await pilot.pause()
+        assert switch.value is True and str(note.render()) == ""
+        setup.query_one("#model-judge", Input).value = "local/smollm2"
+        await pilot.pause()
+        assert switch.value is False
+        switch.value = True  # the person turns it back on: kept, whatever the judge
+        await pilot.pause()
+        assert setup.read_settings()["early_stop"] is True
+        setup.query_one("#model-judge", Input).value = "openai/gpt-4.1"
+        await pilot.pause()
+        assert switch.value is True

@@ -59,6 +59,11 @@ async def _emit(callback: Callable[[str], Any] | None, text: str) -> None:
 
 class Participant:
     info: SeatInfo
+    shared_instance: str | None = None
+    """Names the one in-process model instance that answers this seat, if any (the embedded
+    model: every `local/` seat is served by the same llama.cpp context, one call at a time).
+    Seats with the same name cannot run in parallel, so work done ahead for one of them only
+    queues in front of the others."""
 
     async def reply(self, request: ReplyRequest) -> Reply:  # pragma: no cover - interface
         raise NotImplementedError
@@ -84,6 +89,10 @@ class LLMParticipant(Participant):
         self.gateway = gateway
         self.settings = settings
         self.info = SeatInfo(kind="llm", label=settings.model)
+
+    @property
+    def shared_instance(self) -> str | None:  # type: ignore[override]
+        return "local" if getattr(self.settings, "is_local", False) else None
 
     async def reply(self, request: ReplyRequest) -> Reply:
         on_delta = request.on_delta

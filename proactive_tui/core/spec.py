@@ -43,8 +43,8 @@ class SessionSpec(BaseModel):
     def models_summary(self) -> dict[str, dict[str, Any]]:
         """Per seat: model, api base (credentials stripped), temperature, the token caps its calls
         send (`max_tokens` for replies, `max_tokens_structured` for JSON replies; the seat's own or
-        its default, `max_tokens_default` says which) and the structured mode setting (for run
-        records; never keys)."""
+        its default, `max_tokens_default` says which), the structured mode setting, and for the
+        embedded model the thread count it computes with and why (for run records; never keys)."""
         from proactive_tui.llm.redact import public_api_base
 
         out = {}
@@ -55,6 +55,11 @@ class SessionSpec(BaseModel):
                          "temperature": s.temperature, "max_tokens": s.token_cap(),
                          "max_tokens_structured": s.token_cap(structured=True),
                          "max_tokens_default": s.max_tokens is None, "structured": s.structured}
+            if self.seats.get(role) != "human" and s.is_local:
+                # The embedded model's speed depends on it more than on anything else.
+                from proactive_tui.llm.local.loader import thread_choice
+
+                out[role]["local_threads"] = thread_choice().model_dump()
         return out
 
 

@@ -50,6 +50,11 @@ class ProactiveEvalFamily(Family):
                                              "help": "guide with the agent's own plan instead of the reference"}),
         RunFlag("--live", "live_judging", {"action": "store_const", "const": True,
                                            "help": "score the guidance after every turn too"}),
+        RunFlag("--early-stop", "early_stop", {"action": "store_const", "const": True,
+                                               "help": "end when the turn check says the target was reached "
+                                                       "(default: on, off with the embedded judge)"}),
+        RunFlag("--no-early-stop", "early_stop", {"action": "store_const", "const": False,
+                                                  "help": "always play every turn up to the turn limit"}),
         RunFlag("--seed", "seed", {"type": int, "help": "seed passed to every model call that takes one"}),
     )
 

@@ -13,7 +13,10 @@ against the target it used); every turn check and guidance score records which
 Overlap: after the user replies, the turn check (and the live score) run while the agent's next
 message is already being generated. If the check says the target was reached, that speculative
 message is cancelled and announced as MessageDiscarded, so judging costs no wall time on the
-critical path (agent + user calls).
+critical path (agent + user calls). Not when agent and judge share one model instance (the embedded
+model) and early stopping is on: there the message ahead only queues in front of the check, and is
+often thrown away. Early stopping (`early_stop`) is off by default with the embedded judge, and
+ending early never re-asks that judge the live score's identical prompt for the final score.
 
 Resume: given the run record of an interrupted session (`resume_from`), the session keeps its
 plan and its complete turns, replays them as events (so every consumer and the new event log
@@ -73,7 +76,10 @@ class ProactiveEvalSession(SessionBase):
         self.env = env
         self.seats = seats
         self.settings = settings or ProactiveEvalSettings()
+        if self.settings.early_stop is None:  # recorded as the value used, never as "auto"
+            self.settings = self.settings.model_copy(update={"early_stop": not self.judge_is_embedded()})
         self.models = models or {}
+        self._live_prompts: dict[int, tuple[str, GuidanceScore]] = {}
         self.agent_msgs: dict[int, MessageRecord] = {}
         self.user_msgs: dict[int, MessageRecord] = {}
         self.plan: PlanDraft | None = None
@@ -85,6 +91,15 @@ class ProactiveEvalSession(SessionBase):
         self._plan_to_score: PlanDraft | None = None
 
     # -- context --------------------------------------------------------------------------------
+
+    def judge_is_embedded(self) -> bool:
+        """The judge is answered by the in-process embedded model (see Participant.shared_instance)."""
+        return getattr(self.seats.judge, "shared_instance", None) is not None
+
+    def agent_shares_judge(self) -> bool:
+        """Agent and judge are one model instance: their calls run one after the other, never together."""
+        instance = getattr(self.seats.agent, "shared_instance", None)
+        return instance is not None and instance == getattr(self.seats.judge, "shared_instance", None)
 
     @property
     def item(self):
@@ -259,15 +274,23 @@ class ProactiveEvalSession(SessionBase):
         env = self.item.environment
         against = self.guide_source()
         target, steps = self.guide_target()
+        prompt = prompts.guidance_judge_prompt(env.user_information, env.trigger_factor, target, steps, self.transcript(turn))
+        earlier = self._live_prompts.get(turn)
+        if not live and earlier is not None and earlier[0] == prompt and self.judge_is_embedded():
+            # Ending early after a live score: the final prompt is the live one, and the embedded
+            # judge is deterministic and busy; asking again would repeat the same ~26 s call.
+            self.emit(GuidanceScored(score=earlier[1].model_copy(update={"live": False})))
+            return
         try:
-            verdict, judge_model = await self._judge(GuidanceJudgement, prompts.guidance_judge_prompt(
-                env.user_information, env.trigger_factor, target, steps, self.transcript(turn)),
-                "live guidance score" if live else "guidance score")
+            verdict, judge_model = await self._judge(GuidanceJudgement, prompt,
+                                                     "live guidance score" if live else "guidance score")
         except ModelError as exc:
             self.emit(ErrorRaised(seat="judge", message=f"{'live ' if live else ''}guidance scoring failed: {exc.message}"))
             return
-        self.emit(GuidanceScored(score=GuidanceScore(**verdict.model_dump(), judge_model=judge_model, live=live, turn=turn,
-                                                     judged_against=against)))
+        score = GuidanceScore(**verdict.model_dump(), judge_model=judge_model, live=live, turn=turn, judged_against=against)
+        if live:
+            self._live_prompts[turn] = (prompt, score)
+        self.emit(GuidanceScored(score=score))
 
     # -- resume -------------------------------------------------------------------------------
 
@@ -314,14 +337,19 @@ class ProactiveEvalSession(SessionBase):
     async def _dialogue(self) -> str:
         self.emit(PhaseChanged(phase="dialogue"))
         max_turns = self.settings.max_turns
-        speculate = self.seats.agent.info.kind != "human"
+        early_stop = bool(self.settings.early_stop)
+        # Generating the agent's next message ahead pays off only if it can run beside the judges.
+        # On one shared instance it queues in front of the turn check, and when the check ends the
+        # session it is thrown away (~12 s on the embedded model); without early stopping it is
+        # never thrown away, so it still goes first and the dialogue appears sooner.
+        speculate = self.seats.agent.info.kind != "human" and not (early_stop and self.agent_shares_judge())
         turn = 1
         if self.resume_from is not None:
             if self._plan_to_score is not None:  # the interrupted session's plan was never scored
                 self._background.append(asyncio.create_task(self._score_plan(self._plan_to_score)))
                 self._plan_to_score = None
             kept, reached = await self._restore_turns(self.resume_from)
-            if reached:
+            if reached and early_stop:
                 return "target_reached"
             if kept >= max_turns:
                 self.emit(PhaseChanged(phase="scoring"))
@@ -354,7 +382,7 @@ class ProactiveEvalSession(SessionBase):
                 return "target_reached" if await check else "max_turns"
             if self.settings.live_judging:
                 self._background.append(asyncio.create_task(self._score_guidance(live=True, turn=turn)))
-            if await check:
+            if await check and early_stop:
                 if ahead:
                     await self._discard(agent_task, turn + 1)
                 return "target_reached"

@@ -16,4 +16,8 @@ class ProactiveEvalSettings(BaseModel):
     planning: bool = True
     guide_with: Literal["reference", "own_plan"] = "reference"
     live_judging: bool = False
+    early_stop: bool | None = None
+    """End the dialogue when the turn check says the target was reached. None (the default) means
+    on, except when the judge is the embedded model: the 135M judge declares the target reached
+    at turn 1, so an offline demo would show one turn. The session records the value it used."""
     seed: int | None = None

@@ -19,7 +19,9 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
 
 LOCAL_PROVIDER = "local"
 LOCAL_MODEL = "local/smollm2"
@@ -162,21 +164,137 @@ def get_llama() -> Any:
                 verbose=False,
                 seed=0,
             )
+            _drop_unused_logits(_LLAMA)
+            _LLAMA.set_cache(_prefix_cache())
         return _LLAMA
 
 
-def thread_count() -> int:
-    """Threads llama.cpp computes with: `PROACTIVE_TUI_LOCAL_THREADS` if set, else every core."""
-    raw = os.environ.get("PROACTIVE_TUI_LOCAL_THREADS", "").strip()
+def _drop_unused_logits(llama: Any) -> None:
+    """Shrink llama-cpp-python's logits buffer to one row when nothing reads it.
+
+    Without `logits_all` sampling happens inside llama.cpp and the buffer (n_batch x 49k floats,
+    ~100 MB) is never written, yet save_state copies it and load_state rewrites it for every cached
+    prompt; it is read only for logprobs or stopping criteria, which need logits_all / we never pass.
+    """
+    if getattr(llama, "_logits_all", True) or getattr(llama, "scores", None) is None:
+        return
+    import numpy as np
+
+    llama.scores = np.zeros((1, llama.scores.shape[1]), dtype=llama.scores.dtype)
+
+
+# Room for about one saved context per kind of call in a session (agent, user, turn check, live
+# score, plan): ~23 KB of KV per token, so a 1,000-token prompt is ~23 MB.
+PROMPT_CACHE_BYTES = 160 << 20
+
+
+def _prefix_cache() -> Any:
+    """llama-cpp-python's RAM prompt cache, without the logits it would copy for nothing.
+
+    One context serves every seat in turn (agent, user, judge), so llama.cpp's own prefix reuse
+    (the previous call's tokens) almost never hits: the agent's turn-3 prompt shares its system
+    prompt and first turns with the agent's turn-2 prompt, not with the judge call that ran in
+    between. The RAM cache keeps the context after each call and restores the one sharing the
+    longest prefix. Its states would also hold the whole logits buffer (n_batch x 49k floats,
+    ~100 MB, unused without logits_all): `_drop_unused_logits` keeps one row, and so does this
+    cache should the buffer be whole (another llama-cpp-python version)."""
+    from llama_cpp.llama_cache import LlamaRAMCache
+
+    class PrefixCache(LlamaRAMCache):
+        def __setitem__(self, key: Any, value: Any) -> None:
+            if getattr(value, "scores", None) is not None and len(value.scores) > 1:
+                value.scores = value.scores[-1:].copy()
+            super().__setitem__(key, value)
+
+    return PrefixCache(capacity_bytes=PROMPT_CACHE_BYTES)
+
+
+THREADS_ENV = "PROACTIVE_TUI_LOCAL_THREADS"
+
+
+class ThreadChoice(BaseModel):
+    """How many threads llama.cpp computes with, and why: recorded with every run on the embedded
+    model, because the same session took 372 s with 2 threads and 80 s with 1 on a busy 2-core
+    machine (and 2 threads win on a quiet one), so a timing means nothing without it."""
+
+    threads: int = Field(ge=1)
+    source: Literal["env", "config", "free cores"]
+    cores: int = Field(ge=1)
+    """Cores this process may run on (its CPU affinity)."""
+    load: float | None = None
+    """The 1-minute load average when the count was chosen (None when overridden or unknown)."""
+
+    def note(self) -> str:
+        if self.source == "env":
+            return f"{self.threads} thread(s), set by {THREADS_ENV}"
+        if self.source == "config":
+            return f"{self.threads} thread(s), set by local_threads in the config file"
+        load = "unknown" if self.load is None else f"{self.load:.2f}"
+        return f"{self.threads} thread(s): {self.cores} core(s), 1-minute load {load}"
+
+
+_THREAD_CHOICE: ThreadChoice | None = None
+
+
+def _config_threads() -> int | None:
+    """`local_threads` from the config file, read when the model loads (once). A config file that
+    cannot be read counts as unset here: the app and the CLI report its problems themselves."""
+    try:
+        from proactive_tui.config import load_config
+
+        return load_config().local_threads
+    except Exception:  # noqa: BLE001 - ConfigError, or a config dir that cannot be read
+        return None
+
+
+def _usable_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _load_average() -> float | None:
+    try:
+        return float(os.getloadavg()[0])
+    except (AttributeError, OSError):
+        return None
+
+
+def choose_threads() -> ThreadChoice:
+    """`PROACTIVE_TUI_LOCAL_THREADS`, else the config's `local_threads`, else the free cores:
+    the cores we may use minus the 1-minute load, rounded, at least 1. Not cached (see
+    `thread_choice`); llama.cpp's threads wait on each other every layer, so one more thread than
+    there are free cores makes every call wait for the thread that lost its core."""
+    cores = _usable_cores()
+    raw = os.environ.get(THREADS_ENV, "").strip()
     if raw:
         try:
             value = int(raw)
         except ValueError:
-            raise LocalModelUnavailable(f"PROACTIVE_TUI_LOCAL_THREADS must be a whole number, not {raw!r}") from None
+            raise LocalModelUnavailable(f"{THREADS_ENV} must be a whole number, not {raw!r}") from None
         if value < 1:
-            raise LocalModelUnavailable("PROACTIVE_TUI_LOCAL_THREADS must be at least 1")
-        return value
-    return os.cpu_count() or 1
+            raise LocalModelUnavailable(f"{THREADS_ENV} must be at least 1")
+        return ThreadChoice(threads=value, source="env", cores=cores)
+    configured = _config_threads()
+    if configured is not None:
+        return ThreadChoice(threads=max(1, configured), source="config", cores=cores)
+    load = _load_average()
+    free = cores if load is None else int(cores - load + 0.5)
+    return ThreadChoice(threads=max(1, min(cores, free)), source="free cores", cores=cores, load=load)
+
+
+def thread_choice() -> ThreadChoice:
+    """The count the model loads (or loaded) with: chosen once, when first needed, then kept."""
+    global _THREAD_CHOICE
+    if _THREAD_CHOICE is None:
+        _THREAD_CHOICE = choose_threads()
+    return _THREAD_CHOICE
+
+
+def thread_count() -> int:
+    """Threads llama.cpp computes with (see `thread_choice`)."""
+    return thread_choice().threads
 
 
 def prepare_threads() -> None:

@@ -24,7 +24,9 @@ DEFAULT_STRUCTURED_MAX_TOKENS = 384
 MAX_TOKENS_CAP = 512
 # Without a repeat penalty the 135M model loops on a phrase. Under a JSON grammar 1.3 also punishes
 # the quotes, commas and keys the grammar requires and the text inside the strings turns to noise
-# (measured: `"reasoning": "]["`), so structured calls use a milder penalty.
+# (measured: `"reasoning": "]["`), so structured calls use a milder penalty for their prose (1.0
+# loops: "The user's goal is ... The user's goal is ..."). Scores are not decided under it: the
+# worker chooses each bounded integer field afterwards, on its own and with no penalty.
 REPEAT_PENALTY = 1.3
 STRUCTURED_REPEAT_PENALTY = 1.1
 

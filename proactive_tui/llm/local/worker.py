@@ -16,6 +16,7 @@ Why it is shaped like this:
 from __future__ import annotations
 
 import asyncio
+import json
 import queue
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -23,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from proactive_tui.llm.local.grammar import schema_to_gbnf
+from proactive_tui.llm.local.grammar import grammar_schema, schema_to_gbnf
 from proactive_tui.llm.local.loader import _GEN_LOCK, LOCAL_MODEL, get_llama
 
 _WORKER_PREFIX = "proactive-tui-local-model"
@@ -83,6 +84,117 @@ def _error(status: int, message: str) -> Exception:
         return RuntimeError(message)
 
 
+# Prose copied from the prompt is blocked from this many tokens on (see _NoCopy).
+NO_COPY_NGRAM = 4
+_JSON_MARKS = set('"{}[]:')
+_PROSE: Any = None  # numpy bool array over the vocabulary: the token holds no JSON punctuation
+
+
+def _prose_tokens(llama: Any) -> Any:
+    """Which vocabulary tokens can only be prose inside a JSON string, computed once (~0.4 s)."""
+    global _PROSE
+    if _PROSE is None:
+        import numpy as np
+
+        _PROSE = np.array(
+            [not (_JSON_MARKS & set(llama.detokenize([i]).decode("utf-8", "ignore"))) for i in range(llama.n_vocab())],
+            dtype=bool,
+        )
+    return _PROSE
+
+
+class _NoCopy:
+    """llama.cpp logits processor: a structured reply may not copy a run of words from its prompt.
+
+    The 135M judge, shown graded examples, writes the last example's reasoning word for word
+    (and its score) whatever it is grading; so once the reply's last NO_COPY_NGRAM - 1 tokens are
+    all prose tokens and appear in the prompt, the prose token that followed them there is banned
+    (n-gram blocking against the prompt, like `no_repeat_ngram_size`). JSON keys and punctuation
+    are never blocked: a run holding a quote, brace, bracket or colon is not counted, so the
+    grammar's skeleton copies freely, and short quotes (a name, a number) stay possible.
+    """
+
+    def __init__(self, llama: Any) -> None:
+        self.prose = _prose_tokens(llama)
+        self.n = NO_COPY_NGRAM - 1
+        self.start = 0  # the prompt's length: what llama has evaluated when it first asks
+        self.follow: dict[tuple[int, ...], set[int]] | None = None
+
+    def _index(self, prompt: list[int]) -> dict[tuple[int, ...], set[int]]:
+        follow: dict[tuple[int, ...], set[int]] = {}
+        for i in range(len(prompt) - self.n):
+            gram = tuple(prompt[i:i + self.n + 1])
+            if all(self.prose[t] for t in gram):
+                follow.setdefault(gram[:-1], set()).add(gram[-1])
+        return follow
+
+    def __call__(self, input_ids: Any, logits: Any) -> Any:
+        if self.follow is None:
+            self.start = len(input_ids)
+            self.follow = self._index([int(t) for t in input_ids])
+        if len(input_ids) - self.start < self.n:
+            return logits
+        banned = self.follow.get(tuple(int(t) for t in input_ids[-self.n:]))
+        if banned:
+            logits[list(banned)] = -float("inf")
+        return logits
+
+
+def _score_fields(schema: dict[str, Any] | None) -> dict[str, list[int]]:
+    """Top-level integer fields of `schema` with a small set of allowed values (1-10 scores).
+
+    Read from the grammar's view of the schema, where a bounded integer has become an enum."""
+    if not schema:
+        return {}
+    properties = grammar_schema(schema).get("properties") or {}
+    fields: dict[str, list[int]] = {}
+    for name, node in properties.items():
+        values = node.get("enum") if isinstance(node, dict) and node.get("type") == "integer" else None
+        if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            fields[name] = list(values)
+    return fields
+
+
+def _decide_scores(llama: Any, request: _Request, prompt_ids: list[int], text: str) -> str:
+    """Decide each score field of a structured reply on its own; returns the reply's new JSON.
+
+    Under one grammar the 135M model writes its scores as a sequence, each number predicted from
+    the ones before it: 10, 9, 8, 7, 6, 5 (or 2, 3, 4, 5, 6) whatever it judged, which reads as a
+    fake on screen. Here every score is chosen again, greedily and without a repeat penalty, from
+    the prompt plus the reply's non-score fields (the reasoning written first) and that field's name
+    only, so no score can see another and each depends on what was judged and reasoned. A reply
+    that is not a JSON object, or a schema without bounded integer fields, is returned unchanged.
+    """
+    fields = _score_fields(request.schema)
+    if not fields:
+        return text
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(data, dict) or not any(name in data for name in fields):
+        return text
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    head = "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items() if k not in fields)
+    sep = ", " if len(head) > 1 else ""
+    for name, values in fields.items():
+        if name not in data or request.cancel.is_set():
+            continue
+        choices = " | ".join(json.dumps(str(v)) for v in sorted(values, key=lambda v: -len(str(v))))
+        grammar = LlamaGrammar.from_string(f'root ::= ({choices}) ("," | "}}")', verbose=False)
+        tokens = prompt_ids + llama.tokenize(f"{head}{sep}{json.dumps(name)}: ".encode("utf-8"), add_bos=False)
+        out = b""
+        for token in llama.generate(tokens, temp=0.0, top_k=1, repeat_penalty=1.0, grammar=grammar):
+            out += llama.detokenize([token])
+            if out[-1:] in (b",", b"}") or len(out) > 8 or request.cancel.is_set():
+                break
+        digits = out.rstrip(b",}").decode("utf-8", "replace").strip()
+        if digits.lstrip("-").isdigit() and int(digits) in values:
+            data[name] = int(digits)
+    return json.dumps(data, ensure_ascii=False)
+
+
 def _generate(request: _Request, emit: Callable[[dict], None]) -> None:
     """Run one generation, calling `emit` with each text chunk and then a final usage chunk.
 
@@ -97,12 +209,15 @@ def _generate(request: _Request, emit: Callable[[dict], None]) -> None:
     with _GEN_LOCK:
         if request.cancel.is_set():
             return
+        extra = {"logits_processor": [_NoCopy(llama)]} if request.structured else {}
         chunks = llama.create_chat_completion(
-            messages=request.messages, stream=True, grammar=grammar, **request.kwargs
+            messages=request.messages, stream=True, grammar=grammar, **request.kwargs, **extra
         )
         parts: list[str] = []
         prompt_tokens: int | None = None
         finish_reason = "stop"
+        # A reply whose scores are decided afterwards (see _decide_scores) is sent whole at the end.
+        held_back = bool(_score_fields(request.schema))
         try:
             for chunk in chunks:
                 if request.cancel.is_set():
@@ -116,7 +231,8 @@ def _generate(request: _Request, emit: Callable[[dict], None]) -> None:
                         held = len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
                         prompt_tokens = max(0, llama.n_tokens - max(0, held - 1))
                     parts.append(text)
-                    emit(_chunk(text))
+                    if not held_back:
+                        emit(_chunk(text))
                 if choice.get("finish_reason"):
                     finish_reason = choice["finish_reason"]
         except ValueError as exc:
@@ -128,6 +244,12 @@ def _generate(request: _Request, emit: Callable[[dict], None]) -> None:
         if prompt_tokens is None:  # nothing generated: the context holds just the prompt
             prompt_tokens = llama.n_tokens
         reply = "".join(parts)
+        if held_back:
+            prompt_ids = [int(t) for t in llama.input_ids[:prompt_tokens]]
+            reply = _decide_scores(llama, request, prompt_ids, reply)
+            if request.cancel.is_set():
+                return
+            emit(_chunk(reply))
         completion_tokens = len(llama.tokenize(reply.encode("utf-8"), add_bos=False, special=True)) if reply else 0
     usage = {
         "prompt_tokens": prompt_tokens,

@@ -1,0 +1,176 @@
+"""A whole ProactiveEval session on the embedded model, against bare llama-cpp-python on the same tokens.
+
+Run: .venv/bin/python benchmarks/local_session.py [--env ENV_ID] [--threads N] [--compare-cache]
+
+1. Session: proactiveeval/persuasion/fair/0 by default, every seat `local/smollm2`, 6 turns, planning,
+   live judging, seed 0 (with the embedded judge early stopping is off, so all 6 turns are played).
+   Wall time from the first event to the last, prompt and completion tokens over every model call
+   (counted where llama.cpp runs them), tokens/s, peak RSS.
+2. Bare: the same model instance (same GGUF, same thread count) given each of the session's prompts,
+   in the same order, through llama-cpp-python's own `Llama.generate`, greedy, taking exactly as
+   many tokens as the session's call produced: no litellm, gateway, worker thread, grammar, events
+   or prompt cache. llama.cpp still reuses the previous call's prefix, as it does for anyone.
+3. The ratio session / bare. Target: <= 1.5.
+
+With --compare-cache the session's calls are replayed through llama-cpp-python's create_completion
+twice, with the RAM prompt cache and without, to show what the cache saves on this call sequence.
+Figures before issue 14: the default session took 28.7 s for 4,397 prompt and 448 completion tokens,
+653 MB RSS (quiet machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+TURNS = 6
+
+
+class CallLog:
+    """Every generation the worker runs: its prompt tokens (as llama.cpp evaluated them) and how
+    many tokens it produced. Wraps `worker._generate`, the one place every call goes through."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[list[int], int]] = []
+
+    def install(self) -> None:
+        from proactive_tui.llm.local import worker
+
+        original = worker._generate
+        log = self
+
+        def logged(request: Any, emit: Any) -> None:
+            final: dict = {}
+
+            def capture(chunk: dict) -> None:
+                if chunk.get("is_finished"):
+                    final.update(chunk.get("usage") or {})
+                emit(chunk)
+
+            original(request, capture)
+            if final:
+                llama = worker.get_llama()
+                prompt = [int(t) for t in llama.input_ids[: final["prompt_tokens"]]]
+                log.calls.append((prompt, int(final["completion_tokens"])))
+
+        worker._generate = logged
+
+    def totals(self, since: int = 0) -> tuple[int, int]:
+        calls = self.calls[since:]
+        return sum(len(p) for p, _ in calls), sum(n for _, n in calls)
+
+
+async def run_session(env_id: str) -> tuple[float, Any]:
+    from proactive_tui.core import registry
+    from proactive_tui.core.run_record import fold
+    from proactive_tui.core.spec import SessionSpec, build_session
+    from proactive_tui.envs import load_default
+    from proactive_tui.llm.gateway import Gateway, litellm_module
+
+    litellm_module()  # imported before timing: a person's app has it loaded by then
+    env = load_default().get(env_id)
+    assert env is not None, env_id
+    registry.get(env.family)
+    spec = SessionSpec(env_id=env_id, settings={"max_turns": TURNS, "live_judging": True, "seed": 0})
+    session = build_session(spec, env, Gateway())
+    start = time.perf_counter()
+    events = [event async for event in session.events()]
+    wall = time.perf_counter() - start
+    return wall, fold(events)
+
+
+def bare(calls: list[tuple[list[int], int]]) -> float:
+    """llama-cpp-python alone on the session's prompts, producing the same number of tokens."""
+    from proactive_tui.llm.local import get_llama
+
+    llama = get_llama()
+    saved = llama.cache
+    llama.set_cache(None)
+    llama.reset()
+    start = time.perf_counter()
+    for prompt, n in calls:
+        produced = 0  # a call that produced nothing still evaluated its prompt: one token here
+        for _ in llama.generate(prompt, temp=0.0, top_k=1, repeat_penalty=1.0):
+            produced += 1
+            if produced >= max(1, n):
+                break
+    elapsed = time.perf_counter() - start
+    llama.set_cache(saved)
+    return elapsed
+
+
+def replay(calls: list[tuple[list[int], int]], cached: bool) -> float:
+    """The calls through `create_completion` (which is where llama-cpp-python consults the cache)."""
+    from proactive_tui.llm.local import get_llama
+    from proactive_tui.llm.local.loader import _prefix_cache
+
+    llama = get_llama()
+    saved = llama.cache
+    llama.set_cache(_prefix_cache() if cached else None)
+    llama.reset()
+    start = time.perf_counter()
+    for prompt, n in calls:
+        llama.create_completion(prompt, max_tokens=max(1, n), temperature=0.0, repeat_penalty=1.0)
+    elapsed = time.perf_counter() - start
+    llama.set_cache(saved)
+    return elapsed
+
+
+def describe(label: str, wall: float, prompt: int, completion: int) -> str:
+    return (f"{label}: {wall:.1f} s for {prompt:,} prompt + {completion:,} completion tokens "
+            f"({completion / wall:.1f} completion tok/s, {(prompt + completion) / wall:.0f} tok/s all)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="proactiveeval/persuasion/fair/0")
+    parser.add_argument("--threads", type=int, help="set PROACTIVE_TUI_LOCAL_THREADS for this run")
+    parser.add_argument("--compare-cache", action="store_true", help="also replay the calls with and without the prompt cache")
+    args = parser.parse_args()
+    if args.threads:
+        os.environ["PROACTIVE_TUI_LOCAL_THREADS"] = str(args.threads)
+
+    from proactive_tui.llm.local import get_llama
+    from proactive_tui.llm.local.loader import thread_choice
+
+    load_start = time.perf_counter()
+    llama = get_llama()
+    print(f"model loaded in {time.perf_counter() - load_start:.2f} s; {thread_choice().note()}; "
+          f"load average now {os.getloadavg()[0]:.2f}")
+
+    log = CallLog()
+    log.install()
+    wall, record = asyncio.run(run_session(args.env))
+    prompt, completion = log.totals()
+    turns = max((m.turn for m in record.messages), default=0)
+    guidance = record.section.guidance
+    print(f"session {args.env}: {record.termination.reason}, {turns} turns, {len(log.calls)} model calls, "
+          f"{len(record.section.live_scores)} live scores, final overall "
+          f"{guidance.overall if guidance else None}, plan score {record.section.planning.score}")
+    print("  " + describe("session", wall, prompt, completion))
+    print(f"  record totals: {record.totals.prompt_tokens:,} prompt + {record.totals.completion_tokens:,} completion tokens")
+
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak RSS after the session: {rss_mb:.0f} MB")
+    bare_s = bare(log.calls)
+    print("  " + describe("bare llama-cpp-python, same prompts and token counts", bare_s, prompt, completion))
+    print(f"  ratio session / bare: {wall / bare_s:.2f}   (target <= 1.5)")
+    if args.compare_cache:
+        # The same calls through llama-cpp-python's create_completion, with and without the cache.
+        with_cache = replay(log.calls, cached=True)
+        without = replay(log.calls, cached=False)
+        print(f"  prompt cache, the session's calls replayed: {with_cache:.1f} s with it, {without:.1f} s without "
+              f"({without / with_cache:.2f}x)")
+
+if __name__ == "__main__":
+    main()
