@@ -43,7 +43,9 @@ SESSIONS = [
     ("proactiveeval/persuasion/fair/0", ["--judge", "openai/smollm2", "--no-planning", "--max-turns", "1",
                                          "--memory-turns", "1"], {"AGENT": 64, "USER": 32, "JUDGE": 200}),
     ("proactivebench/coding_01", ["--max-events", "1"], {"AGENT": 512, "USER": 200}),
-    ("chronos/car-purchase-positive", ["--max-turns", "1"], {"AGENT": 384, "USER": 32}),
+    # Chronos's judge seat reads replies to offers; one turn makes none, but the seat is the server's too
+    ("chronos/car-purchase/positive", ["--judge", "openai/smollm2", "--max-turns", "1"],
+     {"AGENT": 384, "USER": 32, "JUDGE": 200}),
 ]
 
 

@@ -148,9 +148,10 @@ def test_envs_list_shows_every_sample_and_the_real_traces(built: dict[str, Path]
     assert samples.problems == [], [p.render() for p in samples.problems]
     sample_ids = {env.id for env in samples.environments}
     # The loader found every sample file (not only the ones it was expecting to find).
-    for family in ("chronos", "proactivebench"):
-        stems = {p.stem for p in SAMPLE_DIRS[family].glob("*.json") if p.name != "splits.json"}
-        assert stems and {f"{family}/{s}" for s in stems} <= sample_ids
+    stems = {p.stem for p in SAMPLE_DIRS["proactivebench"].glob("*.json") if p.name != "splits.json"}
+    assert stems and {f"proactivebench/{s}" for s in stems} <= sample_ids
+    stems = {p.stem for p in SAMPLE_DIRS["chronos"].glob("*.json")}  # each a branching sample: two ids
+    assert stems and all({f"chronos/{s}/positive", f"chronos/{s}/negative"} <= sample_ids for s in stems)
     for path in SAMPLE_DIRS["proactiveeval"].glob("*/*.json"):
         prefix = f"proactiveeval/{path.parent.name}/{path.stem}/"
         assert any(i.startswith(prefix) for i in sample_ids), prefix
