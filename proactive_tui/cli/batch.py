@@ -13,6 +13,18 @@ from typing import Any, Callable, TypeVar
 Row = TypeVar("Row")
 
 
+def shared_option_problem(args: Any) -> str | None:
+    """What is wrong with the options every eval command shares, found before anything runs: a
+    `--concurrency` below 1 (a semaphore of 0 would wait for ever) or an `--out` that cannot be
+    written (found only after the whole batch otherwise)."""
+    if getattr(args, "concurrency", 1) < 1:
+        return "--concurrency must be at least 1"
+    from proactive_tui.cli.outpath import unwritable_reason
+
+    problem = unwritable_reason(getattr(args, "out", None))
+    return f"--out: {problem}" if problem else None
+
+
 def select_environments(environments: list[Any], family: str, wanted: list[str],
                         bare_prefix: bool = False) -> tuple[list[Any], list[str]]:
     """`family`'s environments matching any id or id prefix (all of them for none), in id order;

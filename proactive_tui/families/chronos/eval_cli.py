@@ -156,13 +156,11 @@ def run_eval(args: argparse.Namespace) -> int:
     console = Console(highlight=False, soft_wrap=True)
     if not console.is_terminal:  # a file or a pipe: whole tables, never cut to 80 columns
         console = Console(highlight=False, soft_wrap=True, width=160)
-    if args.concurrency < 1:
-        err.print(Text("error: --concurrency must be at least 1", style="red"))
-        return 2
-    from proactive_tui.cli.outpath import unwritable_reason
+    from proactive_tui.cli.batch import shared_option_problem
 
-    if unwritable_reason(getattr(args, "out", None)):  # before any session runs, not after
-        err.print(Text(f"error: --out: {unwritable_reason(args.out)}", style="red"))
+    problem = shared_option_problem(args)
+    if problem:
+        err.print(Text(f"error: {problem}", style="red"))
         return 2
     base = {flag.setting: getattr(args, flag.dest) for flag in family.run_flags
             if getattr(args, flag.dest, None) is not None}

@@ -71,13 +71,11 @@ def run_reward_judge(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         err.print(Text("error: --limit must be at least 1", style="red"))
         return 1
-    if args.concurrency < 1:  # a semaphore of 0 would wait for ever
-        err.print(Text("error: --concurrency must be at least 1", style="red"))
-        return 2
-    from proactive_tui.cli.outpath import unwritable_reason
+    from proactive_tui.cli.batch import shared_option_problem
 
-    if unwritable_reason(getattr(args, "out", None)):  # before any session runs, not after
-        err.print(Text(f"error: --out: {unwritable_reason(args.out)}", style="red"))
+    problem = shared_option_problem(args)
+    if problem:
+        err.print(Text(f"error: {problem}", style="red"))
         return 2
     path = Path(args.data) if args.data else default_reward_data()
     try:
