@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.widgets import Input, Tree
 
@@ -38,6 +38,10 @@ class PickerScreen(Screen[None]):
     """Filter + tree + preview. Owns the spoiler setting and the filter text."""
 
     HELP_TITLE = "Picker"
+    AUTO_FOCUS = "#env-tree"
+    """The list has the focus from the first frame. Textual's default (the first focusable
+    widget, the filter) moved focus a frame after the first paint, which re-styled both widgets
+    and re-rendered the list just as a person's first key arrived."""
 
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", tooltip="Type to filter by id, title or any word of the description"),
@@ -48,8 +52,10 @@ class PickerScreen(Screen[None]):
         Binding("down", "focus_tree", "To the list", show=False, tooltip="From the filter down to the list"),
     ]
 
-    reveal_reference: reactive[bool] = reactive(True, init=False)
-    query_text: reactive[str] = reactive("", init=False)
+    # `var`, not `reactive`: a reactive on a screen repaints the whole screen when it changes,
+    # and the watchers already refresh exactly the widgets that change (the preview, the tree).
+    reveal_reference: reactive[bool] = var(True, init=False)
+    query_text: reactive[str] = var("", init=False)
 
     def __init__(self, environments: list[Any], **kwargs) -> None:
         super().__init__(**kwargs)

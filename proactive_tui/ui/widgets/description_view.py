@@ -42,7 +42,8 @@ def sections_content(sections: Iterable[Section]) -> Content:
 class DescriptionView(VerticalScroll):
     """Setting `sections` re-renders the text and scrolls back to the top."""
 
-    sections: reactive[tuple[Section, ...]] = reactive(())
+    sections: reactive[tuple[Section, ...]] = reactive((), repaint=False)
+    """No repaint of its own: the watcher's `Static.update` refreshes (and re-lays out) the text."""
 
     def __init__(self, sections: Iterable[Section] = (), **kwargs) -> None:
         super().__init__(**kwargs)
