@@ -414,3 +414,50 @@ async def test_the_embedded_judge_reasons_first_and_its_scores_depend_on_the_dia
         verdicts.append(verdict)
     scores = [v.model_dump(exclude={"reasoning"}) for v in verdicts]
     assert scores[0] != scores[1], scores
+
+
+PLAN_SITUATION = ("Frequent traveller who must reach Lisbon for a noon meeting.", "Their evening flight was cancelled.")
+PLAN_REFERENCE = ("Rebook the user on an early flight", ["offer to rebook", "find a flight", "confirm the booking"])
+PLANS = {
+    "good": ("Get the user rebooked on a morning flight that lands before noon",
+             ["tell them about the cancellation and offer to rebook", "find direct morning flights landing before noon",
+              "confirm the chosen flight and send the new boarding pass"]),
+    "nonsense": ("banana purple seventeen", ["zxq zxq", "sing a song about cheese", "paint the moon green"]),
+}
+
+
+async def test_the_embedded_plan_judge_scores_a_good_plan_above_a_nonsense_one(litellm_module) -> None:
+    """Greedy decoding made the 135M judge's plan score its favourite number, 10, for a good plan
+    and a nonsense one alike (issue 14). The score is now the probability-weighted mean of 1-10
+    under the model's own distribution after its reasoning: a good plan outscores nonsense."""
+    from proactive_tui.families.proactiveeval import prompts
+    from proactive_tui.families.proactiveeval.judges import PlanJudgement
+
+    scores = {}
+    for name, (target, steps) in PLANS.items():
+        prompt = prompts.plan_judge_prompt(*PLAN_SITUATION, target, steps, *PLAN_REFERENCE)
+        response = await litellm_module.acompletion(
+            model=LOCAL_MODEL, messages=user(prompt, system="You are a careful, fair evaluator."), temperature=0, seed=0,
+            max_tokens=160,
+            response_format={"type": "json_schema",
+                             "json_schema": {"name": "PlanJudgement", "schema": PlanJudgement.model_json_schema()}},
+        )
+        verdict = PlanJudgement.model_validate_json(response.choices[0].message.content)
+        scores[name] = verdict.score
+    assert scores["good"] > scores["nonsense"], scores
+    assert scores["nonsense"] < 10, scores
+
+
+def test_score_distribution_is_a_distribution_over_the_allowed_values(litellm_module) -> None:
+    """The weights sum to one over exactly the allowed values, multi-token spellings ("10") included,
+    and the context is left at the evaluated prompt (later calls reuse it as a prefix)."""
+    from proactive_tui.llm.local.worker import score_distribution
+
+    llama = loader.get_llama()
+    tokens = llama.tokenize(b'Rate the weather from 1 to 10. {"score": ', add_bos=True)
+    weights = score_distribution(llama, tokens, list(range(1, 11)))
+    assert sorted(weights) == list(range(1, 11))
+    assert abs(sum(weights.values()) - 1.0) < 1e-9
+    assert all(w >= 0 for w in weights.values()) and weights[10] > 0
+    assert llama.n_tokens == len(tokens)
+    assert [int(t) for t in llama.input_ids[:len(tokens)]] == tokens

@@ -160,10 +160,14 @@ def _decide_scores(llama: Any, request: _Request, prompt_ids: list[int], text: s
 
     Under one grammar the 135M model writes its scores as a sequence, each number predicted from
     the ones before it: 10, 9, 8, 7, 6, 5 (or 2, 3, 4, 5, 6) whatever it judged, which reads as a
-    fake on screen. Here every score is chosen again, greedily and without a repeat penalty, from
-    the prompt plus the reply's non-score fields (the reasoning written first) and that field's name
-    only, so no score can see another and each depends on what was judged and reasoned. A reply
-    that is not a JSON object, or a schema without bounded integer fields, is returned unchanged.
+    fake on screen. And chosen greedily, a score is the model's favourite number: it gave 10/10 to
+    a nonsense plan, an unrelated plan and a good one alike. So every score is decided again from
+    the prompt plus the reply's non-score fields (the reasoning written first) and that field's
+    name only, so no score can see another; and it is the probability-weighted mean of the allowed
+    values under the model's own next-token distribution, rounded (G-Eval's scoring, Liu et al.
+    2023, arXiv 2303.16634), so a plan the model finds less likely to deserve a 10 gets less than
+    one it does not doubt. A reply that is not a JSON object, or a schema without bounded integer
+    fields, is returned unchanged.
     """
     fields = _score_fields(request.schema)
     if not fields:
@@ -174,25 +178,71 @@ def _decide_scores(llama: Any, request: _Request, prompt_ids: list[int], text: s
         return text
     if not isinstance(data, dict) or not any(name in data for name in fields):
         return text
-    from llama_cpp.llama_grammar import LlamaGrammar
-
     head = "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items() if k not in fields)
     sep = ", " if len(head) > 1 else ""
     for name, values in fields.items():
         if name not in data or request.cancel.is_set():
             continue
-        choices = " | ".join(json.dumps(str(v)) for v in sorted(values, key=lambda v: -len(str(v))))
-        grammar = LlamaGrammar.from_string(f'root ::= ({choices}) ("," | "}}")', verbose=False)
         tokens = prompt_ids + llama.tokenize(f"{head}{sep}{json.dumps(name)}: ".encode("utf-8"), add_bos=False)
-        out = b""
-        for token in llama.generate(tokens, temp=0.0, top_k=1, repeat_penalty=1.0, grammar=grammar):
-            out += llama.detokenize([token])
-            if out[-1:] in (b",", b"}") or len(out) > 8 or request.cancel.is_set():
-                break
-        digits = out.rstrip(b",}").decode("utf-8", "replace").strip()
-        if digits.lstrip("-").isdigit() and int(digits) in values:
-            data[name] = int(digits)
+        weights = score_distribution(llama, tokens, values)
+        if weights:
+            mean = sum(value * weight for value, weight in weights.items())
+            data[name] = min(values, key=lambda v: (abs(v - mean), v))
     return json.dumps(data, ensure_ascii=False)
+
+
+def score_distribution(llama: Any, tokens: list[int], values: list[int]) -> dict[int, float]:
+    """The model's probability of writing each of `values` next, after `tokens`, as a grammar
+    limited to those values (each followed by `,` or `}`) would see it: at every step the
+    probabilities are renormalised over the tokens that can still lead to an allowed value.
+
+    Reads llama.cpp's logits of the last evaluated token directly (the Python buffer holds none
+    without `logits_all`); evaluates `tokens` once, reusing the cached prefix, plus one token per
+    branching point of the values' spellings ("1" before "10" and "1,": two evaluations for 1-10).
+    """
+    import numpy as np
+
+    terminals = {t for t in (llama.tokenize(b",", add_bos=False) + llama.tokenize(b"}", add_bos=False))}
+    spellings = {value: llama.tokenize(str(value).encode("utf-8"), add_bos=False) for value in values}
+    common = 0
+    limit = min(llama.n_tokens, len(tokens) - 1)
+    ids = llama.input_ids
+    while common < limit and int(ids[common]) == tokens[common]:
+        common += 1
+    llama.n_tokens = common
+    llama.eval(tokens[common:])
+    base = llama.n_tokens
+
+    def next_probabilities(path: list[int]) -> Any:
+        llama.n_tokens = base
+        if path:
+            llama.eval(path)
+        logits = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(llama.n_vocab(),)).astype(np.float64)
+        logits -= logits.max()
+        return np.exp(logits)
+
+    weights: dict[int, float] = {}
+    seen: dict[tuple[int, ...], Any] = {}
+    for value, spelling in spellings.items():
+        probability = 1.0
+        for depth in range(len(spelling) + 1):
+            prefix = tuple(spelling[:depth])
+            if prefix not in seen:
+                seen[prefix] = next_probabilities(list(prefix))
+            exp = seen[prefix]
+            allowed = {s[depth] for s in spellings.values() if len(s) > depth and tuple(s[:depth]) == prefix}
+            if any(tuple(s) == prefix for s in spellings.values()):
+                allowed |= terminals
+            total = float(sum(exp[t] for t in allowed))
+            chosen = spelling[depth] if depth < len(spelling) else None
+            if total <= 0:
+                probability = 0.0
+                break
+            probability *= float(exp[chosen] if chosen is not None else sum(exp[t] for t in terminals)) / total
+        weights[value] = probability
+    llama.n_tokens = base
+    total = sum(weights.values())
+    return {value: weight / total for value, weight in weights.items()} if total > 0 else {}
 
 
 def _generate(request: _Request, emit: Callable[[dict], None]) -> None:
