@@ -521,6 +521,37 @@ async def test_a_lock_that_never_clears_is_reported_as_not_saved(tmp_path: Path)
     assert "the run record (--out) still holds the whole session" in problems[-1]
 
 
+async def test_closing_while_the_database_is_locked_keeps_the_event_loop_running(tmp_path: Path) -> None:
+    """`record_events` ends with `aclose`: while its last writes wait for another process's lock,
+    the rest of the program (the playground, the other sessions of a batch) keeps running. The
+    old synchronous close slept on the loop's thread, so nothing else ran until it gave up."""
+    db = tmp_path / "s.db"
+    store = Store(db, busy_timeout_s=0.05)
+    other = sqlite3.connect(db, isolation_level=None, timeout=0.05)
+    recorder = SessionRecorder(store, spec())
+    events = make_session(max_turns=1).events()
+    async for event in events:
+        recorder.handle(event)
+        if event.type == "message_done" and not other.in_transaction:
+            other.execute("BEGIN IMMEDIATE")
+    ticks = 0
+
+    async def the_rest_of_the_app() -> None:
+        nonlocal ticks
+        while other.in_transaction:
+            ticks += 1
+            if ticks == 5:
+                other.execute("COMMIT")  # the other process finishes its write
+            await asyncio.sleep(0.05)
+
+    rest = asyncio.create_task(the_rest_of_the_app())
+    await recorder.aclose(retry_s=60)
+    await rest
+    other.close()
+    assert ticks >= 5  # the loop ran while the close waited for the lock
+    assert recorder.saved and store.session(recorder.session_id).status == "finished"
+
+
 async def test_a_lone_surrogate_in_a_reply_is_stored_as_a_replacement_character(tmp_path: Path) -> None:
     from proactive_tui.core.participants import LLMParticipant
     from proactive_tui.llm.gateway import Gateway

@@ -372,6 +372,6 @@ def _decode(row: tuple[Any, ...]) -> SessionRow:
     return SessionRow.model_validate(data)
 
 
-def open_store(path: Path | str | None = None) -> Store:
+def open_store(path: Path | str | None = None, busy_timeout_s: float = 5.0) -> Store:
     """The user's session database (`PROACTIVE_TUI_DATA` moves it), created on first use."""
-    return Store(path)
+    return Store(path, busy_timeout_s=busy_timeout_s)

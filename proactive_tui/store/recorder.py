@@ -39,6 +39,7 @@ from proactive_tui.store.queries import headline, status_for
 FLUSH_INTERVAL = 0.25
 CLOSE_RETRY_S = 30.0
 """How long `close()` keeps retrying a backlog held up by a locked database."""
+CLOSE_POLL_S = 0.2
 
 
 class SessionRecorder:
@@ -181,24 +182,52 @@ class SessionRecorder:
     def close(self, retry_s: float = CLOSE_RETRY_S) -> None:
         """Flush what is buffered; a session that did not end is marked interrupted. A backlog held
         up by a locked database is retried for up to `retry_s` seconds before it is given up (and
-        `saved` stays false, with the reason in `unsaved_reason`)."""
-        if self.failed or self.session_id is None:
+        `saved` stays false, with the reason in `unsaved_reason`). Sleeps between tries: for code
+        with no event loop to keep running; `record_events` uses `aclose`."""
+        if not self._close_begin():
             return
+        deadline = time.monotonic() + retry_s
+        while self._close_pending(deadline):
+            time.sleep(CLOSE_POLL_S)
+
+    async def aclose(self, retry_s: float = CLOSE_RETRY_S) -> None:
+        """`close()` that waits for a locked database without blocking the event loop: the
+        playground and a batch of concurrent sessions keep running while one session's last
+        writes wait for the lock."""
+        if not self._close_begin():
+            return
+        deadline = time.monotonic() + retry_s
+        while self._close_pending(deadline):
+            await asyncio.sleep(CLOSE_POLL_S)
+
+    def _close_begin(self) -> bool:
+        """Flush and mark the end; False when there is nothing (more) to do."""
+        if self.failed or self.session_id is None:
+            return False
         try:
             self.flush()
             if not self.ended:
                 self._finish("interrupted")
-            deadline = time.monotonic() + retry_s
-            while self._backlog and not self._drain():
-                if time.monotonic() >= deadline:
-                    left = len(self._backlog)
-                    self.unsaved_reason = f"the session database stayed locked: {left} writes were not saved"
-                    if self.on_error is not None:
-                        self.on_error(f"{self.unsaved_reason}; the run record (--out) still holds the whole session")
-                    return
-                time.sleep(0.2)
         except StoreError as exc:
             self._fail(str(exc))
+            return False
+        return True
+
+    def _close_pending(self, deadline: float) -> bool:
+        """One try at the backlog: True while writes wait and there is time left to retry."""
+        try:
+            if not self._backlog or self._drain():
+                return False
+        except StoreError as exc:
+            self._fail(str(exc))
+            return False
+        if time.monotonic() >= deadline:
+            left = len(self._backlog)
+            self.unsaved_reason = f"the session database stayed locked: {left} writes were not saved"
+            if self.on_error is not None:
+                self.on_error(f"{self.unsaved_reason}; the run record (--out) still holds the whole session")
+            return False
+        return True
 
     def _fail(self, message: str) -> None:
         if self._timer is not None:
@@ -227,4 +256,4 @@ async def record_events(store: Store, spec: Any, session: Any,
         try:
             await events.aclose()
         finally:
-            recorder.close()
+            await recorder.aclose()

@@ -56,6 +56,10 @@ def _load_model_layer() -> None:
     preload_litellm()
 
 
+UI_BUSY_TIMEOUT_S = 0.25
+"""How long one store write in the playground waits for another process's write lock."""
+
+
 class ProactiveApp(App[None]):
     """The playground. `extra_envs` are `--envs` paths; `theme_dirs` replaces the theme folders
     (tests use it to add a broken theme)."""
@@ -103,7 +107,10 @@ class ProactiveApp(App[None]):
             from proactive_tui.store import StoreError, open_store
 
             try:
-                self._store = open_store()
+                # A short wait per write: the store runs on the screen's thread, and a write held
+                # up by another process's lock is kept and retried (store.recorder) rather than
+                # freezing the playground for the default 5 s each time.
+                self._store = open_store(busy_timeout_s=UI_BUSY_TIMEOUT_S)
             except StoreError as exc:
                 self._store_failed = True
                 self.notify(plain(f"{exc}; sessions are not saved in the history"), title="Session history",
