@@ -200,6 +200,38 @@ def _session_of(db: Path, pid: int) -> str | None:
     return rows[0][0] if rows else None
 
 
+def _poll_and_kill(proc: subprocess.Popen, db: Path, threshold: int | None) -> tuple[str | None, set[int]]:
+    """Watch the store until the process's session holds `threshold` events, read which ones,
+    then SIGKILL it (None: let it run to its end). One read-only connection, a count per poll."""
+    if threshold is None:
+        return None, set()
+    con: sqlite3.Connection | None = None
+    session_id = None
+    try:
+        while proc.poll() is None:
+            time.sleep(0.003)
+            try:
+                if con is None:
+                    if not db.exists():
+                        continue
+                    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+                if session_id is None:
+                    row = con.execute("SELECT id FROM sessions WHERE pid = ?", (proc.pid,)).fetchone()
+                    session_id = row[0] if row else None
+                    continue
+                (count,) = con.execute("SELECT COUNT(*) FROM events WHERE session_id = ?", (session_id,)).fetchone()
+            except sqlite3.OperationalError:  # the schema is being created
+                continue
+            if count >= threshold:
+                seen = {seq for (seq,) in con.execute("SELECT seq FROM events WHERE session_id = ?", (session_id,))}
+                proc.send_signal(signal.SIGKILL)
+                return session_id, seen
+    finally:
+        if con is not None:
+            con.close()
+    return session_id, set()
+
+
 def _seqs(db: Path, session_id: str) -> set[int]:
     return {seq for (seq,) in _read(db, "SELECT seq FROM events WHERE session_id = ?", (session_id,))}
 
@@ -213,12 +245,22 @@ def _record(data: Path, session_id: str):
 
 def _result(record) -> dict:
     """What must not depend on interruptions: the family's section, the scores, the ending, the dialogue."""
-    section = record.section.model_dump(mode="json")
-    for score in section.get("live_scores", []) or []:
-        score.pop("judge_model", None)
-    return {"section": section, "scores": [s.model_dump(mode="json") for s in record.scores],
+    return {"section": record.section.model_dump(mode="json"), "scores": [s.model_dump(mode="json") for s in record.scores],
             "ended": record.termination.reason if record.termination else None,
             "messages": [(m.role, m.turn, m.content) for m in record.messages if not m.partial]}
+
+
+def _first_difference(got, want, path: str = "") -> str:
+    """Where two results first differ (for the assertion message)."""
+    if isinstance(got, dict) and isinstance(want, dict):
+        for key in sorted(set(got) | set(want), key=str):
+            if got.get(key) != want.get(key):
+                return _first_difference(got.get(key), want.get(key), f"{path}.{key}")
+    if isinstance(got, list) and isinstance(want, list) and len(got) == len(want):
+        for i, (a, b) in enumerate(zip(got, want)):
+            if a != b:
+                return _first_difference(a, b, f"{path}[{i}]")
+    return f"{path}: got {got!r:.300}, uninterrupted {want!r:.300}"
 
 
 def _run_in_process(family: str, argv: list[str], data: Path, monkeypatch: pytest.MonkeyPatch) -> str:
@@ -254,15 +296,7 @@ def test_sigkill_at_seeded_points_then_resume_to_the_uninterrupted_result(family
         # link gets further), at most a third of the session on
         threshold = floor + rng.randint(1, max(2, total // 3)) if kills < KILLS_PER_FAMILY else None
         proc = _start(family, ["sessions", "resume", parent, "--api-base", API_BASE] if parent else argv, data)
-        session_id, seen = None, set()
-        while proc.poll() is None and threshold is not None:
-            session_id = session_id or _session_of(db, proc.pid)
-            if session_id:
-                seen = _seqs(db, session_id)
-                if len(seen) >= threshold:
-                    proc.send_signal(signal.SIGKILL)
-                    break
-            time.sleep(0.002)
+        session_id, seen = _poll_and_kill(proc, db, threshold)
         _, err = proc.communicate(timeout=120)
         session_id = session_id or _session_of(db, proc.pid)
         assert session_id, f"{what}: no session recorded\n{err[-2000:]}"
@@ -283,7 +317,9 @@ def test_sigkill_at_seeded_points_then_resume_to_the_uninterrupted_result(family
         else:
             assert proc.returncode == 0, f"{what}: exit {proc.returncode}\n{err[-2000:]}"
         record = _record(data, session_id)
-        assert _result(record) == expected, f"{what}: the resumed chain ended differently from the uninterrupted run"
+        got = _result(record)
+        assert got == expected, (f"{what}: the resumed chain ended differently from the uninterrupted run: "
+                                 f"{_first_difference(got, expected)}")
         if parent is not None:
             assert record.resumed_from and record.resumed_from["session_id"] == parent, what
         log.append(f"{session_id[:6]} finished")
