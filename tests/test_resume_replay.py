@@ -77,7 +77,7 @@ async def test_proactivebench_resumes_from_every_cut_to_the_uninterrupted_result
         assert resumed.resumed_from == {"session_id": interrupted.id, "turns": kept}
         live_calls = [r.turn for s in (live.agent, live.user) for r in s.calls]
         assert sorted(live_calls) == sorted(t for t in calls_by_event if t > kept), f"cut {cut}"
-        assert unreplayed(session.seats.model_dump()) == {"agent": 0, "user": 0}
+        assert unreplayed({s: session.seats.get(s) for s in ("agent", "user")}) == {"agent": 0, "user": 0}
 
 
 def chronos_session(name: str, resume_from=None, **settings) -> ChronosSession:
@@ -142,3 +142,56 @@ async def test_a_person_is_not_prompted_for_replayed_verdicts() -> None:
     assert asked == [3]
     same_result(full, fold(events))
     assert isinstance(session.seats.user, ReplaySeat)
+
+
+class TypingPerson(ScriptedPersona):
+    """A person in the user seat who types what the brief asks for, with the commands where they
+    apply (/shift, /confirm, /dormant once a reminder is set): the replayed commands come back
+    from the record, not from the text the user saw."""
+
+    def __init__(self) -> None:
+        super().__init__(label="person")
+        from proactive_tui.core.events import SeatInfo
+
+        self.info = SeatInfo(kind="human", label="person")
+        self.asked: list[int] = []
+
+    async def reply(self, request):
+        self.asked.append(request.turn)
+        b = self.session.current_brief
+        if b.situation == "waiting" and self.session.state.reminder_active:
+            text = "/dormant"
+        elif b.situation == "shift":
+            text = "/shift"
+        elif b.situation == "offer_meets":
+            text = "/confirm lovely"
+        else:
+            text = (await super().reply(request)).text
+        from proactive_tui.core.participants import Reply
+
+        return Reply(text=text, model="person")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", ["car-purchase-shift/positive", "car-purchase/negative"])
+async def test_chronos_resume_replays_a_persons_commands(name: str) -> None:
+    def make(resume_from=None):
+        person = TypingPerson()
+        session = ChronosSession(chronos_env(name), ChronosSeats(agent=OracleAgent(), user=person),
+                                 ChronosSettings(monitor_delay_s=0), resume_from=resume_from)
+        return session, person
+
+    session, person = make()
+    full_events = await collect(session)
+    full = fold(full_events)
+    assert person.asked, "the person was asked"
+    if "shift" in name:  # /shift and /confirm were typed, and must come back as commands
+        assert [t.user_read_as for t in full.section.turns if t.user_read_by == "command"] == ["shift", "confirm"]
+    for cut in range(1, len(full_events) - 1):
+        interrupted = fold(full_events[:cut])
+        kept = len(interrupted.section.turns)
+        session, person = make(resume_from=interrupted)
+        events = await collect(session)
+        same_result(full, fold(events))
+        assert all(turn > kept for turn in person.asked), f"cut {cut}: asked again for a kept turn"
+        assert all(e.turn > kept for e in events if e.type == "awaiting_human"), f"cut {cut}"
