@@ -77,10 +77,10 @@ from proactive_tui.core.participants import Participant, Reply, ReplyRequest, Us
 from proactive_tui.families.chronos.oracle import (
     CRITICAL_TEXT, Expectation, ProtocolState, Signal, brief, classify_reply, critical, expect, expected_status,
 )
-from proactive_tui.core.replay import is_replaying, replaying
+from proactive_tui.core.replay import is_replaying, replaying, wrap_seats
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
-from proactive_tui.families.chronos.resume import complete_turns
+from proactive_tui.families.chronos.resume import complete_turns, recorded_answers
 from proactive_tui.families.chronos.settings import ChronosSettings
 from proactive_tui.families.chronos.reply import AGENT_FORM_HINT, AgentReply, agent_text_parser
 from proactive_tui.families.chronos.env import ChronosEnv
@@ -171,9 +171,6 @@ class ChronosSession(SessionBase):
         self.scenario = env.scenario
         self.resume_from = resume_from
         if resume_from is not None:
-            from proactive_tui.core.replay import wrap_seats
-            from proactive_tui.families.chronos.resume import recorded_answers
-
             seats = ChronosSeats(**wrap_seats({s: seats.get(s) for s in SEATS}, recorded_answers(resume_from)))
         self.seats = seats
         self.settings = settings or ChronosSettings()

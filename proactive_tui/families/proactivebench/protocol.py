@@ -48,10 +48,10 @@ from proactive_tui.families.proactivebench.judges import (
 )
 from proactive_tui.families.proactivebench.metrics import Confusion, EventJudgement, Judgement, add_judgement, metrics
 from proactive_tui.core.participants import Participant, ReplyRequest, UserStopped
-from proactive_tui.core.replay import is_replaying
+from proactive_tui.core.replay import is_replaying, wrap_seats
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
-from proactive_tui.families.proactivebench.resume import complete_events
+from proactive_tui.families.proactivebench.resume import complete_events, recorded_answers
 from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE, ProactiveBenchSettings
 from proactive_tui.families.proactivebench.env import ProactiveBenchEnv
 from proactive_tui.llm.errors import ModelError
@@ -117,9 +117,6 @@ class ProactiveBenchSession(SessionBase):
         self.env = env
         self.resume_from = resume_from
         if resume_from is not None:
-            from proactive_tui.core.replay import wrap_seats
-            from proactive_tui.families.proactivebench.resume import recorded_answers
-
             seats = ProactiveBenchSeats(**wrap_seats({s: seats.get(s) for s in SEATS}, recorded_answers(resume_from)))
         self.seats = seats
         self.settings = settings or ProactiveBenchSettings()
