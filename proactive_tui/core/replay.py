@@ -16,6 +16,7 @@ session with an error instead of silently mixing two histories.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Callable
 
 from pydantic import BaseModel, Field
@@ -89,8 +90,10 @@ class ReplaySeat(Participant):
         if not self.replaying:
             return await self.live.reply(request)
         answer = self._next(request)
-        if request.on_delta is not None and answer.text:
-            request.on_delta(answer.text)
+        if request.on_delta is not None and answer.text:  # the text arrives whole, as one delta
+            result = request.on_delta(answer.text)
+            if asyncio.iscoroutine(result):
+                await result
         return self._reply(answer)
 
     async def reply_structured(self, request, schema, parse_text=None):
