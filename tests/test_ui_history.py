@@ -295,3 +295,73 @@ async def test_resume_with_the_model_backed_session() -> None:
             record = resumed.builder.record
             assert record.resumed_from == {"session_id": first_id, "turns": 1}
             assert [(m.role, m.turn) for m in record.messages] == [(r, t) for t in range(1, 4) for r in ("agent", "user")]
+
+
+def _replay_factory():
+    """Scripted seats for ProactiveBench (an agent proposing on even events, a judge accepting
+    all) and Chronos (the oracle agent and the scripted persona); resumes when given a record."""
+    from proactive_tui.core.participants import ScriptedParticipant
+    from proactive_tui.core.spec import build_session
+    from proactive_tui.families.chronos.testing import OracleAgent, ScriptedPersona
+    from proactive_tui.families.proactivebench.judges import JudgeVerdict
+
+    async def factory(spec, env, resume_from=None):
+        if env.family == "chronos":
+            seats = {"agent": OracleAgent(), "user": ScriptedPersona()}
+        else:
+            def propose(request, schema):
+                task = f"task {request.turn}" if request.turn % 2 == 0 else "null"
+                return {"Purpose": "p", "Thoughts": "t", "Proactive Task": task, "Response": None}
+
+            seats = {"agent": ScriptedParticipant([], structured=propose, label="scripted-agent"),
+                     "user": ScriptedParticipant([], structured=lambda r, s: JudgeVerdict(judgement="accepted"),
+                                                 label="scripted-judge")}
+        return build_session(spec, env, gateway=None, seats=seats, resume_from=resume_from), seats
+
+    return factory
+
+
+@pytest.mark.parametrize("env_id, step, settings", [
+    ("proactivebench/coding_01", "proactivebench.proposal_metrics", {"max_events": 4}),
+    ("chronos/car-purchase/positive", "chronos.timeline_turn", {"monitor_delay_s": 0}),
+])
+async def test_resume_from_history_continues_proactivebench_and_chronos(env_id: str, step: str, settings: dict) -> None:
+    from proactive_tui.core import registry
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(env_id)
+        screen_class = registry.get(env.family).session_screen()
+        spec = fake_spec(env_id, "http://unused", **settings)
+        spec.seats = {s: "model" for s in registry.get(env.family).seats}
+        app.push_screen(screen_class(env, spec, _replay_factory()))
+        await pilot.pause()
+        first = app.screen
+        await wait_for(pilot, lambda: first.ended is not None)
+        await wait_for(pilot, lambda: not first.workers)
+        first_id = first.builder.record.id
+        whole = load_record(app.store, first_id)
+        # a crash one event into the third step: two steps are committed
+        events = load_events(app.store, first_id)
+        cut = [e.seq for e in events if e.type == step][1] + 1
+        with sqlite3.connect(default_path()) as raw:
+            raw.execute("DELETE FROM events WHERE seq > ?", (cut,))
+            raw.execute("UPDATE sessions SET status = 'running', summary = NULL, pid = 0")
+        raw.close()
+        await open_history(app, pilot)
+        app.pop_screen()
+        app.push_screen(HistoryScreen(session_factory=_replay_factory()))
+        await pilot.pause()
+        history = app.screen
+        assert "interrupted" in str(history.query_one(DataTable).get_row_at(0))
+        assert history.check_action("resume", ())
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, screen_class) and app.screen is not first)
+        resumed = app.screen
+        await wait_for(pilot, lambda: resumed.ended is not None)
+        await wait_for(pilot, lambda: not resumed.workers)
+        record = load_record(app.store, resumed.builder.record.id)
+        assert record.resumed_from == {"session_id": first_id, "turns": 2}
+        assert record.section.model_dump() == whole.section.model_dump()
+        assert record.termination.reason == whole.termination.reason
+        assert app.store.session(record.id).resumed_from == first_id

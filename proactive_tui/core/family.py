@@ -110,7 +110,9 @@ class Family:
     play_modes: ClassVar[dict[str, str]] = {"watch": "Watch models"}
     """Mode -> label for the setup screen: `watch`, `play_user`, `play_agent`."""
     resumable: ClassVar[bool] = False
-    """A session interrupted before its end can be continued from its last complete turn."""
+    """A session interrupted before its end can be continued from its last complete turn
+    (`build_session(..., resume_from=record)`; ProactiveBench and Chronos replay the recorded
+    replies through `core.replay`, ProactiveEval restores its turns)."""
     group_by_tier: ClassVar[bool] = False
     """The picker nests this family's environments domain -> tier (ProactiveEval's fair/hard)."""
     replayable: ClassVar[bool] = False

@@ -26,6 +26,7 @@ class ChronosFamily(Family):
     seats = ("agent", "user", "judge")
     """The judge seat reads the user's reply to an offer (explicit confirmation or refusal)."""
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
+    resumable = True
     settings_model = ChronosSettings
 
     @property
@@ -64,10 +65,12 @@ class ChronosFamily(Family):
     def build_session(self, spec, env, seats, session_id=None, resume_from=None):
         from proactive_tui.families.chronos.protocol import build_chronos_session
 
-        return build_chronos_session(spec, env, seats, session_id)
+        return build_chronos_session(spec, env, seats, session_id, resume_from=resume_from)
 
     def complete_turns(self, record) -> int:
-        return len(record.section.turns)
+        from proactive_tui.families.chronos.resume import complete_turns
+
+        return complete_turns(record)
 
     def event_types(self):
         from proactive_tui.families.chronos.events import EVENTS

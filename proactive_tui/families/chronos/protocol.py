@@ -77,7 +77,10 @@ from proactive_tui.core.participants import Participant, Reply, ReplyRequest, Us
 from proactive_tui.families.chronos.oracle import (
     CRITICAL_TEXT, Expectation, ProtocolState, Signal, brief, classify_reply, critical, expect, expected_status,
 )
+from proactive_tui.core.replay import is_replaying, replaying, wrap_seats
+from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
+from proactive_tui.families.chronos.resume import complete_turns, recorded_answers
 from proactive_tui.families.chronos.settings import ChronosSettings
 from proactive_tui.families.chronos.reply import AGENT_FORM_HINT, AgentReply, agent_text_parser
 from proactive_tui.families.chronos.env import ChronosEnv
@@ -156,10 +159,19 @@ class ChronosSession(SessionBase):
     family = "chronos"
 
     def __init__(self, env: ChronosEnv, seats: ChronosSeats, settings: ChronosSettings | None = None,
-                 session_id: str | None = None, models: dict[str, dict[str, Any]] | None = None) -> None:
+                 session_id: str | None = None, models: dict[str, dict[str, Any]] | None = None,
+                 resume_from: RunRecord | None = None) -> None:
+        """`resume_from`: the run record of an interrupted session of this scenario. Its complete
+        turns are played again from their recorded replies (`resume.recorded_answers`, through
+        `core.replay.ReplaySeat`: nobody is asked again, the monitor does not wait), which
+        rebuilds the timeline, the oracle's state and the dialogue exactly, and the session goes
+        on live from the first turn without an outcome."""
         super().__init__(session_id)
         self.env = env
         self.scenario = env.scenario
+        self.resume_from = resume_from
+        if resume_from is not None:
+            seats = ChronosSeats(**wrap_seats({s: seats.get(s) for s in SEATS}, recorded_answers(resume_from)))
         self.seats = seats
         self.settings = settings or ChronosSettings()
         self.models = models or {}
@@ -304,7 +316,8 @@ class ChronosSession(SessionBase):
         """A person in the agent seat: asked again, with the problem, until the reply parses."""
         hint = AGENT_FORM_HINT
         while True:
-            self.emit(AwaitingHuman(seat="agent", turn=turn, hint=hint))
+            if not is_replaying(participant):
+                self.emit(AwaitingHuman(seat="agent", turn=turn, hint=hint))
             request = ReplyRequest(seat="agent", system=prompts.agent_system(self.settings.prompt_variant), messages=context, turn=turn, hint=hint)
             reply = await participant.reply(request)
             try:
@@ -340,7 +353,8 @@ class ChronosSession(SessionBase):
         hint = f"{b.instruction}\n({commands})"
         if human:
             while True:
-                self.emit(AwaitingHuman(seat="user", turn=turn, hint=hint))
+                if not is_replaying(participant):
+                    self.emit(AwaitingHuman(seat="user", turn=turn, hint=hint))
                 started = now_iso()
                 request = ReplyRequest(seat="user", system=system, messages=context, turn=turn, hint=hint)
                 command = parse_user_command((await participant.reply(request)).text)
@@ -417,7 +431,8 @@ class ChronosSession(SessionBase):
                                on_retry=self._retry_cb("judge"))
         if judge.info.kind == "human":
             request.hint = "read the user's reply: confirm, refuse or other"
-            self.emit(AwaitingHuman(seat="judge", turn=turn, hint=request.hint))
+            if not is_replaying(judge):
+                self.emit(AwaitingHuman(seat="judge", turn=turn, hint=request.hint))
         try:
             value, reply = await judge.reply_structured(request, ReplyReading, _parse_reading)
         except ModelError as exc:
@@ -442,8 +457,11 @@ class ChronosSession(SessionBase):
     # -- the monitor ----------------------------------------------------------------------------
 
     async def _monitor(self, turn: int) -> None:
-        """The user is dormant: wait for the next scan, move the timeline, inject the trigger."""
+        """The user is dormant: wait for the next scan, move the timeline, inject the trigger.
+        A resumed session catching up on recorded turns does not wait (that time was spent)."""
         delay = self.settings.monitor_delay_s
+        if replaying(self.seats.present):
+            delay = 0
         if not self._wake.is_set():
             if delay is None:
                 await self._wake.wait()
@@ -601,6 +619,8 @@ class ChronosSession(SessionBase):
             settings={**self.settings.model_dump(), "turn_limit": self.turn_limit},
             models={k: v for k, v in self.models.items() if k in self.seats.present},
             prompt_version=prompts.PROMPT_VERSION, app_version=__version__,
+            resumed_from=None if self.resume_from is None else {
+                "session_id": self.resume_from.id, "turns": complete_turns(self.resume_from)},
         ))
         self.emit(PhaseChanged(phase="dialogue"))
         self.emit(TimelineAdvanced(view=self.state.view(), cause="start"))
@@ -638,7 +658,8 @@ def _parse_reading(text: str) -> ReplyReading:
     return ReplyReading.model_validate(extract_json(text))
 
 
-def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participant], session_id: str | None):
+def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participant], session_id: str | None,
+                          resume_from: RunRecord | None = None):
     """The factory's builder: the agent model runs at temperature 0.2 unless the user chose one;
     the scripted persona takes the user seat when `user_simulator` is "scripted" (and no person
     plays it); the judge seat sits only when it reads (`confirmation_reader` "judge")."""
@@ -662,4 +683,4 @@ def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participa
     if user is not seats["user"]:
         models["user"] = {"model": user.info.label, "api_base": None, "temperature": None, "max_tokens": None}
     return ChronosSession(env, ChronosSeats(agent=agent, user=user, judge=judge), settings,
-                          session_id=session_id, models=models)
+                          session_id=session_id, models=models, resume_from=resume_from)

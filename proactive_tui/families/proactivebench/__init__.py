@@ -28,6 +28,7 @@ class ProactiveBenchFamily(Family):
     seats = ("agent", "user")
     seat_labels = {"user": "judge (user)"}
     play_modes = {"watch": "Watch models", "play_user": "Play the user"}
+    resumable = True
     settings_model = ProactiveBenchSettings
 
     @property
@@ -79,10 +80,12 @@ class ProactiveBenchFamily(Family):
     def build_session(self, spec, env, seats, session_id=None, resume_from=None):
         from proactive_tui.families.proactivebench.protocol import build_proactivebench_session
 
-        return build_proactivebench_session(spec, env, seats, session_id=session_id)
+        return build_proactivebench_session(spec, env, seats, session_id=session_id, resume_from=resume_from)
 
     def complete_turns(self, record) -> int:
-        return sum(1 for ev in record.section.events if ev.judgement is not None)
+        from proactive_tui.families.proactivebench.resume import complete_events
+
+        return complete_events(record)
 
     def event_types(self):
         from proactive_tui.families.proactivebench.events import EVENTS

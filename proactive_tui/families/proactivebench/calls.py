@@ -39,6 +39,12 @@ async def ask(participant: Participant, request: ReplyRequest, read: Callable[[s
     value is that reading); for other seats, their `reply_structured(request, schema, parse_text)`
     with reading None. A model that gives nothing usable in `attempts` replies raises
     ModelError(kind="structured")."""
+    from proactive_tui.core.replay import ReplaySeat
+
+    if isinstance(participant, ReplaySeat):  # a resumed session catching up: the recorded reply
+        if participant.replaying:
+            return participant.replay_read(request, read, schema)
+        participant = participant.live
     gateway = getattr(participant, "gateway", None)
     settings = getattr(participant, "settings", None)
     if gateway is None or settings is None:

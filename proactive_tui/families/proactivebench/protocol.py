@@ -48,7 +48,10 @@ from proactive_tui.families.proactivebench.judges import (
 )
 from proactive_tui.families.proactivebench.metrics import Confusion, EventJudgement, Judgement, add_judgement, metrics
 from proactive_tui.core.participants import Participant, ReplyRequest, UserStopped
+from proactive_tui.core.replay import is_replaying, wrap_seats
+from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
+from proactive_tui.families.proactivebench.resume import complete_events, recorded_answers
 from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE, ProactiveBenchSettings
 from proactive_tui.families.proactivebench.env import ProactiveBenchEnv
 from proactive_tui.llm.errors import ModelError
@@ -104,9 +107,17 @@ class ProactiveBenchSession(SessionBase):
     family = "proactivebench"
 
     def __init__(self, env: ProactiveBenchEnv, seats: ProactiveBenchSeats, settings: ProactiveBenchSettings | None = None,
-                 session_id: str | None = None, models: dict[str, dict[str, Any]] | None = None) -> None:
+                 session_id: str | None = None, models: dict[str, dict[str, Any]] | None = None,
+                 resume_from: RunRecord | None = None) -> None:
+        """`resume_from`: the run record of an interrupted session of this trace. Its complete
+        events are played again from their recorded replies (`resume.recorded_answers`, through
+        `core.replay.ReplaySeat`: nobody is asked again), which rebuilds the agent's history and
+        the counts exactly, and the session goes on live from the first event left incomplete."""
         super().__init__(session_id)
         self.env = env
+        self.resume_from = resume_from
+        if resume_from is not None:
+            seats = ProactiveBenchSeats(**wrap_seats({s: seats.get(s) for s in SEATS}, recorded_answers(resume_from)))
         self.seats = seats
         self.settings = settings or ProactiveBenchSettings()
         self.models = models or {}
@@ -135,7 +146,7 @@ class ProactiveBenchSession(SessionBase):
 
     async def _propose(self, index: int, attempt: int, convo: list[dict[str, str]]) -> AgentReading:
         agent: Participant = self.seats.agent
-        if agent.info.kind == "human":
+        if agent.info.kind == "human" and not is_replaying(agent):
             self.emit(AwaitingHuman(seat="agent", turn=index, hint=(
                 "the task you offer" + (" (up to three, separated by |)" if self.settings.candidates > 1 else "")
                 + ", or null to offer nothing; or the full JSON reply")))
@@ -177,7 +188,8 @@ class ProactiveBenchSession(SessionBase):
         if user.info.kind == "human":
             what = f"the offer {task!r}" if task else "no offer (null): accept if you needed no help"
             hint = f"event {index}, {what} — {HUMAN_CHOICES}"
-            self.emit(AwaitingHuman(seat="user", turn=index, hint=hint))
+            if not is_replaying(user):
+                self.emit(AwaitingHuman(seat="user", turn=index, hint=hint))
 
             def parse(text: str) -> HumanVerdict:
                 try:
@@ -277,6 +289,8 @@ class ProactiveBenchSession(SessionBase):
             mode="play" if any(i.kind == "human" for i in infos.values()) else "watch",
             seats=infos, settings=self.settings.model_dump(), models={s: m for s, m in self.models.items() if s in SEATS},
             prompt_version=prompts.PROMPT_VERSION, app_version=__version__,
+            resumed_from=None if self.resume_from is None else {
+                "session_id": self.resume_from.id, "turns": complete_events(self.resume_from)},
         ))
         total = len(self.env.events)
         reason, detail = "completed", ""
@@ -300,7 +314,8 @@ class ProactiveBenchSession(SessionBase):
 
 
 def build_proactivebench_session(spec: Any, env: ProactiveBenchEnv, seats: dict[str, Participant],
-                                 session_id: str | None = None) -> ProactiveBenchSession:
+                                 session_id: str | None = None,
+                                 resume_from: RunRecord | None = None) -> ProactiveBenchSession:
     """The factory's builder. A model agent runs at the temperature the user chose
     (`agent_temperature`, else the agent model's own temperature when set in the config or
     environment), otherwise at upstream's 0.5 (`AGENT_TEMPERATURE`). The one used is recorded
@@ -319,4 +334,4 @@ def build_proactivebench_session(spec: Any, env: ProactiveBenchEnv, seats: dict[
         spec = spec.model_copy(update={"roles": roles.model_copy(update={"agent": agent_settings})})
         settings = settings.model_copy(update={"agent_temperature": chosen})
     return ProactiveBenchSession(env, ProactiveBenchSeats(agent=agent, user=seats["user"]), settings,
-                                 session_id=session_id, models=spec.models_summary())
+                                 session_id=session_id, models=spec.models_summary(), resume_from=resume_from)

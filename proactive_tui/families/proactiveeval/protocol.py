@@ -21,7 +21,7 @@ ending early never re-asks that judge the live score's identical prompt for the 
 Resume: given the run record of an interrupted session (`resume_from`), the session keeps its
 plan and its complete turns, replays them as events (so every consumer and the new event log
 show them, and the new log folds to the whole dialogue), runs any turn check the interruption
-cut off, and continues the dialogue at the next turn.
+cut off (and any live score it cut off), and continues the dialogue at the next turn.
 """
 
 from __future__ import annotations
@@ -326,12 +326,18 @@ class ProactiveEvalSession(SessionBase):
                 self.covered |= set(checks[turn].covered_sub_targets)
                 self.emit(TurnChecked(check=checks[turn]))
                 reached = reached or bool(checks[turn].target_reached)
+        scored = set()
         for score in record.section.live_scores:
             if score.turn <= kept:
                 self.emit(GuidanceScored(score=score))
+                scored.add(score.turn)
         for turn in range(1, kept + 1):  # checks the interruption cut off
             if turn not in checks and not reached:
                 reached = await self._check_turn(turn)
+        if self.settings.live_judging:  # live scores it cut off (every turn but the last has one)
+            for turn in range(1, min(kept, self.settings.max_turns - 1) + 1):
+                if turn not in scored:
+                    await self._score_guidance(live=True, turn=turn)
         return kept, reached
 
     async def _dialogue(self) -> str:

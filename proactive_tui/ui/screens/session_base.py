@@ -54,12 +54,16 @@ class SessionScreenBase(Screen[None]):
 
     replay_events: list[Any] | None = None
 
-    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None) -> None:
-        """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default."""
+    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None) -> None:
+        """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default
+        (tests seat scripted participants this way; when resuming it is also given `resume_from=`).
+        `resume_from`: the RunRecord of an interrupted session that the new one continues
+        (History, `r`), for families that are `resumable`."""
         super().__init__()
         self.env = env
         self.spec = spec
         self.session_factory = session_factory
+        self.resume_from = resume_from
         self.session: Any = None
         self.seats: dict[str, Any] = {}
         self.builder = RunRecordBuilder()
@@ -83,6 +87,8 @@ class SessionScreenBase(Screen[None]):
 
     async def _start(self, factory: Any) -> tuple[Any, dict[str, Any]]:
         """Create the session and its seats (a screen may pass the factory more)."""
+        if self.resume_from is not None:
+            return await factory(self.spec, self.env, resume_from=self.resume_from)
         return await factory(self.spec, self.env)
 
     def _events(self) -> contextlib.AbstractAsyncContextManager[AsyncIterator[Any]]:

@@ -70,9 +70,10 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
     ]
 
-    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None) -> None:
-        """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default."""
-        super().__init__(env, spec, session_factory)
+    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None) -> None:
+        """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default;
+        `resume_from`: the interrupted session's RunRecord this one continues (History, `r`)."""
+        super().__init__(env, spec, session_factory, resume_from=resume_from)
         self._proposal: dict[str, Any] = {}
         self._asked = 0
         self._verdicts = 0

@@ -145,9 +145,8 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         `replay_events`: show a recorded session (events from the store) without starting one;
         the controls that need a live session stay off. `resume_from`: a RunRecord whose complete
         turns the new session continues (history screen, `r`)."""
-        super().__init__(env, spec, session_factory)
+        super().__init__(env, spec, session_factory, resume_from=resume_from)
         self.replay_events = replay_events
-        self.resume_from = resume_from
         settings = spec.settings
         self.max_turns = settings.get("max_turns", 6)
         self.planning = settings.get("planning", True)
@@ -296,11 +295,6 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         self._sync_reference()
 
     # -- the worker -------------------------------------------------------------------------
-
-    async def _start(self, factory: Any) -> tuple[Any, dict[str, Any]]:
-        if self.resume_from is not None:
-            return await factory(self.spec, self.env, resume_from=self.resume_from)
-        return await factory(self.spec, self.env)
 
     def replay(self) -> None:
         """Apply the recorded events as they were emitted; nobody is asked to type."""
