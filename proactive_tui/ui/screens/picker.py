@@ -68,7 +68,7 @@ class PickerScreen(Screen[None]):
     rather than on every key: a key that filters tens of thousands of haystacks and rebuilds the
     tree would hold up the next key. The filter field itself shows each key at once. Below it
     (the bundled environments) every key filters at once, as a person sees the list follow."""
-    DEBOUNCE_S = 0.25
+    DEBOUNCE_S = 0.2
     WARM_SLICE = 500
     """Haystacks built per idle slice (about 10 ms) once a large picker has painted, so the
     first filter finds them ready; keys are handled between slices."""
