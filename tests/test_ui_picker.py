@@ -544,11 +544,15 @@ def big_group(app):
 
 
 async def test_large_file_branch_lists_200_then_one_more_line(tmp_path: Path) -> None:
+    import gc
+
     from proactive_tui.ui.env_index import LEAVES_PER_GROUP, MoreEnvironments
 
+    frozen = gc.get_freeze_count()
     app = ProactiveApp(extra_envs=[large_env_folder(tmp_path)])
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
+        assert gc.get_freeze_count() > frozen  # thousands of environments: kept out of the GC's scans
         total = len(app.environments.environments)
         in_group = len([e for e in app.environments.environments if e.domain == "recommendation" and e.tier == "fair"])
         assert in_group > LEAVES_PER_GROUP
@@ -561,6 +565,7 @@ async def test_large_file_branch_lists_200_then_one_more_line(tmp_path: Path) ->
         assert app.screen.tree.border_title == f"Environments ({total})"
         assert app.sub_title == f"{total} environments"
         assert len(leaf_ids(app)) < total  # the "more" line is not an environment
+    assert gc.get_freeze_count() == frozen  # and given back when the app ends
 
 
 async def test_selecting_the_more_line_starts_nothing(tmp_path: Path) -> None:

@@ -97,6 +97,7 @@ class ProactiveApp(App[None]):
         self._persisted_theme = self.theme
         self._store: Any = None
         self._store_failed = False
+        self._gc_frozen = False
 
     @property
     def store(self) -> Any:
@@ -154,15 +155,25 @@ class ProactiveApp(App[None]):
             # The environments live as long as the app: out of the cyclic collector's sight
             # (permanent generation), whose full passes otherwise walk every one of them, about
             # half a second per pass with 40,000, at start-up and again in the first filter.
+            # Undone when the app ends (`on_unmount`), so nothing frozen outlives it in a process
+            # that goes on (a test run).
             import gc
 
             gc.freeze()
+            self._gc_frozen = True
         return PickerScreen(self.environments.environments)
 
     def on_mount(self) -> None:
         for severity, message in self._notes:
             self.notify(message, severity=severity, timeout=NOTIFY_TIMEOUT, markup=False)
         self._notes.clear()
+
+    def on_unmount(self) -> None:
+        if self._gc_frozen:
+            import gc
+
+            gc.unfreeze()
+            self._gc_frozen = False
 
     def on_picker_screen_ready(self, message: PickerScreen.Ready) -> None:
         self._picker_ready()
