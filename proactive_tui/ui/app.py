@@ -155,6 +155,7 @@ class ProactiveApp(App[None]):
             # The environments live as long as the app: out of the cyclic collector's sight
             # (permanent generation), whose full passes otherwise walk every one of them, about
             # half a second per pass with 40,000, at start-up and again in the first filter.
+            # (The model preload freezes everything once litellm is in, but that is seconds later.)
             # Undone when the app ends (`on_unmount`), so nothing frozen outlives it in a process
             # that goes on (a test run).
             import gc
