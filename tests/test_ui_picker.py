@@ -497,3 +497,177 @@ async def test_the_palette_screenshot_writes_a_file_and_names_it(isolated_dirs: 
         await pilot.pause()
         saved = list((data_dir() / "screenshots").glob("*.svg"))
         assert len(saved) == 1 and "<svg" in saved[0].read_text(encoding="utf-8")
+
+
+# -- a large environment file (issue 15) --------------------------------------------------------
+
+LARGE = 5_000
+NEEDLE = "zyxquokka"  # in one record's user information only
+NEEDLE_INDEX = 4_321
+WORDS = ("climbing", "piano", "yoga", "garden", "camera", "violin", "museum", "recipe", "tennis", "coffee")
+
+
+def large_env_folder(root: Path, count: int = LARGE) -> Path:
+    """`count` ProactiveEval records in `<root>/big/recommendation/fair.json`; record NEEDLE_INDEX
+    alone has NEEDLE, and only in its user information (not in id, title, summary or target)."""
+    records = []
+    for i in range(count):
+        a, b = WORDS[i % len(WORDS)], WORDS[(i * 7 + 3) % len(WORDS)]
+        person = f"Person {i} enjoys {a} and {b} on weekends."
+        if i == NEEDLE_INDEX:
+            person += f" Keeps a pet {NEEDLE}."
+        records.append({"environment": {"user_information": person, "trigger_factor": f"User {i} searched for {b} deals."},
+                        "target": f"Recommend a {a} option.", "sub_target": [f"Ask about {a}", f"Suggest {b}"],
+                        "topic": f"{a} / {b} #{i}"})
+    folder = root / "big" / "recommendation"
+    folder.mkdir(parents=True)
+    (folder / "fair.json").write_text(json.dumps(records), encoding="utf-8")
+    return root / "big"
+
+
+async def filter_applied(pilot) -> None:
+    """Wait (bounded) for a filter held back by the debounce to apply, then for the repaint."""
+    screen = pilot.app.screen
+    for _ in range(400):
+        if not screen.filter_pending:
+            break
+        await pilot.pause(0.05)
+    assert not screen.filter_pending
+    await pilot.pause()
+
+
+def big_group(app):
+    """The tree node of the recommendation / fair branch, which holds the large file."""
+    family = next(n for n in app.screen.tree.root.children if str(n.label).startswith("proactiveeval"))
+    domain = next(n for n in family.children if str(n.label).startswith("recommendation"))
+    return next(n for n in domain.children if str(n.label).startswith("fair"))
+
+
+async def test_large_file_branch_lists_200_then_one_more_line(tmp_path: Path) -> None:
+    import gc
+
+    from proactive_tui.ui.env_index import LEAVES_PER_GROUP, MoreEnvironments
+
+    frozen = gc.get_freeze_count()
+    app = ProactiveApp(extra_envs=[large_env_folder(tmp_path)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert gc.get_freeze_count() > frozen  # thousands of environments: kept out of the GC's scans
+        total = len(app.environments.environments)
+        in_group = len([e for e in app.environments.environments if e.domain == "recommendation" and e.tier == "fair"])
+        assert in_group > LEAVES_PER_GROUP
+        node = big_group(app)
+        assert str(node.label) == f"fair ({in_group})"  # the count stays exact
+        assert len(node.children) == LEAVES_PER_GROUP + 1
+        more = node.children[-1]
+        assert isinstance(more.data, MoreEnvironments) and more.data.count == in_group - LEAVES_PER_GROUP
+        assert more.label.plain == f"… {in_group - LEAVES_PER_GROUP:,} more: type to filter"
+        assert app.screen.tree.border_title == f"Environments ({total})"
+        assert app.sub_title == f"{total} environments"
+        assert len(leaf_ids(app)) < total  # the "more" line is not an environment
+    assert gc.get_freeze_count() == 0  # and given back when the app ends (gc.unfreeze: all of it)
+
+
+async def test_selecting_the_more_line_starts_nothing(tmp_path: Path) -> None:
+    chosen = []
+    app = ProactiveApp(extra_envs=[large_env_folder(tmp_path)])
+    app.start_session_hook = chosen.append
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        tree = app.screen.tree
+        more = big_group(app).children[-1]
+        tree.move_cursor(more)
+        await pilot.pause()
+        assert "more environment(s) not listed here" in shown_text(app.screen.preview)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert chosen == [] and isinstance(app.screen, PickerScreen)
+        await pilot.press("r")  # the spoiler toggle re-renders the preview: nothing to describe here
+        await pilot.pause()
+        assert app.screen.reveal_reference is False and tree.cursor_node is more
+        offset = (10, more.line - tree.scroll_offset.y + 1)  # a second click opens a leaf: not this one
+        await pilot.click(tree, offset=offset)
+        await pilot.click(tree, offset=offset)
+        await pilot.pause()
+        assert chosen == [] and isinstance(app.screen, PickerScreen)
+
+
+async def test_large_file_filter_finds_a_word_only_in_the_description_and_escape_clears(tmp_path: Path) -> None:
+    app = ProactiveApp(extra_envs=[large_env_folder(tmp_path)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        total = len(app.environments.environments)
+        await pilot.press("slash", *NEEDLE)
+        await filter_applied(pilot)
+        wanted = f"proactiveeval/recommendation/fair/{NEEDLE_INDEX}"
+        assert leaf_ids(app) == [wanted]
+        assert app.screen.tree.border_title == f"Environments 1/{total}"
+        assert wanted in shown_text(app.screen.preview)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.query_one("#filter").value == "" and app.screen.query_text == ""
+        assert app.screen.tree.border_title == f"Environments ({total})"
+        assert str(big_group(app).children[-1].label).startswith("… ")
+
+
+async def test_large_file_filter_waits_for_a_pause_but_the_field_does_not(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(PickerScreen, "DEBOUNCE_S", 600.0)  # the pause never comes: Enter applies
+    app = ProactiveApp(extra_envs=[large_env_folder(tmp_path)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        total = len(app.environments.environments)
+        await pilot.press("slash", *"pian")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one("#filter").value == "pian"  # every key shows at once
+        assert screen.filter_pending and screen.query_text == ""
+        assert screen.tree.border_title == f"Environments ({total})"
+        assert screen.check_action("clear_filter", ()) is True  # Escape can drop the waiting text
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not screen.filter_pending and screen.query_text == "pian"
+        assert screen.tree.border_title.startswith("Environments ") and screen.tree.border_title.endswith(f"/{total}")
+        await pilot.press("slash", "o", "escape")  # a key still waiting, then Escape: nothing applies later
+        await pilot.pause()
+        assert not screen.filter_pending and screen.query_text == ""
+        assert screen.tree.border_title == f"Environments ({total})"
+
+
+async def test_large_file_query_typed_letter_by_letter_matches_typed_at_once(tmp_path: Path) -> None:
+    from proactive_tui.ui.env_index import EnvironmentIndex
+
+    app = ProactiveApp(extra_envs=[large_env_folder(tmp_path)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("slash")
+        typed = ""
+        # narrowing letters, a second word, one letter too many (no match), then a backspace: a
+        # wider query, which must not search only the previous (empty) matches
+        for key in [*"piano", "space", *"climbs", "backspace"]:
+            await pilot.press(key)
+            typed = screen.query_one("#filter").value
+            screen.apply_filter()  # apply every prefix, as a slow typist would
+            await pilot.pause()
+            at_once = EnvironmentIndex(app.environments.environments).matches(typed)
+            assert [e.id for e in screen.shown] == [e.id for e in at_once], typed
+        assert typed == "piano climb" and screen.shown
+        fresh = EnvironmentIndex(app.environments.environments)
+        assert [e.id for e in screen.shown] == [e.id for e in fresh.matches("piano climb")]
+
+
+def test_index_narrowing_rule_and_haystack_text() -> None:
+    """The incremental search reuses the previous matches only when the new query cannot match
+    more; the haystack is the id/title/summary text plus every word describe() shows."""
+    from proactive_tui.envs.describe import describe
+    from proactive_tui.ui.env_index import EnvironmentIndex, narrows
+
+    assert narrows(["pian"], ["piano"]) and narrows(["piano"], ["piano", "y"]) and narrows(["a", "b"], ["ab"])
+    assert not narrows(["piano"], ["pian"]) and not narrows(["piano", "y"], ["piano"])
+    envs = load_default().environments
+    index = EnvironmentIndex(envs)
+    assert index.matches("jimny") == [e for e in envs if "jimny" in
+                                      f"{e.search_text()} {' '.join(b for _, b in describe(e)).lower()}"]
+    for env, hay in index._haystacks():
+        assert hay == f"{env.search_text()} {' '.join(b for _, b in describe(env, reveal_reference=True)).lower()}"

@@ -16,7 +16,9 @@ Problems are collected, never raised: a bad file or record costs only itself.
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
+import gc
 import os
 from pathlib import Path
 from typing import Any, Iterable
@@ -124,8 +126,30 @@ def _folder_names(path: Path, root: Path) -> frozenset[str]:
     return frozenset(set(path.relative_to(root).parts[:-1]) | {root.resolve().name})
 
 
+@contextmanager
+def _no_gc_pauses():
+    """Hold the cyclic garbage collector off while environments load.
+
+    Loading builds several pydantic objects per record and frees almost nothing, so the
+    collector's passes over the growing heap found nothing to free and cost about 40% of loading
+    a 40,000-record file. Reference counting still frees as usual; the collector runs again after.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
     """Load every environment under the given files and folders, in order; first id wins."""
+    with _no_gc_pauses():
+        return _load_paths(paths)
+
+
+def _load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
     result = EnvironmentSet()
     seen: dict[str, str] = {}
     families = _families()

@@ -37,6 +37,9 @@ if TYPE_CHECKING:  # the screens import their widgets; keep them off the import 
 
 DEFAULT_THEME = "proactive-dark"
 NOTIFY_TIMEOUT = 12.0
+FREEZE_FROM = 2_000
+"""From this many environments, the loaded objects are frozen out of the garbage collector's
+scans (`gc.freeze`); the bundled few dozen are not worth it."""
 
 
 def env_problems_message(problems: list[Any]) -> str:
@@ -98,6 +101,7 @@ class ProactiveApp(App[None]):
         self._persisted_theme = self.theme
         self._store: Any = None
         self._store_failed = False
+        self._gc_frozen = False
 
     @property
     def store(self) -> Any:
@@ -154,12 +158,30 @@ class ProactiveApp(App[None]):
         self.sub_title = f"{count} environment{'s' if count != 1 else ''}"
         if self.environments.problems:
             self._notes.append(("warning", env_problems_message(self.environments.problems)))
+        if count >= FREEZE_FROM:
+            # The environments live as long as the app: out of the cyclic collector's sight
+            # (permanent generation), whose full passes otherwise walk every one of them, about
+            # half a second per pass with 40,000, at start-up and again in the first filter.
+            # (The model preload freezes everything once litellm is in, but that is seconds later.)
+            # Undone when the app ends (`on_unmount`), so nothing frozen outlives it in a process
+            # that goes on (a test run).
+            import gc
+
+            gc.freeze()
+            self._gc_frozen = True
         return PickerScreen(self.environments.environments)
 
     def on_mount(self) -> None:
         for severity, message in self._notes:
             self.notify(message, severity=severity, timeout=NOTIFY_TIMEOUT, markup=False)
         self._notes.clear()
+
+    def on_unmount(self) -> None:
+        if self._gc_frozen:
+            import gc
+
+            gc.unfreeze()
+            self._gc_frozen = False
 
     def on_picker_screen_ready(self, message: PickerScreen.Ready) -> None:
         self._picker_ready()

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from proactive_tui.core import registry
-from proactive_tui.envs.describe import describe
 
 
 @dataclass
@@ -28,17 +27,52 @@ class Group:
         return len(self.environments)
 
 
+LEAVES_PER_GROUP = 200
+"""The most environments one branch of the tree lists; the rest are one "… N more" line. A
+tree of 40,000 leaves took about 20 s to build at start-up and was rebuilt on every filter key
+(half a minute for a 5-letter word), and nobody scrolls past a few hundred titles: typing a word
+is the way to the others."""
+
+
+@dataclass(frozen=True)
+class MoreEnvironments:
+    """Node data of the line that stands for the environments a branch does not list.
+
+    Not an environment: selecting it opens nothing, and the preview says how to reach them."""
+
+    group: Group
+    count: int
+
+    @property
+    def label(self) -> str:
+        return f"… {self.count:,} more: type to filter"
+
+
+def is_environment(data: Any) -> bool:
+    """Whether tree node data is an environment (not a branch, not the "more" line)."""
+    return data is not None and not isinstance(data, (Group, MoreEnvironments))
+
+
 class EnvironmentIndex:
     """The environments plus a lower-cased haystack per environment for the filter.
 
     The haystack holds the id, title, summary, domain and tier (`search_text()`) and the full
     description with the reference shown, so a word from a persona or a timeline finds its
-    environment. It is built once: describing 38 environments costs a few milliseconds.
+    environment. Haystacks are built on the first filter, not at start-up: describing 40,000
+    environments costs about a second, which a person who never filters should not wait for.
+    `warm()` builds them a slice at a time (the picker calls it while idle), and the first
+    filter builds whatever is still missing.
+
+    A query that narrows the previous one (each previous word is inside a new word: "clim" ->
+    "climb", "climb" -> "climb shoe") searches only the previous matches, so typing a word
+    letter by letter costs one full scan, not one per letter.
     """
 
     def __init__(self, environments: Sequence[Any]) -> None:
         self.environments = list(environments)
-        self._haystacks = {env.id: _haystack(env) for env in self.environments}
+        self._pairs: list[tuple[Any, str]] = []  # (environment, haystack), built in order
+        self._families: dict[str, Any] = {}
+        self._last: tuple[list[str], list[tuple[Any, str]]] | None = None
 
     def __len__(self) -> int:
         return len(self.environments)
@@ -48,12 +82,70 @@ class EnvironmentIndex:
         words = query.lower().split()
         if not words:
             return list(self.environments)
-        return [env for env in self.environments if all(word in self._haystacks[env.id] for word in words)]
+        pool = self._haystacks()
+        if self._last is not None and narrows(self._last[0], words):
+            pool = self._last[1]
+        if len(words) == 1:
+            word = words[0]
+            found = [pair for pair in pool if word in pair[1]]
+        else:
+            found = [pair for pair in pool if all(word in pair[1] for word in words)]
+        self._last = (words, found)
+        return [env for env, _ in found]
+
+    def warm(self, count: int) -> bool:
+        """Build up to `count` more haystacks; True once every haystack is built."""
+        start = len(self._pairs)
+        families = self._families
+        self._pairs += [(env, _haystack(env, families)) for env in self.environments[start : start + count]]
+        return len(self._pairs) >= len(self.environments)
+
+    @property
+    def warmed(self) -> bool:
+        return len(self._pairs) >= len(self.environments)
+
+    def _haystacks(self) -> list[tuple[Any, str]]:
+        if not self.warmed:
+            self.warm(len(self.environments))
+        return self._pairs
 
 
-def _haystack(env: Any) -> str:
-    text = " ".join(body for _, body in describe(env, reveal_reference=True))
+def narrows(previous: Sequence[str], words: Sequence[str]) -> bool:
+    """Whether every match of `words` is a match of `previous` (each previous word is a part of
+    some new word), so the new query may search the previous matches only."""
+    return all(any(old in new for new in words) for old in previous)
+
+
+def _haystack(env: Any, families: dict[str, Any]) -> str:
+    """What `describe(env, reveal_reference=True)` shows, lower-cased, after `search_text()`.
+
+    The same text as joining describe()'s bodies; the family lookup and the benchmark citation
+    (the same for every environment of a family) are worked out once per family, not per
+    environment."""
+    family = families.get(env.family)
+    if family is None:
+        family = families[env.family] = _family_parts(env.family)
+    found, citation = family
+    header = f"{env.id}\n{env.title}\nfamily: {env.family}   domain: {env.domain}   tier: {env.tier or '-'}\nsource: {env.source}"
+    bodies = [header]
+    if found is not None:
+        if citation is not None:
+            bodies.append(citation)
+        bodies += [body for _, body in found.describe(env, True)]
+    text = " ".join(bodies)
     return f"{env.search_text()} {text.lower()}"
+
+
+def _family_parts(name: str) -> tuple[Any, str | None]:
+    """(the family, the body of describe()'s "Benchmark" section or None), as envs.describe builds them."""
+    family = registry.find(name)
+    if family is None or family.source is None:
+        return family, None
+    ref = family.source
+    text = ref.citation(family.title)
+    if ref.distinct_from:
+        text += "\nnot to be confused with " + "; ".join(ref.distinct_from)
+    return family, text
 
 
 def group(environments: Sequence[Any]) -> list[Group]:

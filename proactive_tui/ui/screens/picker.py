@@ -20,7 +20,8 @@ from textual.screen import Screen
 from textual.widgets import Input, Tree
 
 from proactive_tui.envs.describe import describe
-from proactive_tui.ui.env_index import EnvironmentIndex, Group, first_environment, group
+from proactive_tui.ui.env_index import (LEAVES_PER_GROUP, EnvironmentIndex, Group, MoreEnvironments, first_environment,
+                                        group, is_environment)
 from proactive_tui.ui.messages import EnvironmentChosen
 from proactive_tui.ui.widgets.description_view import DescriptionView, Section
 from proactive_tui.ui.widgets.env_tree import EnvironmentTree
@@ -29,9 +30,19 @@ from proactive_tui.ui.widgets.title_bar import TitleBar
 
 
 def group_sections(grp: Group) -> list[Section]:
-    """What the preview shows while a branch is highlighted: its path and what is under it."""
-    lines = [f"{env.id}  {env.title}" for env in grp.environments]
+    """What the preview shows while a branch is highlighted: its path and what is under it (the
+    first `LEAVES_PER_GROUP`, as the tree lists them, then how many more)."""
+    lines = [f"{env.id}  {env.title}" for env in grp.environments[:LEAVES_PER_GROUP]]
+    if grp.count > LEAVES_PER_GROUP:
+        lines.append(f"… {grp.count - LEAVES_PER_GROUP:,} more: type to filter")
     return [("", f"{' / '.join(grp.path)}\n{grp.count} environment(s)"), ("Environments", "\n".join(lines))]
+
+
+def more_sections(more: MoreEnvironments) -> list[Section]:
+    """What the preview shows on a branch's "… N more" line."""
+    return [("", f"{' / '.join(more.group.path)}\n{more.count:,} more environment(s) not listed here "
+                 f"(a branch lists its first {LEAVES_PER_GROUP:,}).\n"
+                 "Type a word of the id, title or description (/ goes to the filter) to list them.")]
 
 
 class PickerScreen(Screen[None]):
@@ -52,6 +63,16 @@ class PickerScreen(Screen[None]):
         Binding("down", "focus_tree", "To the list", show=False, tooltip="From the filter down to the list"),
     ]
 
+    DEBOUNCE_FROM = 2_000
+    """From this many environments, the filter applies after a pause in typing (`DEBOUNCE_S`)
+    rather than on every key: a key that filters tens of thousands of haystacks and rebuilds the
+    tree would hold up the next key. The filter field itself shows each key at once. Below it
+    (the bundled environments) every key filters at once, as a person sees the list follow."""
+    DEBOUNCE_S = 0.2
+    WARM_SLICE = 500
+    """Haystacks built per idle slice (about 10 ms) once a large picker has painted, so the
+    first filter finds them ready; keys are handled between slices."""
+
     # `var`, not `reactive`: a reactive on a screen repaints the whole screen when it changes,
     # and the watchers already refresh exactly the widgets that change (the preview, the tree).
     reveal_reference: reactive[bool] = var(True, init=False)
@@ -62,6 +83,8 @@ class PickerScreen(Screen[None]):
         self.index = EnvironmentIndex(environments)
         self.shown: list[Any] = list(environments)
         self.current: Any = None
+        self._groups: list[Group] | None = None  # group(self.shown), kept from compose for the first build
+        self._debounce: Any = None  # the Timer of a filter waiting for a pause in typing
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -71,7 +94,8 @@ class PickerScreen(Screen[None]):
                 yield EnvironmentTree(id="env-tree")
             # Composed with the first environment's description already in place, so the first
             # paint is the finished screen rather than an empty pane that fills a frame later.
-            first = first_environment(group(self.shown))
+            self._groups = group(self.shown)
+            first = first_environment(self._groups)
             yield DescriptionView(describe(first, reveal_reference=self.reveal_reference) if first else (), id="preview")
         yield KeyBar()
 
@@ -92,6 +116,14 @@ class PickerScreen(Screen[None]):
         self._update_preview_title()
         self.tree.focus()
         self.call_after_refresh(self.post_message, self.Ready())
+        if len(self.index) >= self.DEBOUNCE_FROM:
+            self.call_after_refresh(self._warm_index)
+
+    def _warm_index(self) -> None:
+        """One slice of the filter's haystacks, then the next after a breath (a timer, so keys
+        and repaints queued meanwhile go first)."""
+        if not self.index.warm(self.WARM_SLICE):
+            self.set_timer(0.005, self._warm_index)
 
     def on_screen_resume(self) -> None:
         """Back from setup, a session or the history: their subtitles (env id, seats) are gone
@@ -104,13 +136,39 @@ class PickerScreen(Screen[None]):
 
     # -- filter -----------------------------------------------------------------------------
 
+    @property
+    def filter_input(self) -> Input:
+        return self.query_one("#filter", Input)
+
     def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "filter":
+        if event.input.id != "filter":
+            return
+        self._cancel_debounce()
+        if len(self.index) < self.DEBOUNCE_FROM or not event.value.strip():
             self.query_text = event.value
+        else:
+            self._debounce = self.set_timer(self.DEBOUNCE_S, self.apply_filter)
+            self.refresh_bindings()  # Escape clears a filter still waiting to apply
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "filter":
+            self.apply_filter()  # Enter does not wait for the pause
             self.tree.focus()
+
+    def apply_filter(self) -> None:
+        """Filter by what the filter field holds now (a waiting debounce is dropped)."""
+        self._cancel_debounce()
+        self.query_text = self.filter_input.value
+
+    @property
+    def filter_pending(self) -> bool:
+        """Whether typed text is waiting for a pause in typing before it filters."""
+        return self._debounce is not None
+
+    def _cancel_debounce(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
 
     def watch_query_text(self) -> None:
         self._rebuild()
@@ -118,8 +176,9 @@ class PickerScreen(Screen[None]):
 
     def _rebuild(self) -> None:
         self.shown = self.index.matches(self.query_text)
+        groups, self._groups = self._groups, None
         keep = self.current.id if self.current is not None else None
-        node = self.tree.show_environments(self.shown, keep=keep)
+        node = self.tree.show_environments(self.shown, keep=keep, groups=groups)
         if node is not None:
             self._show_node(node.data)
         total = len(self.index)
@@ -141,14 +200,16 @@ class PickerScreen(Screen[None]):
         self.tree.focus()
 
     def action_clear_filter(self) -> None:
-        self.query_one("#filter", Input).value = ""
+        self._cancel_debounce()
+        self.filter_input.value = ""
+        self.query_text = ""
         self.tree.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that do nothing right now: Escape with no filter, and `/` and `r` while
         typing in the filter (the input takes those characters)."""
         if action == "clear_filter":
-            return bool(self.query_text)
+            return bool(self.query_text) or self.filter_pending
         if action == "details":
             return self.current is not None and not isinstance(self.focused, Input)
         if action in ("focus_filter", "toggle_reference", "history"):
@@ -177,13 +238,15 @@ class PickerScreen(Screen[None]):
     def _show_node(self, data: Any) -> None:
         if isinstance(data, Group):
             self.preview.show(group_sections(data))
+        elif isinstance(data, MoreEnvironments):
+            self.preview.show(more_sections(data))
         elif data is not None:
             self.current = data
             self.preview.show(describe(data, reveal_reference=self.reveal_reference))
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
         data = event.node.data
-        if data is not None and not isinstance(data, Group):
+        if is_environment(data):
             self.post_message(EnvironmentChosen(data, reveal_reference=self.reveal_reference))
 
     def action_toggle_reference(self) -> None:
@@ -194,7 +257,7 @@ class PickerScreen(Screen[None]):
             return
         self._update_preview_title()
         node = self.tree.cursor_node
-        if node is not None and node.data is not None and not isinstance(node.data, Group):
+        if node is not None and is_environment(node.data):
             self.preview.sections = tuple(describe(node.data, reveal_reference=reveal))
 
     def _update_preview_title(self) -> None:

@@ -2,7 +2,9 @@
 
 Labels are `Text` built from plain strings (escape sequences stripped), never markup.
 Branch labels carry counts ("recommendation (4)") so a filter shows at a glance where its
-matches are. Leaves hold the environment as node data; branches hold their `Group`.
+matches are. Leaves hold the environment as node data; branches hold their `Group`. A branch
+lists at most `LEAVES_PER_GROUP` environments, then one "… N more: type to filter" line whose
+data is a `MoreEnvironments` (not an environment: selecting it opens nothing).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from proactive_tui.textsafe import plain
-from proactive_tui.ui.env_index import Group, group
+from proactive_tui.ui.env_index import LEAVES_PER_GROUP, Group, MoreEnvironments, group
 
 
 def group_label(grp: Group) -> Text:
@@ -43,13 +45,16 @@ class EnvironmentTree(Tree[Any]):
         self.show_root = False
         self.guide_depth = 3
 
-    def show_environments(self, environments: Sequence[Any], keep: str | None = None) -> TreeNode[Any] | None:
-        """Rebuild showing only `environments`, all expanded; put the cursor on the environment
-        with id `keep` if listed, else on the first environment. Returns the node under the cursor."""
+    def show_environments(
+        self, environments: Sequence[Any], keep: str | None = None, groups: list[Group] | None = None
+    ) -> TreeNode[Any] | None:
+        """Rebuild showing only `environments` (already grouped as `groups`, when given), all
+        expanded; put the cursor on the environment with id `keep` if listed, else on the first
+        environment. Returns the node under the cursor."""
         self.clear()
         target: TreeNode[Any] | None = None
         first: TreeNode[Any] | None = None
-        for family in group(environments):
+        for family in group(environments) if groups is None else groups:
             for leaf in self._add_group(self.root, family):
                 first = first or leaf
                 if keep is not None and leaf.data.id == keep:
@@ -77,7 +82,12 @@ class EnvironmentTree(Tree[Any]):
             for child in grp.children:
                 leaves += self._add_group(node, child)
             return leaves
-        return [node.add_leaf(Text(plain(env.title)), data=env) for env in grp.environments]
+        shown = grp.environments[:LEAVES_PER_GROUP]
+        leaves = [node.add_leaf(Text(plain(env.title)), data=env) for env in shown]
+        if len(grp.environments) > len(shown):
+            more = MoreEnvironments(grp, len(grp.environments) - len(shown))
+            node.add_leaf(Text(more.label, style="italic"), data=more)
+        return leaves
 
     def render_label(self, node: TreeNode[Any], base_style: Style, style: Style) -> Text:
         """Cut labels that do not fit with an ellipsis: a clean end beats a horizontal scrollbar
@@ -104,14 +114,14 @@ class EnvironmentTree(Tree[Any]):
         return label
 
     def leaves(self) -> list[TreeNode[Any]]:
-        """Every environment node, in tree order."""
+        """Every environment node, in tree order (not the "more" lines)."""
         out: list[TreeNode[Any]] = []
 
         def walk(node: TreeNode[Any]) -> None:
             for child in node.children:
                 if isinstance(child.data, Group):
                     walk(child)
-                else:
+                elif not isinstance(child.data, MoreEnvironments):
                     out.append(child)
 
         walk(self.root)
