@@ -9,6 +9,11 @@ Lone surrogates (U+D800-U+DFFF on their own) are not text: a JSON reply or file 
 (`"\ud800"`), Python then holds them, and writing them as UTF-8 (the store, a terminal, an export)
 raises. `scrub()` replaces each with U+FFFD where text enters (model replies, a person's typing,
 environment files), so everything after sees only storable text.
+
+JSON output is the one place model text is kept as data rather than shown: `json_text()` writes
+it with the invisible controls as `\\u` escapes (valid JSON, the same strings after loading), and
+every JSON a session leaves behind (exports, `run --out`, eval reports, the `--json` listings) is
+written through it.
 """
 
 from __future__ import annotations
