@@ -92,10 +92,12 @@ def encode(doc: Any, byte_action: str, cut: float) -> bytes:
         return raw[:at] + b"\xff\xfe\xc3" + raw[at:]
     if byte_action == "nan":
         return raw.replace(b"16", b"NaN", 1).replace(b"false", b"-Infinity", 1)
+    if byte_action == "hugenum":  # valid JSON, but more digits than Python converts to an int
+        return raw.replace(b": ", b": " + b"9" * 5000 + b', "_huge": ', 1) if b": " in raw else b"9" * 5000
     return raw
 
 
-BYTE_ACTIONS = st.sampled_from(["none", "none", "none", "bom", "truncate", "invalid_utf8", "cesu", "nan"])
+BYTE_ACTIONS = st.sampled_from(["none", "none", "none", "bom", "truncate", "invalid_utf8", "cesu", "nan", "hugenum"])
 ACTIONS = st.sampled_from(["replace", "replace", "delete", "wrap"])
 
 # -- one family at a time: where its files live and a good file to put beside the bad one ------
@@ -247,6 +249,8 @@ def toml_bytes(doc: dict[str, Any], byte_action: str, cut: float) -> bytes:
         return raw[:at] + b"\xff\xc3" + raw[at:]
     if byte_action == "nan":
         return raw + b"\nbroken = [nan, {a = [[[[" + b"[" * 2000 + b"\n"
+    if byte_action == "hugenum":
+        return raw + b"\nhuge = " + b"9" * 5000 + b"\n"
     return raw
 
 
@@ -322,3 +326,26 @@ def test_a_config_key_with_a_control_character_is_quoted_in_the_message(tmp_path
     except ConfigError as exc:
         lines = str(exc).splitlines()
     assert lines == [f'{path}: "\\r": unknown setting', f'{path}: "\\u202eevil": unknown setting']
+
+
+def test_a_number_with_more_digits_than_python_converts_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    """Found by the properties: json.loads and tomllib raise a plain ValueError (not their decode
+    errors) for an integer of more than 4300 digits, and it escaped both readers."""
+    write(tmp_path / "chronos" / "huge.json", b'{"turn_limit": ' + b"9" * 5000 + b"}")
+    write(tmp_path / "chronos" / "good.json", json.dumps(CHRONOS).encode())
+    loaded = load_paths([tmp_path])
+    assert loaded.get("chronos/good") is not None
+    [problem] = loaded.problems
+    assert problem.file.endswith("huge.json") and "a number too long to read" in problem.message
+    config = tmp_path / "config.toml"
+    config.write_bytes(b"local_threads = " + b"9" * 5000 + b"\n")
+    try:
+        load_config(config)
+    except ConfigError as exc:
+        assert str(exc) == f"{config}: invalid TOML: a number too long to read (more than 4300 digits)"
+    else:
+        raise AssertionError("loaded")
+    themes = tmp_path / "themes"
+    themes.mkdir()
+    (themes / "huge.toml").write_bytes(b'name = "x"\nprimary = "#000000"\ntext_alpha = ' + b"9" * 5000 + b"\n")
+    assert load_themes([themes]) == ([], [f"{themes / 'huge.toml'}: invalid TOML: a number too long to read (more than 4300 digits)"])

@@ -49,6 +49,8 @@ def read_json(path: Path, display: str | None = None) -> Any:
         )
     except RecursionError:
         raise Unreadable(LoadProblem(file=name, message="invalid JSON: nested too deeply"))
+    except ValueError as exc:  # a number longer than Python converts (sys.get_int_max_str_digits)
+        raise Unreadable(LoadProblem(file=name, message=f"invalid JSON: {number_problem(exc)}"))
     too_deep = _too_deep(data)
     if too_deep is not None:
         record, field = (too_deep[0], too_deep[1:3]) if isinstance(data, list) else (None, too_deep[:2])
@@ -78,6 +80,14 @@ def _too_deep(data: Any) -> list[Any] | None:
             return path
         stack.extend((item, path + [key]) for key, item in items)
     return None
+
+
+def number_problem(exc: ValueError) -> str:
+    """A plain ValueError out of a parser: in practice an integer of more than 4300 digits, which
+    Python refuses to convert (a guard against quadratic-time parsing); said in the file's terms."""
+    if "digits" in str(exc):
+        return "a number too long to read (more than 4300 digits)"
+    return str(exc)
 
 
 class _NotJSON(ValueError):
