@@ -9,10 +9,16 @@ Lone surrogates (U+D800-U+DFFF on their own) are not text: a JSON reply or file 
 (`"\ud800"`), Python then holds them, and writing them as UTF-8 (the store, a terminal, an export)
 raises. `scrub()` replaces each with U+FFFD where text enters (model replies, a person's typing,
 environment files), so everything after sees only storable text.
+
+JSON output is the one place model text is kept as data rather than shown: `json_text()` writes
+it with the invisible controls as `\\u` escapes (valid JSON, the same strings after loading), and
+every JSON a session leaves behind (exports, `run --out`, eval reports, the `--json` listings) is
+written through it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -57,3 +63,29 @@ def plain(text: str) -> str:
     bidi controls shown as `<U+XXXX>` tags and lone surrogates as U+FFFD."""
     text = _CONTROLS.sub("", _ESCAPES.sub("", scrub(text)))
     return _BIDI.sub(lambda m: f"<U+{ord(m.group()):04X}>", text) if _BIDI.search(text) else text
+
+
+_JSON_INVISIBLE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\x7f-\x9f]")
+
+
+def json_text(value: Any, indent: int | None = None) -> str:
+    """`value` (a pydantic model or JSON data) as JSON text, with every bidi control, C1 control
+    and line/paragraph separator written as a `\\uXXXX` escape, and any lone surrogate as U+FFFD.
+
+    Why: a JSON export keeps model output as data, the same strings after loading, but the file
+    is also read raw (`cat`, a diff, a code review), where a raw U+202E reorders the line and a
+    raw 0x9b starts a terminal escape; json.dumps with ensure_ascii=False leaves them raw. These
+    characters only ever occur inside JSON strings, so escaping them in the serialised text is
+    exact. A lone surrogate cannot be written as UTF-8 at all; text is scrubbed where it enters,
+    and should one get through, it is replaced as `scrub` does (as the store does), never a
+    traceback instead of the file. Every JSON a session leaves behind (exports, `run --out`,
+    `sessions show --json`/`list --json`, `envs show --json`, eval reports) is written here."""
+    if hasattr(value, "model_dump_json"):
+        try:
+            text = value.model_dump_json(indent=indent)
+        except ValueError:  # pydantic_core.PydanticSerializationError: "surrogates not allowed"
+            text = json.dumps(value.model_dump(mode="json"), ensure_ascii=False, indent=indent)
+    else:
+        text = json.dumps(value, ensure_ascii=False, indent=indent)
+    text = scrub(text)
+    return _JSON_INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _JSON_INVISIBLE.search(text) else text

@@ -73,9 +73,13 @@ async def test_last_choices_are_remembered_per_family_without_credentials(monkey
         setup.query_one("#max-turns", Input).value = "3"
         setup.query_one("#model-agent", Input).value = "openai/gpt-4.1-mini"
         setup.query_one("#api-base", Input).value = "http://bob:s3cret@localhost:8011/v1?api-key=k3y"
+        await pilot.pause()
         await pilot.press("ctrl+s")
         await pilot.pause()
-        if isinstance(app.screen, SetupScreenBase):  # the missing-key confirmation
+        assert isinstance(app.screen, SetupScreenBase)  # warned first: credentials in the URL cannot be sent
+        warning = str(setup.query_one("#setup-warning").render())
+        assert "has credentials in it" in warning and "s3cret" not in warning and "http://localhost:8011/v1" in warning
+        if isinstance(app.screen, SetupScreenBase):  # start anyway
             await pilot.press("ctrl+s")
             await pilot.pause()
         assert len(started) == 1 and started[0].seats["user"] == "human"

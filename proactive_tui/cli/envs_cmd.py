@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 
@@ -54,8 +53,10 @@ def run_list(args: argparse.Namespace) -> int:
     envset = _load(args)
     envs = envset.filtered(args.family, args.domain)
     if args.json:
+        from proactive_tui.textsafe import json_text
+
         for env in envs:
-            print(json.dumps({"id": env.id, "family": env.family, "domain": env.domain, "tier": env.tier, "title": env.title}))
+            print(json_text({"id": env.id, "family": env.family, "domain": env.domain, "tier": env.tier, "title": env.title}))
     else:
         from rich.console import Console
         from rich.table import Table
@@ -95,7 +96,9 @@ def run_show(args: argparse.Namespace) -> int:
         print(plain(f"no environment with id {args.env_id!r}{hint}"), file=sys.stderr)
         return 1
     if args.json:
-        print(env.model_dump_json(indent=2))
+        from proactive_tui.textsafe import json_text
+
+        print(json_text(env, indent=2))
         return 0
     from rich.console import Console
 

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from proactive_tui.cli.printer import SPEAKER_STYLE
+from proactive_tui.textsafe import json_text
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -168,7 +169,7 @@ class HeadlessRun:
                                     f"{recorder.unsaved_reason or 'recording failed'}", style="yellow"))
             if self.out:
                 self.out.parent.mkdir(parents=True, exist_ok=True)
-                self.out.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+                self.out.write_text(json_text(record, indent=2), encoding="utf-8")
                 self.err.print(Text(f"run record written to {self.out}", style="dim"))
         if self.interrupted:
             return 128 + int(self.interrupted)  # 130 for Ctrl-C, 143 for SIGTERM, as shells report them

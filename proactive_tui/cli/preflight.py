@@ -55,6 +55,9 @@ def model_problem(model: str, api_base: str | None) -> str | None:
         return problem
     if any(ch.isspace() for ch in model):
         return "a model string has no spaces"
+    problem = keys.api_base_problem(api_base)
+    if problem is not None:
+        return problem
     if model.startswith("local/"):
         return _local_problem(model)
     from proactive_tui.llm.gateway import litellm_module

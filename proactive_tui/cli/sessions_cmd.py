@@ -9,9 +9,10 @@ plain line (exit 1), never as a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
+
+from proactive_tui.textsafe import json_text
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -78,7 +79,7 @@ def run_list(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if args.json:
         for row in rows:
-            print(json.dumps(row.model_dump(), ensure_ascii=False))
+            print(json_text(row.model_dump()))
         return 0
     from rich.console import Console
     from rich.table import Table
@@ -135,7 +136,7 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         from proactive_tui.export.formats.common import scrub
 
-        print(scrub(record).model_dump_json(indent=2))
+        print(json_text(scrub(record), indent=2))
         return 0
     from rich.console import Console
     from rich.text import Text

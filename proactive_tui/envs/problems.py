@@ -6,6 +6,7 @@ stops the rest of a folder from loading.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,17 @@ def field_path(loc: tuple[Any, ...]) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + str(part)
+            out += ("." if out else "") + _key(str(part))
     return out
+
+
+def _key(name: str) -> str:
+    """A key as shown in a message: as written when it is printable, else JSON-quoted, so a key
+    holding a carriage return, an escape sequence, a bidi control or a lone surrogate can neither
+    break the message's line nor act on the terminal (and the message stays storable UTF-8)."""
+    if name and name.isprintable():
+        return name
+    return json.dumps(name)
 
 
 def problems_from_validation(

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from proactive_tui.textsafe import may_hold_surrogates, scrub_deep
-from proactive_tui.envs.problems import LoadProblem
+from proactive_tui.envs.problems import LoadProblem, field_path
 
 
 class Unreadable(Exception):
@@ -49,7 +49,45 @@ def read_json(path: Path, display: str | None = None) -> Any:
         )
     except RecursionError:
         raise Unreadable(LoadProblem(file=name, message="invalid JSON: nested too deeply"))
+    except ValueError as exc:  # a number longer than Python converts (sys.get_int_max_str_digits)
+        raise Unreadable(LoadProblem(file=name, message=f"invalid JSON: {number_problem(exc)}"))
+    too_deep = _too_deep(data)
+    if too_deep is not None:
+        record, field = (too_deep[0], too_deep[1:3]) if isinstance(data, list) else (None, too_deep[:2])
+        raise Unreadable(LoadProblem(file=name, record=record, field=field_path(tuple(field)) or None,
+                                     message=f"nested too deeply: more than {MAX_DEPTH} levels of arrays and objects "
+                                             "(no environment needs that many); file skipped"))
     return scrub_deep(data) if may_hold_surrogates(text) else data
+
+
+MAX_DEPTH = 64
+"""Deepest nesting an environment file may have. Free-form fields (a ProactiveEval topic, extra
+keys kept for round-trip) hold whatever the file has, and a value nested a few hundred levels
+deep loads but cannot be serialised (pydantic stops at 255 levels), so the session or the store
+would fail later, far from the file. Real files nest fewer than ten levels."""
+
+
+def _too_deep(data: Any) -> list[Any] | None:
+    """Where arrays and objects first nest deeper than MAX_DEPTH (the keys and indexes leading
+    there), or None. Without recursion, so any depth the parser accepted is measured."""
+    stack: list[tuple[Any, list[Any]]] = [(data, [])]
+    while stack:
+        value, path = stack.pop()
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else None
+        if items is None:
+            continue
+        if len(path) >= MAX_DEPTH:
+            return path
+        stack.extend((item, path + [key]) for key, item in items)
+    return None
+
+
+def number_problem(exc: ValueError) -> str:
+    """A plain ValueError out of a parser: in practice an integer of more than 4300 digits, which
+    Python refuses to convert (a guard against quadratic-time parsing); said in the file's terms."""
+    if "digits" in str(exc):
+        return "a number too long to read (more than 4300 digits)"
+    return str(exc)
 
 
 class _NotJSON(ValueError):

@@ -208,6 +208,9 @@ class Gateway:
             "max_tokens": settings.token_cap(structured),
         }
         if settings.api_base:
+            problem = keys.api_base_problem(settings.api_base)
+            if problem:
+                raise ModelError(problem, "bad_request", settings.model)
             kwargs["api_base"] = settings.api_base
         if settings.seed is not None:
             kwargs["seed"] = settings.seed

@@ -54,6 +54,32 @@ def url_in_model_message(model: str) -> str:
     )
 
 
+def api_base_problem(api_base: str | None) -> str | None:
+    """Why `api_base` cannot be used, or None: credentials in the URL (`http://user:secret@host/v1`).
+
+    The OpenAI-compatible client always sends its key (or the placeholder for keyless servers) in
+    the Authorization header, and httpx refuses to add URL credentials on top ("Cannot combine
+    AUTHORIZATION header with ... credentials encoded in URL"); that surfaced as a server error
+    retried five times. So it is said once, before any call, naming the URL without the
+    credentials (`redact.public_api_base`), never echoing the secret."""
+    if not api_base:
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(api_base.strip())
+    except ValueError:
+        return None
+    if parts.username is None and parts.password is None:
+        return None
+    from proactive_tui.llm.redact import public_api_base
+
+    return (f"the API base {public_api_base(api_base)} has credentials in it (user:password@ before the host), "
+            "which cannot be sent: the client sends the key in the Authorization header, and URL credentials "
+            f"cannot be combined with it. Remove them from the URL and give the key as {env_var_for('openai')} "
+            "or `proactive-tui keys set openai`")
+
+
 def known_providers() -> set[str]:
     """Every provider prefix litellm routes (and our own `local`). Imports litellm (the gateway has
     it loaded by the time a call is built)."""

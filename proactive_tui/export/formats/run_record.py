@@ -11,10 +11,11 @@ from typing import Any
 
 from proactive_tui.export.formats.common import write_documents
 from proactive_tui.export.registry import Exporter, register
+from proactive_tui.textsafe import json_text
 
 
 def render(record: Any) -> str:
-    return record.model_dump_json(indent=2) + "\n"
+    return json_text(record, indent=2) + "\n"
 
 
 def write(records: list[Any], out: Path) -> list[Path]:

@@ -19,6 +19,8 @@ import argparse
 from pathlib import Path
 from typing import Any, Callable
 
+from proactive_tui.textsafe import json_text
+
 from pydantic import BaseModel
 
 from proactive_tui.families.chronos.metrics import TIERS, ChronosMetrics, SessionSample, by_tier
@@ -141,7 +143,6 @@ def print_tables(console: Any, result: dict[str, ChronosMetrics]) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     import asyncio
-    import json
 
     from rich.console import Console
     from rich.text import Text
@@ -201,13 +202,13 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({
+        out.write_text(json_text({
             "source": "stored" if args.stored else ("reference" if args.reference else "run"),
             "models": {seat: roles.for_role(seat).model for seat in family.seats} if roles and not args.reference else {},
             "settings": base,
             "sessions": [r.model_dump(exclude={"action_correct", "status_correct"}) for r in rows],
             "tiers": {tier: m.model_dump() for tier, m in result.items()},
-        }, ensure_ascii=False, indent=2), encoding="utf-8")
+        }, indent=2), encoding="utf-8")
         err.print(Text(f"written to {out}", style="dim"))
     variants = sorted({r.prompt_variant for r in rows})
     if len(variants) > 1:

@@ -28,13 +28,13 @@ validated (a format failure) has no assistant message; its entry in `turns` says
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from proactive_tui.families.chronos.prompts import agent_system
 from proactive_tui.export.formats.common import run_facts, scrub, sort_records
 from proactive_tui.export.registry import ExportError, Exporter, register
+from proactive_tui.textsafe import json_text
 
 FAMILY = "chronos"
 
@@ -101,7 +101,7 @@ def sample(record: Any) -> dict[str, Any]:
 def write(records: list[Any], out: Path) -> list[Path]:
     out = Path(out)
     path = out / "chronos.jsonl" if out.is_dir() or not out.suffix else out
-    lines = [json.dumps(sample(scrub(r)), ensure_ascii=False) for r in sort_records(records)]
+    lines = [json_text(sample(scrub(r))) for r in sort_records(records)]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return [path]

@@ -19,6 +19,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from proactive_tui.textsafe import json_text
+
 
 def default_reward_data() -> Path:
     """The 120 human-labelled judgements shipped with the package (ProactiveBench's
@@ -133,7 +135,7 @@ def run_reward_judge(args: argparse.Namespace) -> int:
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(rep.model_dump_json(indent=2), encoding="utf-8")
+        out.write_text(json_text(rep, indent=2), encoding="utf-8")
         err.print(Text(f"report written to {out}", style="dim"))
     return 0
 
@@ -179,7 +181,6 @@ def splits_from_folder(folder: Path) -> tuple[list[Any], list[str]]:
 
 
 def run_splits(args: argparse.Namespace) -> int:
-    import json
 
     from rich.console import Console
     from rich.table import Table
@@ -254,7 +255,7 @@ def run_splits(args: argparse.Namespace) -> int:
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps([s.model_dump(mode="json") for s in scores], ensure_ascii=False, indent=2),
+        out.write_text(json_text([s.model_dump(mode="json") for s in scores], indent=2),
                        encoding="utf-8")
         err.print(Text(f"written to {out}", style="dim"))
     return 0

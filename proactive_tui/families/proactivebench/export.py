@@ -35,13 +35,13 @@ temperature.
 from __future__ import annotations
 
 import copy
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from proactive_tui.export.formats.common import scrub, sort_records
 from proactive_tui.export.registry import Exporter, ExportError, register
+from proactive_tui.textsafe import json_text
 
 FAMILY = "proactivebench"
 
@@ -113,7 +113,7 @@ def write(records: list[Any], out: Path) -> list[Path]:
             continue
         name = f"{stem}.json"
         path = out / name
-        path.write_text(json.dumps(trace, ensure_ascii=False, indent=4), encoding="utf-8")
+        path.write_text(json_text(trace, indent=4), encoding="utf-8")
         written.append(path)
         for split in record.section.splits:
             if name not in splits.setdefault(split, []):
@@ -133,11 +133,11 @@ def write(records: list[Any], out: Path) -> list[Path]:
                   "per trace to pick another.", file=sys.stderr)
     if splits:
         path = out / "splits.json"
-        path.write_text(json.dumps({k: {"files": v} for k, v in splits.items()}, ensure_ascii=False, indent=4), encoding="utf-8")
+        path.write_text(json_text({k: {"files": v} for k, v in splits.items()}, indent=4), encoding="utf-8")
         written.append(path)
     if manifest:
         path = out / MANIFEST
-        path.write_text(json.dumps(manifest, ensure_ascii=False, indent=4), encoding="utf-8")
+        path.write_text(json_text(manifest, indent=4), encoding="utf-8")
         written.append(path)
     return written
 

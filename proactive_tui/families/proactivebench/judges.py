@@ -166,16 +166,21 @@ class AgentReading:
 
 def _json_object(text: str) -> Any:
     """Upstream's reading first (the ```json block, else the whole text, through json.loads),
-    then ours (any fence, chatter around the JSON)."""
+    then ours (any fence, chatter around the JSON). Lone surrogates the JSON spells (`"\\ud800"`)
+    become U+FFFD (`textsafe.scrub_deep`): the reply text was scrubbed where it entered, but
+    parsing it makes them anew, and one left in a proposal made `run --out` and the record
+    unwritable as UTF-8."""
+    from proactive_tui.textsafe import scrub_deep
+
     source = text
     if "```json" in text:
         found = _UPSTREAM_FENCE.findall(text)
         if found:
             source = found[0]
     try:
-        return json.loads(source)
+        return scrub_deep(json.loads(source))
     except (json.JSONDecodeError, TypeError):
-        return extract_json(text)
+        return extract_json(text)  # scrubbed there
 
 
 def read_agent_reply(text: str, candidates: int = 1) -> AgentReading:

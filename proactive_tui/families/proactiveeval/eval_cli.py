@@ -14,6 +14,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from proactive_tui.textsafe import json_text
+
 from pydantic import BaseModel
 
 from proactive_tui.families.proactiveeval.env import DOMAINS
@@ -125,7 +127,6 @@ def _show(value: float | None, n: int, total: int) -> str:
 
 def run_eval(args: argparse.Namespace) -> int:
     import asyncio
-    import json
 
     from rich.console import Console
     from rich.table import Table
@@ -192,12 +193,12 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({
+        out.write_text(json_text({
             "models": {seat: roles.for_role(seat).model for seat in family.seats},
             "levels": list(levels), "settings": base,
             "sessions": [r.model_dump() for r in rows],
             "tables": {name: [r.model_dump() for r in table_rows] for name, table_rows in result.items()},
-        }, ensure_ascii=False, indent=2), encoding="utf-8")
+        }, indent=2), encoding="utf-8")
         err.print(Text(f"written to {out}", style="dim"))
     failed = [r for r in rows if r.termination == "error"]
     for r in failed:

@@ -21,7 +21,6 @@ replaced), so the folder loads back as environments: `proactive-tui --envs <out>
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 from proactive_tui.export.formats.common import run_facts, scrub, sort_records
 from proactive_tui.families.proactiveeval.report import DIMENSIONS, env_item, judged_against, ordered_messages
 from proactive_tui.export.registry import ExportError, Exporter, register
+from proactive_tui.textsafe import json_text
 
 ROLE_NAMES = {"agent": "assistant", "user": "user"}
 PRODUCED = ("dialogue", "planning", "scores", "meta")
@@ -83,7 +83,7 @@ def write(records: list[Any], out: Path) -> list[Path]:
     for (domain, tier), items in sorted(groups.items()):
         path = out / domain / f"{tier}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(items, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        path.write_text(json_text(items, indent=2) + "\n", encoding="utf-8")
         written.append(path)
     return written
 

@@ -189,10 +189,17 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
                 self.query_one(f"#key-{role}", Static).update(key_note(model, self._api_base()))
 
     def _missing_keys(self) -> list[str]:
+        """What would stop the seats' calls, said before Start: a URL where a model belongs, a
+        missing key, credentials inside the API base (keys.api_base_problem, as `run` refuses).
+        Only seats in use count: not the one a person plays, nor one a family's mode leaves
+        empty (its model box is disabled then)."""
+        in_use = [role for role in self.SEATS if role != self._human_seat()
+                  and not self.query_one(f"#model-{role}", Input).disabled]
         missing = []
-        for role in self.SEATS:
-            if role == self._human_seat():
-                continue
+        base_problem = keys.api_base_problem(self._api_base())
+        if base_problem and in_use:
+            missing.append(f"API base: {base_problem}")
+        for role in in_use:
             model = self.query_one(f"#model-{role}", Input).value.strip()
             provider = keys.provider_of(model)
             if keys.looks_like_url(model):

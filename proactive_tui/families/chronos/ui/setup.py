@@ -90,10 +90,6 @@ class ChronosSetupScreen(SetupScreenBase):
         """After the base form has set the seats for the mode (it re-enables the user's box)."""
         self.call_after_refresh(self._seats_in_use)
 
-    def _missing_keys(self) -> list[str]:
-        """A seat that will not be used needs no key."""
-        return [m for m in super()._missing_keys() if not self.query_one(f"#model-{m.split(':')[0]}", Input).disabled]
-
     def read_settings(self) -> dict[str, Any]:
         limit = self.query_one("#max-turns", Input).value.strip()
         manual = self.query_one("#monitor", Select).value == "manual"
