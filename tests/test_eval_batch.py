@@ -473,3 +473,17 @@ def test_pass_hat_k_is_the_unbiased_estimate() -> None:
     trials = {"t": [True, True, False]}
     assert [pass_hat_k(trials, k) for k in (1, 2, 3)] == [pytest.approx(2 / 3), pytest.approx(1 / 3), 0.0]
     assert pass_hat_k(trials, 4) is None and repeat_variance({"t": [1.0]}) is None
+
+
+def test_the_evalrun_package_stays_headless() -> None:
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    probe = ("import json, sys\nimport proactive_tui.evalrun.plan, proactive_tui.evalrun.folder, "
+             "proactive_tui.evalrun.report, proactive_tui.evalrun.runner, proactive_tui.evalrun.stats\n"
+             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'rich', 'textual'})))")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
