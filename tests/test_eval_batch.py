@@ -487,3 +487,26 @@ def test_the_evalrun_package_stays_headless() -> None:
     proc = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_failed_session_is_kept_apart_and_run_again_on_resume(tmp_path) -> None:
+    out = tmp_path / "out"
+    argv = ["proactiveeval/persuasion/fair/0", "--agreeableness", "low", "--repeats", "3", "--max-turns", "1",
+            "--no-store", "--out", str(out)]
+
+    class Failing(Seats):
+        def __call__(self, spec, env, gateway):
+            if spec.roles.agent.seed == 1:
+                raise RuntimeError("the model went away")
+            return super().__call__(spec, env, gateway)
+
+    assert run(argv, Failing()) == 1
+    failed = list((out / "failed").glob("*.json"))
+    assert len(failed) == 1 and "the model went away" in json.loads(failed[0].read_text())["reason"]
+    assert len(finished_ids(out)) == 2 and report_json(out)["missing"] == [failed[0].stem]
+    again = Seats()
+    assert run([*argv, "--resume"], again) == 0
+    assert [seed for _, seed in again.started] == [1] and not list((out / "failed").glob("*.json"))
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "agreeableness" not in manifest["settings"]["proactiveeval"]
+    assert manifest["sweeps"]["proactiveeval"] == {"agreeableness": ["low"]}

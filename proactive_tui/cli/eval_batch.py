@@ -116,9 +116,11 @@ def build_plan(args: argparse.Namespace, environments: list[Any], load_path: Any
                 sweeps[name][flag.setting] = list(family.sweeps[flag.setting]) if value in (None, "all") else [value]
                 setattr(base_args, flag.dest, None)
         try:
-            settings[name] = family.settings_from_args(base_args)
+            shared = family.settings_from_args(base_args)
         except ValueError as exc:
             raise Problem(str(exc)) from None
+        # a swept setting's value is the key's, never the shared default
+        settings[name] = {k: v for k, v in shared.items() if k not in sweeps[name]}
         grids[name] = grid_points(sweeps[name])
     agents = list(dict.fromkeys(args.agent)) or [default_agent]
     keys = plan_keys(envs, agents, grids, args.repeats)
