@@ -226,9 +226,9 @@ class Trial(BaseModel):
 
 
 def consistency_table(trials: list[Trial], repeats: int, group_label: str, pass_rule: str,
-                      title: str) -> ReportTable:
+                      title: str, total: str = "overall") -> ReportTable:
     """pass^1, pass^k (k = `repeats`) and the variance over repeats, per model and group
-    (`evalrun.stats` says how each is computed)."""
+    (`evalrun.stats` says how each is computed); the `total` group comes last."""
     from proactive_tui.evalrun.stats import pass_hat_k, repeat_variance
 
     cells: dict[tuple[str, str], tuple[dict[str, list[bool]], dict[str, list[float]]]] = {}
@@ -244,7 +244,7 @@ def consistency_table(trials: list[Trial], repeats: int, group_label: str, pass_
             flags.setdefault(t.task, []).append(t.passed)
             scores.setdefault(t.task, []).append(float(t.passed) if t.score is None else t.score)
     rows = []
-    for model, group in sorted(order, key=lambda mg: (mg[0], mg[1] == "overall", mg[1])):
+    for model, group in sorted(order, key=lambda mg: (mg[0], mg[1] == total, mg[1])):
         flags, scores = cells[(model, group)]
         rows.append(ReportRow(model=model, group=group, values={
             "tasks": float(len(flags)), "pass_1": pass_hat_k(flags, 1), "pass_k": pass_hat_k(flags, repeats),

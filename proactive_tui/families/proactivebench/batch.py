@@ -58,5 +58,5 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
                                 passed=(ev.judgement == "accepted") if counted else None))
     tables.append(consistency_table(trials, repeats, "split", "the event is judged correctly (its verdict accepts "
                                     "the agent's proposal or its silence: TP or TN); tasks are events",
-                                    "ProactiveBench: consistency over repeats"))
+                                    "ProactiveBench: consistency over repeats", total=ALL))
     return tables
