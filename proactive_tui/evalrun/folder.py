@@ -14,8 +14,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
+from proactive_tui.core.run_record import RunRecord
 from proactive_tui.evalrun.plan import Manifest, SessionKey
 
 MANIFEST = "manifest.json"
@@ -28,12 +29,9 @@ UNFINISHED_REASONS = frozenset({"error", "cancelled", "user_stopped"})
 class SessionResult(BaseModel):
     """One finished session as the folder keeps it: its key, the seed it ran with, its run record."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
     key: SessionKey
     seed: int
-    record: Any
-    """The session's RunRecord (read back typed: `core.run_record.RunRecord`)."""
+    record: RunRecord
 
     def dump(self) -> dict[str, Any]:
         return {"key": self.key.model_dump(), "key_id": self.key.id, "seed": self.seed,

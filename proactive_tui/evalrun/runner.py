@@ -14,6 +14,8 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict
 
+from proactive_tui.core.run_record import RunRecord
+from proactive_tui.core.spec import SessionSpec
 from proactive_tui.evalrun.plan import SessionKey
 
 
@@ -25,8 +27,9 @@ class PlannedSession(BaseModel):
     key: SessionKey
     seed: int
     env: Any
-    spec: Any
-    """core.spec.SessionSpec (its roles carry the seed to every model seat)."""
+    """The environment (each family's own model)."""
+    spec: SessionSpec
+    """Its roles carry the seed to every model seat."""
 
 
 class SessionOutcome(BaseModel):
@@ -35,7 +38,7 @@ class SessionOutcome(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     planned: PlannedSession
-    record: Any = None
+    record: RunRecord | None = None
     error: str | None = None
 
 
