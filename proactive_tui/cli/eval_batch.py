@@ -169,7 +169,6 @@ def prepare_folder(out: Path, manifest: Any, resume: bool) -> set[str]:
 
 def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     """The command. `build` replaces the session factory (tests seat scripted participants)."""
-    import asyncio
     from datetime import datetime, timezone
 
     from rich.console import Console
@@ -178,9 +177,10 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     from proactive_tui.cli.batch import shared_option_problem
     from proactive_tui.config import ConfigError, load_config
     from proactive_tui.envs import load_default, load_paths
-    from proactive_tui.evalrun.folder import SessionResult, finished, write_failure, write_manifest, write_result
+    from proactive_tui.evalrun.folder import (
+        SessionResult, finished, read_results, write_failure, write_manifest, write_result,
+    )
     from proactive_tui.evalrun.report import build_report, status_line, write_report
-    from proactive_tui.evalrun.folder import read_results
     from proactive_tui.evalrun.runner import run_planned
     from proactive_tui.llm.settings import resolve_roles
 
