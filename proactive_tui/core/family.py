@@ -125,6 +125,10 @@ class Family:
     """The family's own section of the run record."""
     env_model: ClassVar[type["EnvironmentBase"]]
     run_flags: ClassVar[tuple[RunFlag, ...]] = ()
+    sweeps: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """Settings the batch `eval` runs at every value unless its flag names one (or `all`): the
+    paper's protocol runs them all (ProactiveEval's three agreeableness levels). Each is a grid
+    axis of the plan (`evalrun.plan.grid_points`)."""
     companion_files: ClassVar[tuple[str, ...]] = ()
     """File names that describe their folder rather than hold environments (ProactiveBench's
     `splits.json`); read before the folder's other files and handed to `load_file`."""
@@ -225,6 +229,17 @@ class Family:
 
     def report(self, record: "RunRecord") -> list["ReportSection"]:
         """What every readable view shows of a session, in the order things happened."""
+        return []
+
+    def batch_tables(self, results: list[Any], repeats: int) -> list[Any]:
+        """The family's tables of a batch report (`evalrun.report.ReportTable`) from its finished
+        sessions (`evalrun.folder.SessionResult`: key, seed, run record), `repeats` per task.
+
+        Why a family method: each paper reports its own figures (ProactiveEval's planning and
+        guidance per domain, ProactiveBench's per-split confusion metrics, Chronos's per-branch
+        success per tier) and says what a passed task is, while the folder, the manifest, shards
+        and the files are the same for every family (`evalrun`). The tables depend only on the
+        results given, so a merged set of shards gives the tables of one unsharded run."""
         return []
 
     def add_eval_commands(self, subparsers: argparse._SubParsersAction) -> None:

@@ -116,6 +116,11 @@ class ChronosFamily(Family):
 
         return [EXPORTER]
 
+    def batch_tables(self, results, repeats):
+        from proactive_tui.families.chronos.batch import batch_tables
+
+        return batch_tables(results, repeats)
+
     def add_eval_commands(self, subparsers) -> None:
         from proactive_tui.families.chronos.eval_cli import add_eval_commands
 

@@ -121,6 +121,11 @@ class ProactiveBenchFamily(Family):
 
         return report(record)
 
+    def batch_tables(self, results, repeats):
+        from proactive_tui.families.proactivebench.batch import batch_tables
+
+        return batch_tables(results, repeats)
+
     def add_eval_commands(self, subparsers) -> None:
         from proactive_tui.families.proactivebench.eval_cli import add_eval_commands
 

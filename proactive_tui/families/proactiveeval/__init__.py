@@ -28,6 +28,8 @@ class ProactiveEvalFamily(Family):
     replayable = True
     group_by_tier = True
     settings_model = ProactiveEvalSettings
+    sweeps = {"agreeableness": ("low", "medium", "high")}
+    """The paper runs every environment at each of the three levels."""
 
     @property
     def section_model(self) -> type:  # type: ignore[override]
@@ -127,6 +129,11 @@ class ProactiveEvalFamily(Family):
         from proactive_tui.families.proactiveeval.report import report
 
         return report(record)
+
+    def batch_tables(self, results, repeats):
+        from proactive_tui.families.proactiveeval.batch import batch_tables
+
+        return batch_tables(results, repeats)
 
     def add_eval_commands(self, subparsers) -> None:
         from proactive_tui.families.proactiveeval.eval_cli import add_eval_commands

@@ -1,0 +1,313 @@
+"""`proactive-tui eval SELECTOR... --agent M [...]`: one batch command for every family.
+
+Plans environments x agents x the families' settings grid x repeats (`evalrun.plan`), runs this
+shard's sessions that have no finished record yet (`evalrun.runner.run_planned`), keeps each
+finished session's record in `--out DIR/sessions/` and writes the report from those records
+(`evalrun.report`). A selector that picks nothing, or a family flag that none of the selected
+families takes, stops the command before anything runs.
+
+`eval proactiveeval`, `eval chronos`, `eval splits` and `eval reward-judge` stay the earlier
+per-family checks; `eval run SELECTOR...` is this command spelled out (`eval run proactiveeval`
+selects the whole family here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from pathlib import Path
+from typing import Any
+
+BATCH_COMMAND = "run"
+
+
+def family_flags() -> dict[str, list[tuple[str, Any]]]:
+    """flag -> [(family name, RunFlag)] over every installed family (a flag several families take,
+    `--max-turns`, is one option)."""
+    from proactive_tui.core import registry
+
+    out: dict[str, list[tuple[str, Any]]] = {}
+    for family in registry.families().values():
+        for flag in family.run_flags:
+            out.setdefault(flag.flag, []).append((family.name, flag))
+    return out
+
+
+def add_batch_parser(sub: argparse._SubParsersAction) -> None:
+    from proactive_tui.core import registry
+
+    p = sub.add_parser(BATCH_COMMAND, help="batch sessions of any family with the papers' tables (also: "
+                                           "`eval SELECTOR...`)",
+                       description="Run environments x agents x settings grid x repeats and report the papers' tables.")
+    p.add_argument("selectors", nargs="+", metavar="SELECTOR",
+                   help="a family, a domain or tier prefix (proactiveeval/persuasion, proactiveeval/*/hard), an id "
+                        "glob (proactiveeval/*/hard/*), an exact id, or an environment file or folder")
+    p.add_argument("--agent", action="append", default=[], metavar="MODEL",
+                   help="litellm model for the agent; repeat to compare models (default: the configured agent)")
+    p.add_argument("--user", metavar="MODEL", help="model for the user seat")
+    p.add_argument("--judge", metavar="MODEL", help="model for the judge seat")
+    p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every model seat")
+    p.add_argument("--repeats", type=int, default=1, metavar="K", help="runs of every session (seeds 0..K-1; default 1)")
+    p.add_argument("--concurrency", type=int, default=2, metavar="N", help="sessions at once (default 2)")
+    p.add_argument("--out", metavar="DIR", help="the batch folder (default: eval-<UTC time> here)")
+    p.add_argument("--resume", action="store_true", help="continue the batch in --out: run only what has no finished record")
+    p.add_argument("--shard", metavar="I/N", help="run slice I (0-based) of N of the plan (job arrays); "
+                                                  "`report merge` combines the folders")
+    p.add_argument("--no-store", action="store_true", help="do not save the sessions in the session history")
+    p.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH",
+                   help="extra environment folder or file")
+    sweeps = {name: family.sweeps for family in registry.families().values() for name in [family.name]}
+    for flag, owners in family_flags().items():
+        names = [name for name, _ in owners]
+        kwargs = dict(owners[0][1].kwargs)
+        swept = any(f.setting in sweeps.get(name, {}) for name, f in owners)
+        if swept and "choices" in kwargs:
+            kwargs["choices"] = (*kwargs["choices"], "all")
+            kwargs["help"] = kwargs.get("help", "") + "; all (the default here) runs every value"
+        kwargs["help"] = f"[{', '.join(names)}] " + kwargs.get("help", "")
+        p.add_argument(flag, dest=owners[0][1].dest, **kwargs)
+    p.set_defaults(func=run_batch_eval)
+
+
+class Problem(Exception):
+    """A mistake in the command found before anything runs (exit 2) or a folder that cannot be
+    used (exit 1)."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def build_plan(args: argparse.Namespace, environments: list[Any], load_path: Any, default_agent: str,
+               resolve: Any) -> tuple[Any, list[Any]]:
+    """(manifest, planned sessions) of the command, or Problem. `resolve(agent, seed)` gives the
+    seats' RoleSettings; split out so tests can plan without a config."""
+    from proactive_tui.core import registry
+    from proactive_tui.core.spec import SessionSpec
+    from proactive_tui.evalrun.plan import Manifest, Shard, grid_points, plan_keys, seed_for, select, shard_keys
+    from proactive_tui.evalrun.runner import PlannedSession
+
+    if args.repeats < 1:
+        raise Problem("--repeats must be at least 1")
+    try:
+        shard = Shard.parse(args.shard) if args.shard else None
+    except ValueError as exc:
+        raise Problem(str(exc)) from None
+    selection = select(environments, args.selectors, load_path=load_path)
+    if selection.unmatched:
+        raise Problem("no environment matches " + ", ".join(selection.unmatched) + " (see `proactive-tui envs list`)", 1)
+    envs = selection.environments
+    families = sorted({e.family for e in envs})
+    for flag, owners in family_flags().items():
+        dest = owners[0][1].dest
+        if getattr(args, dest, None) is not None and not any(name in families for name, _ in owners):
+            raise Problem(f"{flag} is not a setting of the selected families ({', '.join(families)}); it is "
+                          f"{', '.join(name for name, _ in owners)}'s")
+    settings: dict[str, dict[str, Any]] = {}
+    sweeps: dict[str, dict[str, list[str]]] = {}
+    grids: dict[str, list[dict[str, str]]] = {}
+    for name in families:
+        family = registry.get(name)
+        base_args = argparse.Namespace(**vars(args))
+        sweeps[name] = {}
+        for flag in family.run_flags:
+            if flag.setting in family.sweeps:
+                value = getattr(args, flag.dest, None)
+                sweeps[name][flag.setting] = list(family.sweeps[flag.setting]) if value in (None, "all") else [value]
+                setattr(base_args, flag.dest, None)
+        try:
+            shared = family.settings_from_args(base_args)
+        except ValueError as exc:
+            raise Problem(str(exc)) from None
+        # a swept setting's value is the key's, never the shared default
+        settings[name] = {k: v for k, v in shared.items() if k not in sweeps[name]}
+        grids[name] = grid_points(sweeps[name])
+    agents = list(dict.fromkeys(args.agent)) or [default_agent]
+    keys = plan_keys(envs, agents, grids, args.repeats)
+    mine = shard_keys(keys, shard)
+    by_id = {e.id: e for e in envs}
+    planned = []
+    for key in mine:
+        family = registry.get(key.family)
+        seed_base = int(settings[key.family].get("seed") or 0)
+        seed = seed_for(key.repeat, seed_base)
+        values = {**settings[key.family], **key.settings}
+        if "seed" in family.settings_model.model_fields:
+            values["seed"] = seed
+        try:
+            values = family.settings_model(**values).model_dump()
+        except Exception as exc:
+            raise Problem(f"invalid settings for {key.family}: {exc}") from None
+        spec = SessionSpec(env_id=key.env_id, roles=resolve(key.agent, seed), settings=values)
+        planned.append(PlannedSession(key=key, seed=seed, env=by_id[key.env_id], spec=spec))
+    roles = resolve(agents[0], 0)
+    manifest = Manifest(selectors=list(args.selectors), families=families, agents=agents,
+                        models={"user": roles.user.model, "judge": roles.judge.model}, settings=settings, sweeps=sweeps,
+                        repeats=args.repeats, total=len(keys), shard=shard,
+                        planned=[k.id for k in mine], keys=mine)
+    return manifest, planned
+
+
+def prepare_folder(out: Path, manifest: Any, resume: bool) -> set[str]:
+    """Check `out` may hold this batch and return the ids already finished there."""
+    from proactive_tui.evalrun.folder import MANIFEST, finished_ids, read_manifest
+
+    if out.exists() and not out.is_dir():
+        raise Problem(f"--out: {out} is a file; give a folder")
+    if (out / MANIFEST).exists():
+        if not resume:
+            raise Problem(f"--out: {out} already holds a batch; --resume continues it, or give another folder", 1)
+        old = read_manifest(out)
+        mine, theirs = manifest.model_dump(exclude={"keys"}), old.model_dump(exclude={"keys"})
+        differ = sorted(k for k in mine if mine[k] != theirs.get(k))
+        if differ:
+            raise Problem(f"--resume: {out} holds another batch (it differs in {', '.join(differ)}); "
+                          "give the command that started it", 1)
+        return finished_ids(out) & set(manifest.planned)
+    return set()
+
+
+def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
+    """The command. `build` replaces the session factory (tests seat scripted participants)."""
+    from datetime import datetime, timezone
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from proactive_tui.cli.batch import shared_option_problem
+    from proactive_tui.config import ConfigError, load_config
+    from proactive_tui.envs import load_default, load_paths
+    from proactive_tui.evalrun.folder import (
+        SessionResult, finished, read_results, write_failure, write_manifest, write_result,
+    )
+    from proactive_tui.evalrun.report import build_report, status_line, write_report
+    from proactive_tui.evalrun.runner import run_planned
+    from proactive_tui.llm.settings import resolve_roles
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    console = Console(highlight=False, soft_wrap=True)
+    if not console.is_terminal:  # a file or a pipe: whole tables, never cut to 80 columns
+        console = Console(highlight=False, soft_wrap=True, width=200)
+
+    def fail(message: str, code: int) -> int:
+        err.print(Text(f"error: {message}", style="red"))
+        return code
+
+    if args.concurrency < 1:
+        return fail("--concurrency must be at least 1", 2)
+    out = Path(args.out or f"eval-{datetime.now(timezone.utc).strftime('%Y%m%d-%H%M%S')}").expanduser()
+    try:
+        config = load_config()
+        cli_roles = {"user": {"model": args.user, "api_base": args.api_base},
+                     "judge": {"model": args.judge, "api_base": args.api_base}}
+        default_agent = resolve_roles(config.roles, cli={**cli_roles, "agent": {"api_base": args.api_base}}).agent.model
+    except (ConfigError, ValueError) as exc:
+        return fail(str(exc), 1)
+
+    def resolve(agent: str, seed: int) -> Any:
+        roles = resolve_roles(config.roles, cli={**cli_roles, "agent": {"model": agent, "api_base": args.api_base}})
+        return roles.model_copy(update={r: roles.for_role(r).model_copy(update={"seed": seed})
+                                        for r in ("agent", "user", "judge")})
+
+    catalog = load_default(list(config.envs) + list(args.envs or []))
+    try:
+        manifest, planned = build_plan(args, catalog.environments, lambda path: load_paths([path]).environments,
+                                       default_agent, resolve)
+        done = prepare_folder(out, manifest, args.resume)
+    except Problem as exc:
+        return fail(str(exc), exc.code)
+    except ValueError as exc:
+        return fail(str(exc), 1)
+    problem = shared_option_problem(argparse.Namespace(concurrency=args.concurrency, out=str(out / "manifest.json")))
+    if problem:
+        return fail(problem, 2)
+    todo = [p for p in planned if p.key.id not in done]
+    out.mkdir(parents=True, exist_ok=True)
+    write_manifest(out, manifest)
+    shard = f", shard {manifest.shard} of {manifest.total}" if manifest.shard else ""
+    err.print(Text(f"{len(planned)} sessions{shard} ({len(done)} already finished, {len(todo)} to run) -> {out}",
+                   style="dim"))
+
+    def on_done(outcome: Any) -> None:
+        item = outcome.planned
+        if outcome.error is None and finished(outcome.record):
+            write_result(out, SessionResult(key=item.key, seed=item.seed, record=outcome.record))
+            headline = next((s.display for s in outcome.record.scores if s.headline), "")
+            err.print(Text(f"  done {item.key.id}: {outcome.record.termination.reason} {headline}".rstrip(), style="dim"))
+        else:
+            reason = outcome.error or (outcome.record.termination.reason if outcome.record and outcome.record.termination
+                                       else "no end")
+            write_failure(out, item.key, item.seed, reason, outcome.record)
+            err.print(Text(f"  failed {item.key.id}: {reason} (run again with --resume)", style="yellow"))
+
+    def warn(message: str) -> None:
+        err.print(Text(f"warning: {message}", style="yellow"))
+
+    stopped = run_with_signals(lambda: run_planned(todo, args.concurrency, on_done, store=not args.no_store,
+                                                   warn=warn, build=build))
+    report = build_report(manifest, read_results(out))
+    write_report(out, report)
+    print_report(console, report)
+    err.print(Text(f"{status_line(report)}; report in {out}/report.json, report.csv, report.md", style="dim"))
+    if stopped:
+        err.print(Text(f"stopped ({stopped}); `--resume` with the same command runs what is left", style="yellow"))
+        return 143 if stopped == "SIGTERM" else 130
+    return 1 if report.missing else 0
+
+
+def run_with_signals(make: Any) -> str | None:
+    """Run the coroutine `make()` until it ends or Ctrl-C/SIGTERM stops it; the name of the stop,
+    or None. Stopping cancels the running sessions; finished ones are on disk already."""
+    import asyncio
+
+    stopped: list[str] = []
+
+    async def main() -> None:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+
+        def stop(name: str) -> None:
+            stopped.append(name)
+            assert task is not None
+            task.cancel()
+
+        installed = []
+        for sig, name in ((signal.SIGTERM, "SIGTERM"), (signal.SIGINT, "Ctrl-C")):
+            try:
+                loop.add_signal_handler(sig, stop, name)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
+                pass
+        try:
+            await make()
+        finally:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+
+    try:
+        asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        return stopped[0] if stopped else "Ctrl-C"
+    return stopped[0] if stopped else None
+
+
+def print_report(console: Any, report: Any) -> None:
+    """The report's tables in the terminal (Rich), one per family table."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from proactive_tui.evalrun.report import status_line, table_cells
+
+    console.print(Text(f"agents: {', '.join(report.agents)} · repeats: {report.repeats} · {status_line(report)}",
+                       style="dim"))
+    for tables in report.families.values():
+        for table in tables:
+            header, rows = table_cells(table)
+            out = Table(title=table.title, title_justify="left")
+            for i, column in enumerate(header):
+                out.add_column(column, justify="left" if i < (2 if table.group_label else 1) else "right")
+            for cells in rows:
+                out.add_row(*cells)
+            console.print(out)
+            for note in table.notes:
+                console.print(Text(note, style="dim"))

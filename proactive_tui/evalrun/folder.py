@@ -1,0 +1,101 @@
+"""A batch folder on disk: `manifest.json`, `sessions/<key>.json` (one per finished session),
+`failed/<key>.json` (the last failure of a session that did not finish) and the report files.
+
+A session's file is written once it has finished, to a temporary name then renamed, so a folder
+never holds half a record: whatever stops a run (Ctrl-C, SIGTERM, a killed job), the records there
+are whole, `--resume` runs exactly the keys without one, and the report can be recomputed from them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from proactive_tui.core.run_record import RunRecord
+from proactive_tui.evalrun.plan import Manifest, SessionKey
+
+MANIFEST = "manifest.json"
+SESSIONS = "sessions"
+FAILED = "failed"
+UNFINISHED_REASONS = frozenset({"error", "cancelled", "user_stopped"})
+"""Terminations that do not count as a finished session: it is run again on `--resume`."""
+
+
+class SessionResult(BaseModel):
+    """One finished session as the folder keeps it: its key, the seed it ran with, its run record."""
+
+    key: SessionKey
+    seed: int
+    record: RunRecord
+
+    def dump(self) -> dict[str, Any]:
+        return {"key": self.key.model_dump(), "key_id": self.key.id, "seed": self.seed,
+                "record": self.record.model_dump(mode="json")}
+
+
+def finished(record: Any) -> bool:
+    """The session played to an end that scores (not cut off, not failed)."""
+    return record is not None and record.termination is not None and record.termination.reason not in UNFINISHED_REASONS
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` whole or not at all (temporary file in the same folder, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_manifest(folder: Path, manifest: Manifest) -> None:
+    write_atomic(folder / MANIFEST, manifest.model_dump_json(indent=2))
+
+
+def read_manifest(folder: Path) -> Manifest:
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise FileNotFoundError(f"{folder} holds no {MANIFEST} (not a batch folder)")
+    return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def write_result(folder: Path, result: SessionResult) -> Path:
+    path = folder / SESSIONS / f"{result.key.id}.json"
+    write_atomic(path, json.dumps(result.dump(), ensure_ascii=False, indent=1))
+    (folder / FAILED / f"{result.key.id}.json").unlink(missing_ok=True)
+    return path
+
+
+def write_failure(folder: Path, key: SessionKey, seed: int, reason: str, record: Any = None) -> None:
+    data = {"key": key.model_dump(), "key_id": key.id, "seed": seed, "reason": reason,
+            "record": record.model_dump(mode="json") if record is not None else None}
+    write_atomic(folder / FAILED / f"{key.id}.json", json.dumps(data, ensure_ascii=False, indent=1))
+
+
+def finished_ids(folder: Path) -> set[str]:
+    """Keys with a finished record in the folder (a leftover temporary file is no record)."""
+    base = folder / SESSIONS
+    return {p.stem for p in base.glob("*.json")} if base.is_dir() else set()
+
+
+def read_results(folder: Path) -> list[SessionResult]:
+    """Every finished session's result in the folder, by key id."""
+    from proactive_tui.core.run_record import read_record
+
+    out = []
+    base = folder / SESSIONS
+    for path in sorted(base.glob("*.json")) if base.is_dir() else []:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        out.append(SessionResult(key=SessionKey.model_validate(data["key"]), seed=int(data["seed"]),
+                                 record=read_record(data["record"])))
+    return out

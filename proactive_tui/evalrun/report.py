@@ -1,0 +1,264 @@
+"""The batch report, computed from the run records of a folder (or of several shard folders) alone.
+
+The shared part is here: which records count, the report's frame (what ran, what is missing,
+whether it is partial) and the files (`report.json`, `report.csv`, `report.md`). The numbers come
+from each family (`Family.batch_tables`, in the family's folder), as typed tables: rows of
+(model, group) with named values and their standard deviation over repeats.
+
+Everything but `timing` depends only on the manifest's sweep and the records, so an unsharded run
+and its shards merged give equal reports apart from `timing`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from proactive_tui.evalrun.folder import SessionResult, read_manifest, read_results, write_atomic
+from proactive_tui.evalrun.plan import Manifest, SessionKey
+
+Unit = Literal["score", "pct", "count", "ratio"]
+
+
+class Column(BaseModel):
+    key: str
+    label: str
+    unit: Unit = "score"
+
+
+class ReportRow(BaseModel):
+    model: str
+    """The agent model."""
+    group: str = ""
+    """What the row covers within the model (a domain, a split, a tier, "overall")."""
+    values: dict[str, float | None] = Field(default_factory=dict)
+    std: dict[str, float | None] = Field(default_factory=dict)
+    """Standard deviation over repeats of the value of the same key (absent or None: one repeat)."""
+
+
+class ReportTable(BaseModel):
+    id: str
+    title: str
+    group_label: str = ""
+    """The heading of the `group` column ("" when the table has no groups)."""
+    columns: list[Column]
+    rows: list[ReportRow]
+    notes: list[str] = Field(default_factory=list)
+
+
+class Timing(BaseModel):
+    generated_at: str
+
+
+class BatchReport(BaseModel):
+    selectors: list[str]
+    agents: list[str]
+    models: dict[str, str]
+    settings: dict[str, dict[str, Any]]
+    sweeps: dict[str, dict[str, list[str]]]
+    repeats: int
+    planned: int
+    finished: int
+    missing: list[str]
+    """Planned keys with no finished record (interrupted, failed, or in a shard not merged)."""
+    partial: bool
+    families: dict[str, list[ReportTable]]
+    timing: Timing
+
+
+def build_report(manifest: Manifest, results: list[SessionResult], planned: list[str] | None = None) -> BatchReport:
+    """The report of the planned keys' finished results (records of other keys are ignored);
+    `planned` defaults to the manifest's."""
+    from proactive_tui.core import registry
+
+    wanted = set(manifest.planned if planned is None else planned)
+    by_id = {r.key.id: r for r in results if r.key.id in wanted}
+    families: dict[str, list[ReportTable]] = {}
+    for name in manifest.families:
+        own = [by_id[k] for k in sorted(by_id) if by_id[k].key.family == name]
+        if own:
+            families[name] = registry.get(name).batch_tables(own, manifest.repeats)
+    missing = sorted(wanted - set(by_id))
+    return BatchReport(
+        selectors=manifest.selectors, agents=manifest.agents, models=manifest.models, settings=manifest.settings,
+        sweeps=manifest.sweeps, repeats=manifest.repeats, planned=len(wanted), finished=len(by_id), missing=missing,
+        partial=bool(missing) or len(wanted) < manifest.total, families=families,
+        timing=Timing(generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds")),
+    )
+
+
+def report_of_folder(folder: Path) -> BatchReport:
+    return build_report(read_manifest(folder), read_results(folder))
+
+
+# -- files ----------------------------------------------------------------------------------------
+
+
+def show_value(value: float | None, unit: Unit, std: float | None = None) -> str:
+    """A value as the tables print it: scores with 2 decimals, rates as percentages, "± std"."""
+    if value is None:
+        return "n/a"
+    if unit == "pct":
+        text = f"{100 * value:.2f}%"
+        return text + (f" ± {100 * std:.2f}" if std is not None else "")
+    if unit == "count":
+        return str(int(value))
+    text = f"{value:.2f}" if unit == "score" else f"{value:.3f}"
+    return text + (f" ± {std:.2f}" if std is not None else "")
+
+
+def table_cells(table: ReportTable) -> tuple[list[str], list[list[str]]]:
+    """(header, rows of text) for the terminal and markdown: model, group, then the columns."""
+    header = ["model"] + ([table.group_label] if table.group_label else []) + [c.label for c in table.columns]
+    rows = []
+    for row in table.rows:
+        cells = [row.model] + ([row.group] if table.group_label else [])
+        cells += [show_value(row.values.get(c.key), c.unit, row.std.get(c.key)) for c in table.columns]
+        rows.append(cells)
+    return header, rows
+
+
+def status_line(report: BatchReport) -> str:
+    text = f"{report.finished}/{report.planned} sessions finished"
+    if report.partial:
+        text += " (partial: " + (f"{len(report.missing)} not finished" if report.missing else "a shard of the sweep") + ")"
+    return text
+
+
+def to_markdown(report: BatchReport) -> str:
+    lines = ["# Batch evaluation", "", f"Selectors: {', '.join(report.selectors)}  ",
+             f"Agents: {', '.join(report.agents)}  ",
+             f"Other seats: {', '.join(f'{k}: {v}' for k, v in report.models.items())}  ",
+             f"Repeats: {report.repeats}; {status_line(report)}", ""]
+    for family, tables in report.families.items():
+        for table in tables:
+            header, rows = table_cells(table)
+            lines += [f"## {table.title}", "", "| " + " | ".join(header) + " |",
+                      "|" + "|".join(["---"] * len(header)) + "|"]
+            lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+            lines += [""] + [f"_{note}_" for note in table.notes] + ([""] if table.notes else [])
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def to_csv(report: BatchReport) -> str:
+    """Long format, one line per value: family, table, model, group, measure, value, std."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["family", "table", "model", "group", "measure", "value", "std"])
+    for family, tables in report.families.items():
+        for table in tables:
+            for row in table.rows:
+                for c in table.columns:
+                    value, spread = row.values.get(c.key), row.std.get(c.key)
+                    writer.writerow([family, table.id, row.model, row.group, c.key,
+                                     "" if value is None else repr(value), "" if spread is None else repr(spread)])
+    return out.getvalue()
+
+
+def write_report(folder: Path, report: BatchReport) -> list[Path]:
+    """`report.json`, `report.csv` and `report.md` in the folder, each written whole."""
+    paths = [folder / "report.json", folder / "report.csv", folder / "report.md"]
+    write_atomic(paths[0], report.model_dump_json(indent=2))
+    write_atomic(paths[1], to_csv(report))
+    write_atomic(paths[2], to_markdown(report))
+    return paths
+
+
+# -- merging shards -------------------------------------------------------------------------------
+
+
+class MergeError(ValueError):
+    """Folders that are not shards of one sweep."""
+
+
+def merge_folders(folders: list[Path], out: Path) -> BatchReport:
+    """Combine shard folders into `out`: one manifest for the whole sweep, every finished record
+    copied, and the report an unsharded run of the same sweep gives."""
+    manifests = [read_manifest(f) for f in folders]
+    first = manifests[0]
+    for folder, m in zip(folders[1:], manifests[1:]):
+        if m.sweep_fields() != first.sweep_fields():
+            differ = sorted(k for k, v in m.sweep_fields().items() if first.sweep_fields().get(k) != v)
+            raise MergeError(f"{folder} is not a shard of the sweep in {folders[0]} (differs in {', '.join(differ)})")
+    keys: dict[str, SessionKey] = {}
+    for m in manifests:
+        keys.update({k.id: k for k in m.keys})
+    planned = sorted(set().union(*(m.planned for m in manifests)))
+    results: dict[str, SessionResult] = {}
+    for folder in folders:
+        results.update({r.key.id: r for r in read_results(folder)})
+    merged = first.model_copy(update={"shard": None, "planned": planned, "keys": [keys[k] for k in sorted(keys)]})
+    from proactive_tui.evalrun.folder import write_manifest, write_result
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_manifest(out, merged)
+    for result in results.values():
+        write_result(out, result)
+    report = build_report(merged, list(results.values()))
+    write_report(out, report)
+    return report
+
+
+def load_report_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# -- helpers the families' tables share ---------------------------------------------------------
+
+
+class Trial(BaseModel):
+    """One session as pass^k and the variance over repeats see it (the family says what passed)."""
+
+    model: str
+    groups: list[str]
+    """The rows it counts in (its domain, split or tier, and "overall")."""
+    task: str
+    passed: bool | None
+    """None: the session has no verdict (left out)."""
+    score: float | None = None
+    """What the variance over repeats is taken of (the pass flag as 0/1 when None)."""
+
+
+def consistency_table(trials: list[Trial], repeats: int, group_label: str, pass_rule: str,
+                      title: str, total: str = "overall") -> ReportTable:
+    """pass^1, pass^k (k = `repeats`) and the variance over repeats, per model and group
+    (`evalrun.stats` says how each is computed); the `total` group comes last."""
+    from proactive_tui.evalrun.stats import pass_hat_k, repeat_variance
+
+    cells: dict[tuple[str, str], tuple[dict[str, list[bool]], dict[str, list[float]]]] = {}
+    order: list[tuple[str, str]] = []
+    for t in trials:
+        if t.passed is None:
+            continue
+        for group in t.groups:
+            if (t.model, group) not in cells:
+                cells[(t.model, group)] = ({}, {})
+                order.append((t.model, group))
+            flags, scores = cells[(t.model, group)]
+            flags.setdefault(t.task, []).append(t.passed)
+            scores.setdefault(t.task, []).append(float(t.passed) if t.score is None else t.score)
+    rows = []
+    for model, group in sorted(order, key=lambda mg: (mg[0], mg[1] == total, mg[1])):
+        flags, scores = cells[(model, group)]
+        rows.append(ReportRow(model=model, group=group, values={
+            "tasks": float(len(flags)), "pass_1": pass_hat_k(flags, 1), "pass_k": pass_hat_k(flags, repeats),
+            "variance": repeat_variance(scores)}))
+    columns = [Column(key="tasks", label="tasks", unit="count"), Column(key="pass_1", label="pass^1", unit="pct"),
+               Column(key="pass_k", label=f"pass^{repeats}", unit="pct"),
+               Column(key="variance", label="variance over repeats", unit="ratio")]
+    return ReportTable(id="consistency", title=title, group_label=group_label, columns=columns, rows=rows,
+                       notes=[f"a session passes when {pass_rule}; pass^k: share of tasks whose k repeats all "
+                              "pass (C(c,k)/C(n,k) per task); variance: per task over its repeats, averaged"])
+
+
+def per_repeat(values: dict[int, float | None]) -> tuple[float | None, float | None]:
+    """(mean, std) over repeats of a figure computed once per repeat."""
+    from proactive_tui.evalrun.stats import mean_std
+
+    return mean_std(values[r] for r in sorted(values))

@@ -1,0 +1,89 @@
+"""ProactiveEval's tables in a batch report (`Family.batch_tables`).
+
+The paper's main table has a row per model and a column per domain, for target planning and for
+dialogue guidance apart; each figure is the mean over the domain's environments, each run at the
+three agreeableness levels. Here each figure is computed per repeat and reported as mean ± std
+over repeats (`evalrun.stats`); "overall" is the mean over every session of the model, not the mean
+of the domain means (domains hold different numbers of items). A table per agreeableness level
+shows how much the user's resistance costs.
+
+A session **passes** (pass^k) when its guidance score is at least `PASS_GUIDANCE` (7). The paper
+has no pass threshold: 7 is our choice, the lowest band of our guidance judge's scale that says
+"clear progress toward the target and most standards met" (`prompts.GUIDANCE_BANDS`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proactive_tui.evalrun.report import Column, ReportRow, ReportTable, Trial, consistency_table, per_repeat
+from proactive_tui.families.proactiveeval.env import DOMAINS
+
+PASS_GUIDANCE = 7
+LEVELS = ("low", "medium", "high")
+
+
+def _domain(result: Any) -> str:
+    return str((result.record.environment or {}).get("domain") or "-")
+
+
+def _scores(result: Any) -> tuple[float | None, float | None]:
+    """(plan score, guidance overall) of a session; None for what was not scored."""
+    section = result.record.section
+    plan = section.planning.score if section is not None else None
+    guidance = section.guidance.overall if section is not None and section.guidance is not None else None
+    return plan, guidance
+
+
+def _figure(results: list[Any], which: int) -> tuple[float | None, float | None]:
+    """Mean ± std over repeats of the per-repeat mean of score `which` (0 plan, 1 guidance)."""
+    by_repeat: dict[int, list[float]] = {}
+    for r in results:
+        value = _scores(r)[which]
+        if value is not None:
+            by_repeat.setdefault(r.key.repeat, []).append(float(value))
+    return per_repeat({rep: sum(v) / len(v) for rep, v in by_repeat.items()})
+
+
+def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
+    models = sorted({r.key.agent for r in results})
+    domains = [d for d in DOMAINS if any(_domain(r) == d for r in results)]
+    domains += sorted({_domain(r) for r in results} - set(domains))
+    columns = [Column(key=d, label=DOMAINS.get(d, d)) for d in domains] + [Column(key="overall", label="Overall")]
+    tables = []
+    for which, table_id, title in ((0, "planning", "ProactiveEval: target planning (1-10)"),
+                                   (1, "guidance", "ProactiveEval: dialogue guidance (1-10)")):
+        rows = []
+        for model in models:
+            own = [r for r in results if r.key.agent == model]
+            row = ReportRow(model=model)
+            for d in domains:
+                row.values[d], row.std[d] = _figure([r for r in own if _domain(r) == d], which)
+            row.values["overall"], row.std["overall"] = _figure(own, which)
+            rows.append(row)
+        tables.append(ReportTable(id=table_id, title=title, columns=columns, rows=rows,
+                                  notes=["mean ± std over repeats; each repeat's figure is the mean over its "
+                                         "sessions (every agreeableness level run)"]))
+    rows = []
+    for model in models:
+        own = [r for r in results if r.key.agent == model]
+        for level in [lv for lv in LEVELS if any(r.key.settings.get("agreeableness") == lv for r in own)]:
+            at = [r for r in own if r.key.settings.get("agreeableness") == level]
+            row = ReportRow(model=model, group=level)
+            for key, which in (("plan", 0), ("guidance", 1)):
+                row.values[key], row.std[key] = _figure(at, which)
+            row.values["sessions"] = float(len(at))
+            rows.append(row)
+    tables.append(ReportTable(id="agreeableness", title="ProactiveEval: by agreeableness level", group_label="level",
+                              columns=[Column(key="sessions", label="sessions", unit="count"),
+                                       Column(key="plan", label="planning"), Column(key="guidance", label="guidance")],
+                              rows=rows))
+    trials = []
+    for r in results:
+        guidance = _scores(r)[1]
+        trials.append(Trial(model=r.key.agent, groups=[DOMAINS.get(_domain(r), _domain(r)), "overall"], task=r.key.task,
+                            passed=None if guidance is None else guidance >= PASS_GUIDANCE,
+                            score=None if guidance is None else float(guidance)))
+    tables.append(consistency_table(trials, repeats, "domain", f"its guidance score is at least {PASS_GUIDANCE}/10 "
+                                    "(our threshold; the paper has none)", "ProactiveEval: consistency over repeats"))
+    return tables
