@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.evalrun.plan import Manifest, SessionKey
+from proactive_tui.textsafe import json_text
 
 MANIFEST = "manifest.json"
 SESSIONS = "sessions"
@@ -59,7 +60,7 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_manifest(folder: Path, manifest: Manifest) -> None:
-    write_atomic(folder / MANIFEST, manifest.model_dump_json(indent=2))
+    write_atomic(folder / MANIFEST, json_text(manifest, indent=2))
 
 
 def read_manifest(folder: Path) -> Manifest:
@@ -71,7 +72,7 @@ def read_manifest(folder: Path) -> Manifest:
 
 def write_result(folder: Path, result: SessionResult) -> Path:
     path = folder / SESSIONS / f"{result.key.id}.json"
-    write_atomic(path, json.dumps(result.dump(), ensure_ascii=False, indent=1))
+    write_atomic(path, json_text(result.dump(), indent=1))
     (folder / FAILED / f"{result.key.id}.json").unlink(missing_ok=True)
     return path
 
@@ -79,7 +80,7 @@ def write_result(folder: Path, result: SessionResult) -> Path:
 def write_failure(folder: Path, key: SessionKey, seed: int, reason: str, record: Any = None) -> None:
     data = {"key": key.model_dump(), "key_id": key.id, "seed": seed, "reason": reason,
             "record": record.model_dump(mode="json") if record is not None else None}
-    write_atomic(folder / FAILED / f"{key.id}.json", json.dumps(data, ensure_ascii=False, indent=1))
+    write_atomic(folder / FAILED / f"{key.id}.json", json_text(data, indent=1))
 
 
 def finished_ids(folder: Path) -> set[str]:

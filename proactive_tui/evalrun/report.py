@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from proactive_tui.evalrun.folder import SessionResult, read_manifest, read_results, write_atomic
 from proactive_tui.evalrun.plan import Manifest, SessionKey
+from proactive_tui.textsafe import json_text
 
 Unit = Literal["score", "pct", "count", "ratio"]
 
@@ -164,7 +165,7 @@ def to_csv(report: BatchReport) -> str:
 def write_report(folder: Path, report: BatchReport) -> list[Path]:
     """`report.json`, `report.csv` and `report.md` in the folder, each written whole."""
     paths = [folder / "report.json", folder / "report.csv", folder / "report.md"]
-    write_atomic(paths[0], report.model_dump_json(indent=2))
+    write_atomic(paths[0], json_text(report, indent=2))
     write_atomic(paths[1], to_csv(report))
     write_atomic(paths[2], to_markdown(report))
     return paths
