@@ -1,10 +1,12 @@
-"""What a headless `run` checks before its session starts: each model seat's model string and key.
+"""What a headless `run` checks before its session starts: each model seat's api base, model string
+and key.
 
 Why: without it a run starts, the agent and the user spend calls and tokens, and the session dies
 at the first call to a seat that could never work (often the judge, minutes in, or a CI job after
 its budget is gone). Every problem is known before the first call: a model string litellm cannot
 route (a typo'd provider, a URL typed where the model goes), the embedded model asked for under
-a name it does not have or without its weights, a provider key that is nowhere. So all seats are
+a name it does not have or without its weights, a provider key that is nowhere, an api base that
+is not an http(s) URL (`notaurl`, `localhost:8000`: otherwise retried five times as a 500). So all seats are
 checked up front and every problem is reported at once, each naming its seat.
 
 Only the seats the family's sessions use (`family.seats`) and that a model fills are checked: a
@@ -39,10 +41,18 @@ def check_seats(spec: Any, seats: Iterable[str]) -> list[SeatProblem]:
         if spec.seats.get(seat, "model") != "model":
             continue
         settings = spec.roles.for_role(seat)
-        problem = model_problem(settings.model, settings.api_base)
+        problem = None if settings.is_local else keys_api_base_problem(settings.api_base)
+        problem = problem or model_problem(settings.model, settings.api_base)
         if problem is not None:
             problems.append(SeatProblem(seat=seat, model=settings.model, problem=problem))
     return problems
+
+
+def keys_api_base_problem(api_base: str | None) -> str | None:
+    """A seat's api base that no request can be sent to (`llm.keys.api_base_problem`)."""
+    from proactive_tui.llm.keys import api_base_problem
+
+    return api_base_problem(api_base)
 
 
 def model_problem(model: str, api_base: str | None) -> str | None:

@@ -54,6 +54,34 @@ def url_in_model_message(model: str) -> str:
     )
 
 
+def api_base_problem(api_base: str | None) -> str | None:
+    """Why `api_base` cannot be a server's address, or None. An http(s) URL with a host is the only
+    thing litellm can send a request to; anything else (`notaurl`, `ftp://x`, `localhost:8000`
+    without a scheme) used to fail only at the first call, retried as "provider failed (500)".
+    The value is shown through `public_api_base`, so user info or a query holding a key never is."""
+    if api_base is None or not api_base.strip():
+        return None
+    from urllib.parse import urlsplit
+
+    from proactive_tui.llm.redact import public_api_base
+
+    value = api_base.strip()
+    shown = public_api_base(value) or ""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return f"api base {shown!r} is not a URL (its port is not a number); e.g. http://localhost:8000/v1"
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https"):
+        return None if parts.hostname else f"api base {shown!r} names no host; e.g. http://localhost:8000/v1"
+    if "://" in value:
+        return f"api base {shown!r} is not an http(s) URL ({scheme}://); e.g. http://localhost:8000/v1"
+    host_like = "." in value or ":" in value or value.lower().startswith("localhost")
+    hint = f"; did you mean http://{shown.rstrip('/')}?" if host_like else "; e.g. http://localhost:8000/v1"
+    return f"api base {shown!r} is not a URL: it needs http:// or https:// and a host{hint}"
+
+
 def known_providers() -> set[str]:
     """Every provider prefix litellm routes (and our own `local`). Imports litellm (the gateway has
     it loaded by the time a call is built)."""
