@@ -115,3 +115,15 @@ async def test_a_stall_after_some_text_is_a_cut_reply_naming_the_idle_bound(serv
             pass
     assert info.value.kind == "timeout" and "idle timeout" in info.value.message
     assert info.value.partial_text.startswith("one")
+
+
+def test_the_excerpt_of_a_bad_body_is_short_plain_and_masked() -> None:
+    """What came back is quoted as data: one line, no escape sequences, no key, a bounded length."""
+    from proactive_tui.llm.errors import non_json_body
+
+    key = "sk-" + "K" * 30
+    body = f"<html>\x1b[31m\n  <p>proxy says: key={key}</p>" + "x" * 500 + "</html>"
+    message = non_json_body("openai/m", " at http://h/v1", 200, body)
+    assert "answered HTTP 200 with a non-JSON body (an HTML page?" in message
+    assert "\x1b" not in message and "\n" not in message and key not in message
+    assert len(message) < 300
