@@ -127,3 +127,12 @@ def test_the_excerpt_of_a_bad_body_is_short_plain_and_masked() -> None:
     assert "answered HTTP 200 with a non-JSON body (an HTML page?" in message
     assert "\x1b" not in message and "\n" not in message and key not in message
     assert len(message) < 300
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "whole"])
+async def test_a_whitespace_reply_is_no_reply(server: FakeOpenAIServer, streamed: bool) -> None:
+    server.script(*[Reply.text(" \n\t ")] * 2)
+    with pytest.raises(ModelError) as info:
+        await call(quick_gateway([]), seat(server, max_retries=1), streamed)
+    assert info.value.kind == "server" and ("no reply text" if streamed else "empty reply") in info.value.message
+    assert len(server.chat_requests()) == (1 if streamed else 2)  # text already shown is never asked for again

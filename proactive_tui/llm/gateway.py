@@ -540,7 +540,7 @@ class ModelStream:
                     if not self.streaming:
                         response = await self._bounded(litellm.acompletion(**request), self._call_deadline, "whole")
                         text = self._absorb_whole(response)
-                        if not text:
+                        if not text.strip():  # whitespace is no reply either
                             raise self._no_reply(bool(getattr(response, "choices", None)))
                         self.text = text
                         yield text
@@ -565,7 +565,7 @@ class ModelStream:
                                 yield delta
                     finally:
                         await _close(response)
-                    if not self.text:
+                    if not self.text.strip():  # whitespace alone is no reply either (not retried once shown)
                         raise self._no_reply(True, streamed=True)
                     break
                 except (asyncio.CancelledError, GeneratorExit):
