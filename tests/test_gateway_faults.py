@@ -136,3 +136,11 @@ async def test_a_whitespace_reply_is_no_reply(server: FakeOpenAIServer, streamed
         await call(quick_gateway([]), seat(server, max_retries=1), streamed)
     assert info.value.kind == "server" and ("no reply text" if streamed else "empty reply") in info.value.message
     assert len(server.chat_requests()) == (1 if streamed else 2)  # text already shown is never asked for again
+
+
+async def test_a_server_error_reads_as_the_servers_words(server: FakeOpenAIServer) -> None:
+    """Not "InternalServerError: InternalServerError: OpenAIException - overloaded"."""
+    server.script(Reply.error(503, "overloaded"))
+    with pytest.raises(ModelError) as info:
+        await call(quick_gateway([]), seat(server, max_retries=0), streamed=False)
+    assert info.value.message == "openai/fake-model: the provider failed (503): overloaded"

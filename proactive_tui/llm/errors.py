@@ -27,6 +27,9 @@ class ModelError(Exception):
         return self.kind in RETRYABLE
 
 
+_WRAPPERS = re.compile(r"^(?:(?:[A-Za-z]+(?:Error|Exception))(?::| -) ?)+")
+"""The class names litellm stacks in front of a server's own words ("InternalServerError:
+InternalServerError: OpenAIException - internal error"): the person needs only the words."""
 _FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
 _MODEL_WORDS = re.compile(r"model", re.IGNORECASE)
 
@@ -109,7 +112,7 @@ def classify(exc: BaseException, model: str, api_base: str | None, response_form
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
     raw = redact(str(getattr(exc, "message", None) or exc))
-    raw = raw.replace("litellm.", "").strip()
+    raw = _WRAPPERS.sub("", raw.replace("litellm.", "").strip())
     where = f" at {api_base}" if api_base else ""
     if response_format and names_response_format(exc):
         detail = redact(body_of(exc)) or raw
