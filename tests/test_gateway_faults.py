@@ -99,11 +99,12 @@ async def test_a_reset_before_the_answer_is_not_cannot_reach(server: FakeOpenAIS
 
 @pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "whole"])
 async def test_a_server_that_never_answers_is_cut_by_the_bounds(server: FakeOpenAIServer, streamed: bool) -> None:
-    server.script(*[Reply(fault="hang", delay=20)] * 2)
-    bounds = dict(first_token_timeout=0.3, idle_timeout=0.3, timeout=0.6, max_retries=1)
+    server.script(*[Reply(fault="hang", delay=20)] * 5)
+    bounds = dict(first_token_timeout=0.3, idle_timeout=0.3, timeout=0.6, max_retries=4)
     with pytest.raises(ModelError) as info:
         await call(quick_gateway([]), seat(server, **bounds), streamed)
     assert info.value.kind == "timeout"
+    assert len(server.chat_requests()) == 2  # a silent server is asked twice, not max_retries + 1 times
     assert ("first-token timeout" if streamed else "whole-call timeout") in info.value.message
 
 

@@ -28,6 +28,11 @@ from proactive_tui.llm.structured import ModeMemory, memory_key, modes_to_try, r
 T = TypeVar("T", bound=BaseModel)
 Message = dict[str, Any]
 STRUCTURED_REASKS = 2
+TIMEOUT_RETRIES = 1
+"""How often a call cut by a bound (no first token, silence, the whole call) is asked again,
+whatever `max_retries` says: a server that accepted the connection and then said nothing for
+`first_token_timeout` twice will not answer a fifth time, and five attempts at the default 120 s
+kept a headless run waiting for over ten minutes. Rate limits and 5xx keep the full count."""
 __all__ = ["LOCAL_DEFAULT_MAX_TOKENS", "Completion", "Gateway", "ModelStream", "RetryNotice", "Structured", "Usage"]
 
 log = logging.getLogger("proactive_tui.llm")
@@ -525,6 +530,7 @@ class ModelStream:
         settings = self.settings
         gateway = self.gateway
         max_attempts = settings.max_retries + 1
+        timeouts = 0
         self.started = time.monotonic()
         fmt = (self.extra.get("response_format") or {}).get("type")
         try:
@@ -572,7 +578,12 @@ class ModelStream:
                     raise
                 except Exception as exc:
                     error = self._error_of(exc, fmt)
-                    if self.text or not error.retryable or self.attempts >= max_attempts:
+                    timeouts += error.kind == "timeout"
+                    if (self.text or not error.retryable or self.attempts >= max_attempts
+                            or timeouts > TIMEOUT_RETRIES):
+                        if timeouts > TIMEOUT_RETRIES and not self.text:
+                            error = ModelError(f"{error.message}; given up after {self.attempts} attempts",
+                                               error.kind, error.model)
                         error.partial_text = self.text
                         raise error from None
                     wait = gateway._wait_for(self.attempts, exc)
