@@ -461,7 +461,12 @@ class ModelStream:
     so far as `partial_text` (a partial reply, never a full one). A non-streamed call has only the
     connect and whole-call bounds: its first byte is its last token. The embedded model has none of
     the timers (its calls queue behind each other on one model instance, so a wait is not a dead
-    server); its token cap bounds it.
+    server); its token cap bounds it. A call cut by a bound is asked again at most
+    `TIMEOUT_RETRIES` times.
+
+    A call that succeeds with no reply in it (an HTML page or other non-JSON body, `choices: []`,
+    a stream with no text, or only whitespace) is never returned as an empty reply: it raises
+    ModelError(kind="server") naming what came back, retried like any server fault.
     """
 
     def __init__(self, gateway: Gateway, settings: ModelSettings, messages: list[Message], on_retry, extra,
