@@ -34,3 +34,28 @@ def test_an_endless_agent_reply_is_cut_and_recorded_as_partial(tmp_path: Path, m
     assert "whole-call timeout" in printed.err and "[cut off]" in printed.out
     assert rc == 1 and record.termination.reason == "error"
     assert record.section.guidance is None  # a cut reply is never scored
+
+
+def test_a_reply_reset_midway_says_the_stream_was_cut(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A connection reset after some chunks: the person is told the stream was cut (the server was
+    reached), never "cannot reach"; what arrived is kept as partial and is not scored."""
+    from proactive_tui.cli.main import main
+
+    out = tmp_path / "run.json"
+
+    def responder(body: dict) -> str | Reply:
+        if body.get("model") == "a" and body.get("stream"):
+            return Reply(content="first second third fourth fifth sixth seventh", fault="reset")
+        return default_responder(body)
+
+    with FakeOpenAIServer(responder=responder) as server:
+        rc = main(["run", "proactiveeval/persuasion/fair/0", "--api-base", server.base_url, "--agent", "openai/a",
+                   "--user", "openai/u", "--judge", "openai/j", "--no-planning", "--max-turns", "2", "--no-store",
+                   "--out", str(out)])
+    err = capsys.readouterr().err
+    record = RunRecord.model_validate_json(out.read_text())
+    agent = [m for m in record.messages if m.role == "agent"]
+    assert rc == 1 and record.termination.reason == "error"
+    assert "the stream was cut after" in record.termination.detail and "cannot reach" not in err
+    assert agent and agent[0].partial and agent[0].content.startswith("first")
+    assert record.section.guidance is None

@@ -301,3 +301,36 @@ def test_ollama_flavor_takes_everything_and_its_json_object_ignores_the_schema()
 def test_unknown_flavor_is_refused():
     with pytest.raises(ValueError, match="unknown flavor"):
         FakeOpenAIServer(flavor="vllm")  # type: ignore[arg-type]
+
+
+def _post(srv: FakeOpenAIServer, stream: bool) -> tuple[int, str, bytes]:
+    body = json.dumps({"model": MODEL, "messages": [{"role": "user", "content": "x"}], "stream": stream}).encode()
+    request = urllib.request.Request(srv.base_url + "/chat/completions", data=body,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return response.status, response.headers.get("Content-Type", ""), response.read()
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_the_no_reply_faults_are_what_they_say_on_the_wire(server, stream: bool) -> None:
+    server.script(Reply(fault="html"), Reply(fault="empty_choices"))
+    status, ctype, raw = _post(server, stream)
+    assert (status, ctype) == (200, "text/html") and raw.startswith(b"<html>")
+    status, _, raw = _post(server, stream)
+    if stream:
+        events = [json.loads(line[6:]) for line in raw.decode().splitlines() if line.startswith("data: {")]
+        assert events and all(e["choices"] == [] for e in events) and raw.rstrip().endswith(b"data: [DONE]")
+    else:
+        assert status == 200 and json.loads(raw)["choices"] == []
+
+
+def test_an_empty_stream_holds_only_done(server) -> None:
+    server.script(Reply(content="unsent", fault="empty_stream"))
+    assert _post(server, stream=True)[2].strip() == b"data: [DONE]"
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_reset_aborts_the_connection(server, stream: bool) -> None:
+    server.script(Reply(content="one two three four five six", fault="reset"))
+    with pytest.raises(ConnectionResetError):  # an RST, not an orderly end of the body
+        _post(server, stream)

@@ -72,6 +72,18 @@ def test_run_with_a_human_user_on_stdin(tmp_path: Path) -> None:
     assert "you (user)>" in stdout
 
 
+def test_a_blank_line_on_stdin_is_no_reply(tmp_path: Path) -> None:
+    """Enter on an empty line asks again; it never becomes an empty user turn."""
+    out = tmp_path / "human.json"
+    with FakeOpenAIServer(responder=judge_aware_responder) as server:
+        proc = run_cli(["--user", "human", "--no-planning", "--max-turns", "2", "--out", str(out)], server, stdin=subprocess.PIPE)
+        stdout, stderr = proc.communicate("\n   \nI am not sure\n", timeout=120)
+    assert proc.returncode == 0, stderr
+    record = RunRecord.model_validate_json(out.read_text())
+    assert [m.content for m in record.messages if m.role == "user"] == ["I am not sure"]
+    assert stdout.count("you (user)>") >= 3
+
+
 def test_ctrl_c_exits_130_and_keeps_partial_record(tmp_path: Path) -> None:
     out = tmp_path / "partial.json"
     with FakeOpenAIServer(responder=judge_aware_responder, chunk_delay=0.3) as server:

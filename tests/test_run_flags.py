@@ -107,3 +107,10 @@ def test_early_stopping_flags_set_it_either_way_and_leave_it_to_the_judge_by_def
     for extra, expected in (([], None), (["--early-stop"], True), (["--no-early-stop"], False)):
         args = parse_family_flags(family, argparse.Namespace(), extra)
         assert family.settings_from_args(args)["early_stop"] is expected, extra
+
+
+@pytest.mark.parametrize("command", [["eval", "proactiveeval"], ["eval", "chronos"], ["eval", "reward-judge"]])
+def test_an_api_base_that_is_no_url_is_refused_before_a_batch_runs(capsys, command) -> None:
+    assert main([*command, "--api-base", "localhost:8000"]) == 2
+    err = capsys.readouterr().err
+    assert "--api-base: api base 'localhost:8000' is not a URL" in err and "http://localhost:8000" in err

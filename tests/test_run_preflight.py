@@ -109,3 +109,37 @@ def test_seats_the_family_does_not_use_or_a_person_fills_are_not_checked(monkeyp
     runner.check_seats()  # the judge's bad model is never looked at
     with pytest.raises(SetupError, match=r"seat agent \(foo/bar\)"):
         from_args(["run", env_id, "--agent", "foo/bar", "--user", "human"]).check_seats()
+
+
+@pytest.mark.parametrize("bad", ["notaurl", "ftp://x", "localhost:8000"])
+def test_an_api_base_that_is_no_url_is_refused_before_any_call(bad: str, capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """It used to be sent, failing as "provider failed (500)" five times over; now each seat that
+    would use it is named once, with the value, before the session starts."""
+    with FakeOpenAIServer() as server:
+        monkeypatch.setenv("PROACTIVE_TUI_USER_API_BASE", server.base_url)  # the user seat's base is good
+        code = main(["run", PE_ENV, "--no-store", "--agent", "openai/a", "--user", "openai/u", "--judge", "openai/j",
+                     "--max-turns", "1", "--no-planning"] + ["--api-base", bad])
+        requests = list(server.requests)
+    err = capsys.readouterr().err
+    assert code == 1 and requests == []
+    assert "provider failed" not in err and "Retrying" not in err
+    lines = [line.strip() for line in err.splitlines() if line.strip().startswith("seat ")]
+    assert any(line.startswith("seat agent (openai/a): api base") and repr(bad) in line for line in lines), err
+    assert all("api base" in line for line in lines) and len(lines) == len({line.split(" ")[1] for line in lines})
+
+
+def test_a_bad_api_base_never_shows_its_credentials(capsys: pytest.CaptureFixture[str]) -> None:
+    secret = "sk-" + "Q" * 24
+    code = main(["run", PE_ENV, "--no-store", "--agent", "openai/a", "--user", "openai/u", "--judge", "openai/j",
+                 "--api-base", f"bob:{secret}@localhost:8000/v1"])
+    err = capsys.readouterr().err
+    assert code == 1 and "seat agent (openai/a): api base" in err
+    assert secret not in err and "[redacted]" in err
+
+
+def test_a_good_api_base_passes_the_check() -> None:
+    assert keys.api_base_problem("http://localhost:8000/v1") is None
+    assert keys.api_base_problem("https://api.example.com/v1") is None
+    assert keys.api_base_problem(None) is None
+    assert "did you mean http://localhost:8000?" in (keys.api_base_problem("localhost:8000") or "")

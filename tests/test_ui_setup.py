@@ -139,3 +139,22 @@ async def test_proactiveeval_early_stopping_is_off_and_says_why_with_the_embedde
         setup.query_one("#model-judge", Input).value = "openai/gpt-4.1"
         await pilot.pause()
         assert switch.value is True
+
+
+async def test_an_api_base_that_is_no_url_is_refused_at_start(monkeypatch) -> None:
+    """The form says why and keeps the person on it; nothing starts that would be retried as a 500."""
+    from textual.widgets import Static
+
+    started = []
+    app = ProactiveApp()
+    monkeypatch.setattr(app, "start_session", lambda env, spec: started.append(spec))
+    async with app.run_test(size=(100, 34)) as pilot:
+        setup = await open_setup(app, pilot, "proactiveeval")
+        setup.query_one("#api-base", Input).value = "localhost:8000"
+        await pilot.pause()  # the edit's Changed message clears old warnings; let it land first
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert started == [] and isinstance(app.screen, SetupScreenBase)
+        warning = setup.query_one("#setup-warning", Static).visual.plain
+        assert "api base 'localhost:8000' is not a URL" in warning and "http://localhost:8000" in warning
+        assert app.focused is setup.query_one("#api-base", Input)

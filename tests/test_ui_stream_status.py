@@ -130,3 +130,29 @@ async def test_no_typing_after_a_fatal_error(screen_class, env_id: str, role: st
         assert any("cut off" in h for h in headers), headers  # the half-written message, kept as cut off
         if then == "raise":
             assert any("the event stream broke" in e for e in screen.errors)
+
+
+@pytest.mark.parametrize("family", ["proactiveeval", "proactivebench", "chronos"])
+async def test_waiting_on_a_silent_server_does_not_say_loading_the_model_layer(family: str) -> None:
+    """The model layer is loaded by the time a request is out: the status says who is being waited
+    for, not "loading the model layer…", however long the server stays silent."""
+    from proactive_tui.families.proactivebench.ui.session import ProactiveBenchSessionScreen
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply
+
+    screens = {"proactiveeval": ProactiveEvalSessionScreen, "proactivebench": ProactiveBenchSessionScreen,
+               "chronos": ChronosSessionScreen}
+    settings = {"proactiveeval": dict(max_turns=2, planning=False, live_judging=False)}.get(family, {})
+    with FakeOpenAIServer(responder=lambda body: Reply(fault="hang", delay=60)) as server:
+        app = ProactiveApp()
+        async with app.run_test(size=(140, 40)) as pilot:
+            env = app.environments.get(PE_ENV) if family == "proactiveeval" else next(
+                e for e in app.environments.environments if e.family == family)
+            spec = fake_spec(env.id, server.base_url, **settings)
+            app.push_screen(screens[family](env, spec))
+            screen = app.screen
+            await wait_for(pilot, lambda: len(server.chat_requests()) >= 1)
+            await settle(pilot, waiting_for_person=True)
+            status = line(screen)
+            assert "loading the model layer" not in status and "agent" in status, status
+            await pilot.press("x")
+            await wait_for(pilot, lambda: screen.ended is not None)

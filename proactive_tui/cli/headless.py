@@ -198,9 +198,13 @@ class HeadlessRun:
 
     async def _read_human(self, session: Any, event: Any) -> None:
         human = session.seats.get(event.seat)
-        self.console.print(Text(f"\n[turn {event.turn}] you ({event.seat})> ", style=SPEAKER_STYLE.get(event.seat, "bold")), end="")
-        line = await asyncio.to_thread(sys.stdin.readline)
-        if not line:  # EOF: the person is done
-            human.stop()
-        else:
-            human.submit(line.rstrip("\n"))
+        prompt = Text(f"\n[turn {event.turn}] you ({event.seat})> ", style=SPEAKER_STYLE.get(event.seat, "bold"))
+        while True:
+            self.console.print(prompt, end="")
+            line = await asyncio.to_thread(sys.stdin.readline)
+            if not line:  # EOF: the person is done
+                human.stop()
+                return
+            if line.strip():  # a blank line is no reply: asked again (the playground's box sends none)
+                human.submit(line.rstrip("\n"))
+                return

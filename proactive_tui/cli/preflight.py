@@ -1,10 +1,12 @@
-"""What a headless `run` checks before its session starts: each model seat's model string and key.
+"""What a headless `run` checks before its session starts: each model seat's api base, model string
+and key.
 
 Why: without it a run starts, the agent and the user spend calls and tokens, and the session dies
 at the first call to a seat that could never work (often the judge, minutes in, or a CI job after
 its budget is gone). Every problem is known before the first call: a model string litellm cannot
 route (a typo'd provider, a URL typed where the model goes), the embedded model asked for under
-a name it does not have or without its weights, a provider key that is nowhere. So all seats are
+a name it does not have or without its weights, a provider key that is nowhere, an api base that
+is not an http(s) URL (`notaurl`, `localhost:8000`: otherwise retried five times as a 500). So all seats are
 checked up front and every problem is reported at once, each naming its seat.
 
 Only the seats the family's sessions use (`family.seats`) and that a model fills are checked: a
@@ -55,11 +57,11 @@ def model_problem(model: str, api_base: str | None) -> str | None:
         return problem
     if any(ch.isspace() for ch in model):
         return "a model string has no spaces"
+    if model.startswith("local/"):  # in-process: an api base is not used
+        return _local_problem(model)
     problem = keys.api_base_problem(api_base)
     if problem is not None:
         return problem
-    if model.startswith("local/"):
-        return _local_problem(model)
     from proactive_tui.llm.gateway import litellm_module
 
     try:

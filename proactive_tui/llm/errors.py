@@ -27,6 +27,9 @@ class ModelError(Exception):
         return self.kind in RETRYABLE
 
 
+_WRAPPERS = re.compile(r"^(?:(?:[A-Za-z]+(?:Error|Exception))(?::| -) ?)+")
+"""The class names litellm stacks in front of a server's own words ("InternalServerError:
+InternalServerError: OpenAIException - internal error"): the person needs only the words."""
 _FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
 _MODEL_WORDS = re.compile(r"model", re.IGNORECASE)
 
@@ -52,6 +55,45 @@ def names_response_format(exc: BaseException) -> bool:
     return bool(_FORMAT_WORDS.search(text))
 
 
+_NON_JSON = re.compile(r"Empty or invalid response from LLM endpoint\. Received: '(.*?)'(?:\. |$)", re.DOTALL)
+"""What litellm's OpenAI client says when a 200 answer's body does not parse as JSON (it reports it
+as a 500, which it is not: the server said 200)."""
+_CUT_ANSWER = ("ConnectionResetError", "ReadError", "RemoteProtocolError", "ServerDisconnectedError",
+               "ClientPayloadError", "ContentLengthError", "IncompleteRead")
+"""Exceptions (anywhere in the cause chain) of a connection that was open and then closed or reset
+before the answer was whole: the server was reached, so "cannot reach" would send a person
+looking at the wrong thing."""
+
+
+def excerpt(text: str, limit: int = 80) -> str:
+    """A short, single-line, key-masked piece of what a server sent, fit to quote in an error
+    message (it is data: shown as text, never interpreted as markup)."""
+    from proactive_tui.llm.redact import redact
+    from proactive_tui.textsafe import scrub
+
+    flat = " ".join(scrub(text).split())
+    flat = "".join(ch for ch in flat if ch.isprintable())
+    flat = redact(flat)
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def non_json_body(model: str, where: str, status: int, body: str, content_type: str = "") -> str:
+    """One wording for a success status whose body is not the JSON the API promises."""
+    looks = body.lstrip()[:1] == "<" or "html" in content_type.lower()
+    guess = " (an HTML page? a proxy or web server may answer in place of the API)" if looks else ""
+    shown = f": {excerpt(body)!r}" if body.strip() else (f" ({content_type})" if content_type else "")
+    return f"{model}: the server{where} answered HTTP {status} with a non-JSON body{guess}{shown}"
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(seen) < 8 and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
 def suggest_v1(api_base: str) -> str:
     """`http://host:8080` -> `http://host:8080/v1`: where OpenAI-compatible servers put the API."""
     return api_base.rstrip("/") + "/v1"
@@ -70,7 +112,7 @@ def classify(exc: BaseException, model: str, api_base: str | None, response_form
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
     raw = redact(str(getattr(exc, "message", None) or exc))
-    raw = raw.replace("litellm.", "").strip()
+    raw = _WRAPPERS.sub("", raw.replace("litellm.", "").strip())
     where = f" at {api_base}" if api_base else ""
     if response_format and names_response_format(exc):
         detail = redact(body_of(exc)) or raw
@@ -78,6 +120,13 @@ def classify(exc: BaseException, model: str, api_base: str | None, response_form
             f"{model}: the server{where} rejects response_format {response_format!r} ({status}): {detail[:240]}",
             "format_rejected", model,
         )
+    body_match = _NON_JSON.search(str(getattr(exc, "message", None) or exc))
+    if body_match:
+        return ModelError(non_json_body(model, where, 200, body_match.group(1)), "server", model)
+    cut = next((type(e).__name__ for e in _chain(exc) if type(e).__name__ in _CUT_ANSWER), None)
+    if cut is not None:
+        return ModelError(f"{model}: the server{where} closed the connection before its answer was complete "
+                          f"({cut}: the answer was cut)", "server", model)
     if name == "AuthenticationError" or status == 401:
         return ModelError(f"{model}: the provider rejected the API key (401){where}", "auth", model)
     if name == "PermissionDeniedError" or status == 403:
@@ -91,7 +140,8 @@ def classify(exc: BaseException, model: str, api_base: str | None, response_form
         target = api_base or "the provider"
         return ModelError(f"{model}: cannot reach {target} (the connection failed; is the server running?)", "unreachable", model)
     if name == "MidStreamFallbackError":
-        return ModelError(f"{model}: the stream broke off before the reply finished", "stream_broken", model)
+        return ModelError(f"{model}: the stream was cut before the reply finished (the server{where} closed or reset "
+                          "the connection mid-reply)", "stream_broken", model)
     if (name == "NotFoundError" or status == 404) and api_base and not _MODEL_WORDS.search(body_of(exc)):
         # A route miss (`{"detail": "Not Found"}` from llama-cpp-python, an HTML page from a web
         # server) names no model: nothing answers /chat/completions under this base at all.

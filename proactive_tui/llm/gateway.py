@@ -20,7 +20,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Generic, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from proactive_tui.llm import keys
-from proactive_tui.llm.errors import ModelError, classify
+from proactive_tui.llm.errors import ModelError, classify, non_json_body
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 from proactive_tui.llm.settings import LOCAL_DEFAULT_MAX_TOKENS, ModelSettings, StructuredMode
 from proactive_tui.llm.structured import ModeMemory, memory_key, modes_to_try, response_format, shared_memory
@@ -28,6 +28,11 @@ from proactive_tui.llm.structured import ModeMemory, memory_key, modes_to_try, r
 T = TypeVar("T", bound=BaseModel)
 Message = dict[str, Any]
 STRUCTURED_REASKS = 2
+TIMEOUT_RETRIES = 1
+"""How often a call cut by a bound (no first token, silence, the whole call) is asked again,
+whatever `max_retries` says: a server that accepted the connection and then said nothing for
+`first_token_timeout` twice will not answer a fifth time, and five attempts at the default 120 s
+kept a headless run waiting for over ten minutes. Rate limits and 5xx keep the full count."""
 __all__ = ["LOCAL_DEFAULT_MAX_TOKENS", "Completion", "Gateway", "ModelStream", "RetryNotice", "Structured", "Usage"]
 
 log = logging.getLogger("proactive_tui.llm")
@@ -127,6 +132,18 @@ class CallTimeout(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class NoReply(Exception):
+    """A call the server answered with success and no reply in it: a non-JSON (HTML) body, a 200
+    with `choices: []`, a stream that ended before any text. Never an empty reply to score: it is
+    a transient server fault (`kind="server"`, retried with the usual back-off), unless
+    `retryable` is False (the token cap ran out before any text: asking again cannot help)."""
+
+    def __init__(self, message: str, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
 
 
 RetryCallback = Callable[[RetryNotice], Any]
@@ -447,7 +464,12 @@ class ModelStream:
     so far as `partial_text` (a partial reply, never a full one). A non-streamed call has only the
     connect and whole-call bounds: its first byte is its last token. The embedded model has none of
     the timers (its calls queue behind each other on one model instance, so a wait is not a dead
-    server); its token cap bounds it.
+    server); its token cap bounds it. A call cut by a bound is asked again at most
+    `TIMEOUT_RETRIES` times.
+
+    A call that succeeds with no reply in it (an HTML page or other non-JSON body, `choices: []`,
+    a stream with no text, or only whitespace) is never returned as an empty reply: it raises
+    ModelError(kind="server") naming what came back, retried like any server fault.
     """
 
     def __init__(self, gateway: Gateway, settings: ModelSettings, messages: list[Message], on_retry, extra,
@@ -516,6 +538,7 @@ class ModelStream:
         settings = self.settings
         gateway = self.gateway
         max_attempts = settings.max_retries + 1
+        timeouts = 0
         self.started = time.monotonic()
         fmt = (self.extra.get("response_format") or {}).get("type")
         try:
@@ -531,13 +554,15 @@ class ModelStream:
                     if not self.streaming:
                         response = await self._bounded(litellm.acompletion(**request), self._call_deadline, "whole")
                         text = self._absorb_whole(response)
-                        if text:
-                            self.text = text
-                            yield text
+                        if not text.strip():  # whitespace is no reply either
+                            raise self._no_reply(bool(getattr(response, "choices", None)))
+                        self.text = text
+                        yield text
                         break
                     first_deadline = asked + settings.first_token_timeout
                     response = await self._bounded(litellm.acompletion(**request), first_deadline, "first_token")
                     try:
+                        self._check_stream_type(response)
                         chunks = response.__aiter__()
                         while True:
                             if self.text:
@@ -554,15 +579,19 @@ class ModelStream:
                                 yield delta
                     finally:
                         await _close(response)
+                    if not self.text.strip():  # whitespace alone is no reply either (not retried once shown)
+                        raise self._no_reply(True, streamed=True)
                     break
                 except (asyncio.CancelledError, GeneratorExit):
                     raise
                 except Exception as exc:
-                    if isinstance(exc, CallTimeout):
-                        error = ModelError(exc.message, "timeout", settings.model)
-                    else:
-                        error = self._connect_timeout(exc) or classify(exc, settings.model, settings.api_base, fmt)
-                    if self.text or not error.retryable or self.attempts >= max_attempts:
+                    error = self._error_of(exc, fmt)
+                    timeouts += error.kind == "timeout"
+                    if (self.text or not error.retryable or self.attempts >= max_attempts
+                            or timeouts > TIMEOUT_RETRIES):
+                        if timeouts > TIMEOUT_RETRIES and not self.text:
+                            error = ModelError(f"{error.message}; given up after {self.attempts} attempts",
+                                               error.kind, error.model)
                         error.partial_text = self.text
                         raise error from None
                     wait = gateway._wait_for(self.attempts, exc)
@@ -578,6 +607,51 @@ class ModelStream:
             self.done = True
         finally:
             self.elapsed_s = time.monotonic() - self.started
+
+    def _error_of(self, exc: Exception, fmt: str | None) -> ModelError:
+        """The ModelError for one failed attempt, worded for what had arrived by then: a stream
+        that breaks before any text is a server fault worth retrying, one that breaks after some
+        is a cut reply (whatever the transport called it, never "cannot reach")."""
+        s = self.settings
+        if isinstance(exc, CallTimeout):
+            return ModelError(exc.message, "timeout", s.model)
+        if isinstance(exc, NoReply):
+            return ModelError(exc.message, "server" if exc.retryable else "other", s.model)
+        error = self._connect_timeout(exc) or classify(exc, s.model, s.api_base, fmt)
+        where = f" at {s.api_base}" if s.api_base else ""
+        if self.text and error.kind in ("stream_broken", "unreachable", "server"):
+            return ModelError(f"{s.model}: the stream was cut after {len(self.text)} characters, before the reply "
+                              f"finished (the server{where} closed or reset the connection mid-reply)",
+                              "stream_broken", s.model)
+        if error.kind == "stream_broken":  # nothing arrived: the same empty stream, however it ended
+            return ModelError(self._no_reply(True, streamed=True).message, "server", s.model)
+        return error
+
+    def _no_reply(self, had_choices: bool, streamed: bool = False) -> NoReply:
+        """Why a finished call holds no text, as the NoReply to raise."""
+        s = self.settings
+        where = f" at {s.api_base}" if s.api_base else ""
+        if self.finish_reason == "length":
+            return NoReply(f"{s.model}: the reply was empty: the token cap (max_tokens={s.token_cap(self.structured)}) "
+                           "ran out before any text (a reasoning model may need a larger cap)", retryable=False)
+        if s.is_local:
+            return NoReply(f"{s.model}: the embedded model gave an empty reply", retryable=False)
+        if streamed:
+            return NoReply(f"{s.model}: the server{where} ended the stream with no reply text (no content at all)")
+        if not had_choices:
+            return NoReply(f"{s.model}: the server{where} answered HTTP 200 with no choices (`choices: []`, no reply in it)")
+        return NoReply(f"{s.model}: the server{where} answered HTTP 200 with an empty reply (no content)")
+
+    def _check_stream_type(self, response: Any) -> None:
+        """A 200 whose body is not an event stream (an HTML error page from a proxy) parses as a
+        stream of nothing; its content type says so before any chunk is read."""
+        hidden = getattr(response, "_hidden_params", None)
+        headers = (hidden.get("additional_headers") if isinstance(hidden, dict) else None) or {}
+        ctype = str(headers.get("llm_provider-content-type") or "")
+        if ctype and "event-stream" not in ctype.lower() and "json" not in ctype.lower():
+            s = self.settings
+            where = f" at {s.api_base}" if s.api_base else ""
+            raise NoReply(non_json_body(s.model, where, 200, "", ctype))
 
     def _absorb_whole(self, response: Any) -> str:
         self._absorb(response)  # usage and finish reason live in the same places

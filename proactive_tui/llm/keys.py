@@ -55,29 +55,45 @@ def url_in_model_message(model: str) -> str:
 
 
 def api_base_problem(api_base: str | None) -> str | None:
-    """Why `api_base` cannot be used, or None: credentials in the URL (`http://user:secret@host/v1`).
+    """Why `api_base` cannot be a server's address, or None.
 
-    The OpenAI-compatible client always sends its key (or the placeholder for keyless servers) in
-    the Authorization header, and httpx refuses to add URL credentials on top ("Cannot combine
-    AUTHORIZATION header with ... credentials encoded in URL"); that surfaced as a server error
-    retried five times. So it is said once, before any call, naming the URL without the
-    credentials (`redact.public_api_base`), never echoing the secret."""
-    if not api_base:
+    - Not an http(s) URL with a host (`notaurl`, `ftp://x`, `localhost:8000` without a scheme):
+      it used to fail only at the first call, retried as "provider failed (500)".
+    - Credentials in the URL (`http://user:secret@host/v1`): the OpenAI-compatible client always
+      sends its key (or the placeholder for keyless servers) in the Authorization header, and httpx
+      refuses to add URL credentials on top ("Cannot combine AUTHORIZATION header with ...
+      credentials encoded in URL"); that surfaced as a server error retried five times.
+
+    Said once, before any call. The value is shown through `public_api_base`, so user info or a
+    query holding a key never is."""
+    if api_base is None or not api_base.strip():
         return None
     from urllib.parse import urlsplit
 
-    try:
-        parts = urlsplit(api_base.strip())
-    except ValueError:
-        return None
-    if parts.username is None and parts.password is None:
-        return None
     from proactive_tui.llm.redact import public_api_base
 
-    return (f"the API base {public_api_base(api_base)} has credentials in it (user:password@ before the host), "
-            "which cannot be sent: the client sends the key in the Authorization header, and URL credentials "
-            f"cannot be combined with it. Remove them from the URL and give the key as {env_var_for('openai')} "
-            "or `proactive-tui keys set openai`")
+    value = api_base.strip()
+    shown = public_api_base(value) or ""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return f"api base {shown!r} is not a URL (its port is not a number); e.g. http://localhost:8000/v1"
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https"):
+        if not parts.hostname:
+            return f"api base {shown!r} names no host; e.g. http://localhost:8000/v1"
+        if parts.username is None and parts.password is None:
+            return None
+        return (f"the API base {shown} has credentials in it (user:password@ before the host), "
+                "which cannot be sent: the client sends the key in the Authorization header, and URL credentials "
+                f"cannot be combined with it. Remove them from the URL and give the key as {env_var_for('openai')} "
+                "or `proactive-tui keys set openai`")
+    if "://" in value:
+        return f"api base {shown!r} is not an http(s) URL ({scheme}://); e.g. http://localhost:8000/v1"
+    host_like = "." in value or ":" in value or value.lower().startswith("localhost")
+    hint = f"; did you mean http://{shown.rstrip('/')}?" if host_like else "; e.g. http://localhost:8000/v1"
+    return f"api base {shown!r} is not a URL: it needs http:// or https:// and a host{hint}"
 
 
 def known_providers() -> set[str]:

@@ -98,6 +98,7 @@ ENV_FIELDS = {
     "FIRST_TOKEN_TIMEOUT": "first_token_timeout",
     "IDLE_TIMEOUT": "idle_timeout",
     "STRUCTURED_MODE": "structured",
+    "MAX_RETRIES": "max_retries",
 }
 
 

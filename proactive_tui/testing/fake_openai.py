@@ -25,10 +25,15 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Literal
 
-Fault = Literal["none", "malformed", "hang", "drop_stream", "slow_first_token", "stall", "endless"]
+Fault = Literal["none", "malformed", "hang", "drop_stream", "slow_first_token", "stall", "endless", "html",
+                "empty_choices", "empty_stream", "reset"]
 """`slow_first_token`: headers and the role chunk at once, then `delay` seconds before the text (a
 slow prefill). `stall`: half the words, then silence until the client gives up. `endless`: words
-forever, never a stop chunk (a model that loops with no token cap)."""
+forever, never a stop chunk (a model that loops with no token cap). `html`: HTTP 200 with an HTML
+page for a body (a proxy's or captive portal's error page), streamed or not. `empty_choices`: a
+well-formed 200 with `choices: []` (streamed: chunks with no choices, then [DONE]). `empty_stream`:
+a 200 event stream that holds only `[DONE]`. `reset`: the connection is reset (TCP RST) after half
+the stream's chunks, or, not streamed, before any byte of the answer."""
 
 Flavor = Literal["openai", "llama_cpp", "ollama", "lm_studio"]
 FLAVORS: dict[str, str] = {
@@ -206,7 +211,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(*refusal)
         reply = fake._next_reply(fake._as_flavor_reads(body))
         wait = fake.latency + reply.delay
-        if reply.fault == "hang":
+        if reply.fault in ("slow_first_token", "stall"):
+            wait = fake.latency  # their delay is inside the stream, after the head and first chunks
+        elif reply.fault == "hang":
             wait = fake.latency + (reply.delay or HANG_SECONDS)
         if fake._sleep(wait):
             self.close_connection = True  # stopped while waiting: drop the connection, say nothing
@@ -215,6 +222,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(reply.status, fake._error_body(reply.status, reply.content), reply.headers)
         if reply.fault == "malformed":
             return self._send_raw(200, b'{"id": "chatcmpl-broken", "choices": [{', "application/json", reply.headers)
+        if reply.fault == "html":
+            page = b"<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>"
+            return self._send_raw(200, page, "text/html", reply.headers)
+        if reply.fault == "reset" and not body.get("stream"):
+            return self._reset()
+        if reply.fault == "empty_choices" and not body.get("stream"):
+            return self._send_json(200, {**fake._completion(body, ""), "choices": []}, reply.headers)
         if body.get("stream"):
             return self._stream(body, reply)
         payload = json.dumps(fake._completion(body, reply.content)).encode()
@@ -240,6 +254,16 @@ class _Handler(BaseHTTPRequestHandler):
         events = [chunk({"role": "assistant", "content": ""})]
         events += [chunk({"content": p}) for p in pieces]
         events.append(chunk({}, "stop"))
+        if reply.fault == "empty_choices":
+            events = [{**base, "choices": []}, {**base, "choices": []}]
+        elif reply.fault == "empty_stream":
+            events = []
+        elif reply.fault == "reset":
+            self._send_head(200, "text/event-stream", {"Cache-Control": "no-cache", **reply.headers})
+            for event in events[: max(2, len(events) // 2)]:
+                self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+                self.wfile.flush()
+            return self._reset()
         if reply.fault == "drop_stream":
             events = events[: max(1, len(events) // 2)]
         elif (body.get("stream_options") or {}).get("include_usage"):
@@ -290,6 +314,20 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _headers(self) -> dict[str, str]:
         return {k.lower(): v for k, v in self.headers.items()}
+
+    def _reset(self) -> None:
+        """Abort the connection with a TCP RST (SO_LINGER 0), as a crashed server or a proxy does,
+        instead of the orderly close that ends a truncated stream."""
+        import socket
+        import struct
+
+        try:
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+        except OSError:
+            pass
+        self.close_connection = True
 
     def _send_head(self, status: int, ctype: str, extra: dict[str, str], length: int | None = None) -> None:
         self.send_response(status)

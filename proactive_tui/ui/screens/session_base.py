@@ -21,6 +21,7 @@ merges those along the class hierarchy, and each screen keeps its own.
 from __future__ import annotations
 
 import contextlib
+import sys
 from typing import Any, AsyncIterator, Callable, Iterable
 
 from textual import work
@@ -104,7 +105,10 @@ class SessionScreenBase(Screen[None]):
         from proactive_tui.ui.session_view import start_session
 
         status = self.status
-        status.set(activity="loading the model layer…")
+        # Only while litellm is really being imported: once it is, a wait is the session's (a
+        # server's), and the status must not blame the model layer for it.
+        loading = "litellm" not in sys.modules
+        status.set(activity="loading the model layer…" if loading else "starting the session…")
         try:
             self.session, self.seats = await self._start(self.session_factory or start_session)
         except Exception as exc:

@@ -233,6 +233,11 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
             self.query_one("#setup-warning", Static).update(Text(f"{name}: not a valid value", style="bold"))
             box.focus()
             return
+        bad_base = keys.api_base_problem(self._api_base())
+        if bad_base:  # no request could reach it: refused here, not retried as a 500 after Start
+            self.query_one("#setup-warning", Static).update(Text(bad_base, style="bold"))
+            self.query_one("#api-base", Input).focus()
+            return
         missing = self._missing_keys()
         if missing and not self.confirmed_missing_keys:
             self.confirmed_missing_keys = True
