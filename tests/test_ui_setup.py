@@ -76,10 +76,17 @@ async def test_last_choices_are_remembered_per_family_without_credentials(monkey
         await pilot.pause()
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert isinstance(app.screen, SetupScreenBase)  # warned first: credentials in the URL cannot be sent
+        assert isinstance(app.screen, SetupScreenBase)  # refused: credentials in the URL cannot be sent
         warning = str(setup.query_one("#setup-warning").render())
         assert "has credentials in it" in warning and "s3cret" not in warning and "http://localhost:8011/v1" in warning
-        if isinstance(app.screen, SetupScreenBase):  # start anyway
+        await pilot.press("ctrl+s")  # a second Start is refused again: it could never be sent
+        await pilot.pause()
+        assert not started and isinstance(app.screen, SetupScreenBase)
+        setup.query_one("#api-base", Input).value = "http://localhost:8011/v1?api-key=k3y"  # a key in the query
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        if isinstance(app.screen, SetupScreenBase):  # no key for openai here: start anyway
             await pilot.press("ctrl+s")
             await pilot.pause()
         assert len(started) == 1 and started[0].seats["user"] == "human"

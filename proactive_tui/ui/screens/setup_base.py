@@ -190,15 +190,12 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
 
     def _missing_keys(self) -> list[str]:
         """What would stop the seats' calls, said before Start: a URL where a model belongs, a
-        missing key, credentials inside the API base (keys.api_base_problem, as `run` refuses).
-        Only seats in use count: not the one a person plays, nor one a family's mode leaves
-        empty (its model box is disabled then)."""
+        missing key. (An API base no request can be sent to is refused outright at Start, as `run`
+        refuses it.) Only seats in use count: not the one a person plays, nor one a family's mode
+        leaves empty (its model box is disabled then)."""
         in_use = [role for role in self.SEATS if role != self._human_seat()
                   and not self.query_one(f"#model-{role}", Input).disabled]
         missing = []
-        base_problem = keys.api_base_problem(self._api_base())
-        if base_problem and in_use:
-            missing.append(f"API base: {base_problem}")
         for role in in_use:
             model = self.query_one(f"#model-{role}", Input).value.strip()
             provider = keys.provider_of(model)
@@ -234,7 +231,7 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
             box.focus()
             return
         bad_base = keys.api_base_problem(self._api_base())
-        if bad_base:  # no request could reach it: refused here, not retried as a 500 after Start
+        if bad_base:  # no request could be sent: refused here, not retried as a 500 after Start
             self.query_one("#setup-warning", Static).update(Text(bad_base, style="bold"))
             self.query_one("#api-base", Input).focus()
             return
