@@ -331,7 +331,7 @@ async def test_environment_text_is_never_markup_nor_escapes(tmp_path: Path) -> N
         assert "chronos/markup-test/positive" in leaf_ids(app)
         await highlight(pilot, "chronos/markup-test/positive")
         node = app.screen.tree.cursor_node
-        assert node.label.plain == MARKUP_TITLE
+        assert node.label.plain == f"positive: {MARKUP_TITLE}"  # the branch first, then the title as written
         text = shown_text(app.screen.preview)
         assert MARKUP_TITLE in text and MARKUP_PERSONA in text
         assert "\x1b" not in text and "\x07" not in text and "pwned" not in text

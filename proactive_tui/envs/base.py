@@ -23,6 +23,12 @@ class EnvironmentBase(BaseModel):
     source: str = ""
     """The file (and record) this environment was read from, for error messages and `envs show`."""
 
+    @property
+    def list_label(self) -> str:
+        """How the picker's list names this environment: its title, unless the family needs more
+        to tell siblings apart (Chronos's two branches of one sample share a title)."""
+        return self.title
+
     def search_text(self) -> str:
         """Text a picker filter matches against."""
         return " ".join([self.id, self.title, self.summary, self.domain, self.tier or ""]).lower()

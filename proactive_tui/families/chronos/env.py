@@ -197,6 +197,12 @@ class ChronosEnv(EnvironmentBase):
     """For a branching scenario (one sample, two continuations): the id the two branches share
     (`chronos/<file>`), so metrics can pair them; None for a one-branch file."""
 
+    @property
+    def list_label(self) -> str:
+        """The branch first: both branches of a sample have the sample's title, and a narrow list
+        cuts the end of a label, so "Cheap city hatchback,…" twice said nothing."""
+        return f"{self.scenario.branch}: {self.title}"
+
 
 BRANCHES = ("positive", "negative")
 

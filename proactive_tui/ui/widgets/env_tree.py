@@ -83,7 +83,7 @@ class EnvironmentTree(Tree[Any]):
                 leaves += self._add_group(node, child)
             return leaves
         shown = grp.environments[:LEAVES_PER_GROUP]
-        leaves = [node.add_leaf(Text(plain(env.title)), data=env) for env in shown]
+        leaves = [node.add_leaf(Text(plain(env.list_label)), data=env) for env in shown]
         if len(grp.environments) > len(shown):
             more = MoreEnvironments(grp, len(grp.environments) - len(shown))
             node.add_leaf(Text(more.label, style="italic"), data=more)
