@@ -68,6 +68,12 @@ class OpenedReport(BaseModel):
         """(family, table) for every table of every family, in the report's order."""
         return [(family, table) for family, tables in self.report.families.items() for table in tables]
 
+    def judge_models(self) -> list[str]:
+        """The judge seat's models as the run records name them (what actually judged)."""
+        found = {str((s.record.models.get("judge") or {}).get("model") or "") for s in self.sessions
+                 if s.record is not None}
+        return sorted(found - {""})
+
     def failing(self) -> list[SessionEntry]:
         return [s for s in self.sessions if s.failing]
 
