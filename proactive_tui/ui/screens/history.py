@@ -87,7 +87,7 @@ def row_cells(summary: Any) -> tuple[str, ...]:
             scores_text(summary.headline), models_text(summary))
 
 
-def open_stored(app: Any, session_id: str, *, quiet_if_missing: bool = False) -> bool:
+def open_stored(app: Any, session_id: str, *, quiet_if_missing: bool = False, replay_screen: Any = None) -> bool:
     """Show a recorded session read-only: families whose session screen takes `replay_events`
     replay the stored events in that screen (transcript, judges, panels as they were); others, or
     a record this version cannot lay out, show the run record as text. False when the store has
@@ -104,7 +104,7 @@ def open_stored(app: Any, session_id: str, *, quiet_if_missing: bool = False) ->
         if not quiet_if_missing:
             app.notify(plain(f"cannot show session {session_id}: {exc}"), severity="error", timeout=8, markup=False)
         return False
-    screen_class = _replay_screen(record.family)
+    screen_class = (replay_screen or _replay_screen)(record.family)
     if screen_class is not None:
         try:
             env = _environment(record)
@@ -326,7 +326,12 @@ class HistoryScreen(Screen[None]):
     def action_open(self) -> None:
         summary = self.current
         if summary is not None:
-            open_stored(self.app, summary.id)
+            open_stored(self.app, summary.id, replay_screen=self._replay_screen)
+
+    @staticmethod
+    def _replay_screen(family: str) -> Any:
+        """The family's session screen when it replays stored events (a hook tests replace)."""
+        return _replay_screen(family)
 
     def action_resume(self) -> None:
         summary = self.current
