@@ -80,7 +80,7 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def cells(screen: ResultsScreen) -> list[list[str]]:
     grid = screen.table
-    return [[str(c) for c in grid.get_row_at(i)] for i in range(grid.row_count)]
+    return [[str(c).strip() for c in grid.get_row_at(i)] for i in range(grid.row_count)]
 
 
 async def open_results(app, pilot) -> ResultsScreen:

@@ -229,7 +229,7 @@ class ResultsScreen(Screen[None]):
         unit = next(c.unit for c in current[1].columns if c.key == key)
         rows = [(plain(r.model + (f" · {r.group}" if r.group else "")), r.values.get(key),
                  show_value(r.values.get(key), unit, r.std.get(key))) for r in self.rows]
-        chart.show(f"{plain(label)} per row", rows, empty_text="no row matches the filters")
+        chart.show(f"{plain(label)} · a bar per row", rows, empty_text="no row matches the filters")
 
     def _sessions(self) -> None:
         grid = self.sessions
