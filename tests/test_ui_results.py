@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, Static
 
-from ui_helpers import settle, wait_for
+from ui_helpers import screen_lines, settle, wait_for
 from proactive_tui.ui.app import ProactiveApp
 from proactive_tui.ui.screens.open_report import OpenReportModal
 from proactive_tui.ui.screens.results import ResultsScreen
@@ -197,7 +197,11 @@ async def test_a_bad_folder_gives_a_clear_error_and_no_crash(tmp_path, folder, c
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        app.ask_report_folder()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"open a report folder")
+        await wait_for(pilot, lambda: "Open a report folder" in " ".join(screen_lines(app)))
+        await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, OpenReportModal))
         await settle(pilot)
         modal = app.screen
@@ -245,3 +249,32 @@ def test_snapshot_results_80x24_light(snap_compare, folder) -> None:
         await settle(pilot)
 
     assert snap_compare(ProactiveApp(report=str(folder)), terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.fixture
+def stored(tmp_path: Path) -> Path:
+    """One session run without --no-store: it is in this test's session store too."""
+    from test_eval_batch import Seats, run
+
+    out = tmp_path / "stored"
+    assert run(["proactiveeval/persuasion/fair/0", "--agent", "m1", "--agreeableness", "low", "--max-turns", "1",
+                "--out", str(out)], Seats()) == 0
+    return out
+
+
+async def test_a_session_the_store_has_replays_in_its_session_screen(stored) -> None:
+    """Enter replays the session as the history does, with the family's transcript and judge panels."""
+    from proactive_tui.families.proactiveeval.ui.final_scores import FinalScores
+    from proactive_tui.families.proactiveeval.ui.session import ProactiveEvalSessionScreen
+
+    app = ProactiveApp(report=str(stored))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_results(app, pilot)
+        await to_table(pilot, screen, "guidance")
+        await pilot.press("enter", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ProactiveEvalSessionScreen))
+        replay = app.screen
+        await settle(pilot)
+        assert replay.replaying and replay.query_one(FinalScores).score is not None
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
