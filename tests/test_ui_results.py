@@ -278,3 +278,21 @@ async def test_a_session_the_store_has_replays_in_its_session_screen(stored) -> 
         assert replay.replaying and replay.query_one(FinalScores).score is not None
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
+
+
+def test_the_sessions_behind_a_row_are_the_ones_its_figures_count(folder) -> None:
+    from proactive_tui.evalrun.opened import open_folder
+
+    opened = open_folder(folder)
+    behind = {(f, t.id, r.model, r.group): opened.row_sessions(f, r) for f, t in opened.tables() for r in t.rows}
+    assert len(behind[("proactiveeval", "consistency", "m1", "Persuasion")]) == 2
+    assert len(behind[("proactiveeval", "agreeableness", "m2", "low")]) == 1  # the failed one is not behind it
+    assert len(behind[("proactivebench", "splits", "m1", "sample_coding")]) == 2
+    assert len(behind[("proactivebench", "splits", "m2", "all traces")]) == 2
+    assert {s.key.agent for s in behind[("chronos", "tiers", "m2", "simple")]} == {"m2"}
+    # a row's session count agrees with the table's own count where it has one
+    for (family, table, model, group), sessions in behind.items():
+        row = next(r for f, t in opened.tables() if (f, t.id) == (family, table) for r in t.rows
+                   if (r.model, r.group) == (model, group))
+        if "sessions" in row.values:
+            assert row.values["sessions"] == len(sessions)

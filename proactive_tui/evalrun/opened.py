@@ -22,8 +22,9 @@ from proactive_tui.evalrun.plan import SessionKey
 from proactive_tui.evalrun.report import BatchReport, ReportRow, ReportTable
 
 REPORT = "report.json"
-TOTAL_GROUPS = frozenset({"", "overall", "all traces"})
-"""Row groups that cover every session of the model (the table's total row, or no groups)."""
+TOTAL_GROUPS = frozenset({"", "overall"})
+"""Row groups that cover every session of the model (no groups, or the `consistency_table` total);
+a family's own total row (ProactiveBench's "all traces") is among its sessions' `batch_groups`."""
 
 
 class FolderProblem(ValueError):
@@ -44,7 +45,7 @@ class SessionEntry(BaseModel):
     """The run record (`core.run_record.RunRecord`); None for a failure that left no record."""
     path: str
     tags: list[str] = []
-    """Lower-case words a table row's group may name: its domain, splits, tier, settings."""
+    """The groups of the report's rows it counts in, lower case (`Family.batch_groups`)."""
 
     @property
     def failing(self) -> bool:
@@ -98,27 +99,20 @@ def problem(folder: Path) -> str | None:
     return None
 
 
-def tags(key: SessionKey, record: Any) -> list[str]:
-    """What a row's group may be called for this session, in any family: the parts of its
-    environment id, its settings' values, its environment's fields (a domain, by id and by its
-    display name), and the family section's splits, tier and branch."""
-    words: set[str] = set(key.env_id.split("/")) | set(key.settings.values())
-    if record is not None:
-        for value in (record.environment or {}).values():
-            if isinstance(value, str) and len(value) < 80:
-                words.add(value)
-        section = record.section
-        for name in ("splits", "tier", "branch", "domain"):
-            value = getattr(section, name, None)
-            if isinstance(value, str):
-                words.add(value)
-            elif isinstance(value, list):
-                words.update(v for v in value if isinstance(v, str))
-    if key.family == "proactiveeval":
-        from proactive_tui.families.proactiveeval.env import DOMAINS
+def tags(key: SessionKey, seed: int, record: Any) -> list[str]:
+    """The groups of the report's rows this session counts in (lower case), as its family says
+    (`Family.batch_groups`)."""
+    from proactive_tui.core import registry
+    from proactive_tui.evalrun.folder import SessionResult
 
-        words.update(DOMAINS[w] for w in list(words) if w in DOMAINS)
-    return sorted(w.lower() for w in words if w)
+    family = registry.find(key.family)
+    if family is None or record is None:
+        return []
+    try:
+        groups = family.batch_groups(SessionResult(key=key, seed=seed, record=record))
+    except (AttributeError, TypeError, ValueError):  # a record too old or odd to place: in the totals only
+        return []
+    return sorted({g.lower() for g in groups if g})
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -150,6 +144,7 @@ def read_sessions(folder: Path) -> tuple[list[SessionEntry], list[str]]:
             try:
                 data = _read_json(path)
                 key = SessionKey.model_validate(data["key"])
+                seed = int(data.get("seed") or 0)
                 record = read_record(data["record"]) if data.get("record") else None
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 problems.append(f"{kind}/{path.name}: {exc}")
@@ -160,7 +155,7 @@ def read_sessions(folder: Path) -> tuple[list[SessionEntry], list[str]]:
                 status = "failed"
                 reason = str(data.get("reason") or "") or _first_error(record) or "did not finish"
             entries.append(SessionEntry(key=key, key_id=key.id, status=status, reason=reason, record=record,
-                                        path=str(path), tags=tags(key, record)))
+                                        path=str(path), tags=tags(key, seed, record) if status == "finished" else []))
     return entries, problems
 
 
