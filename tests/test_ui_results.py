@@ -296,3 +296,23 @@ def test_the_sessions_behind_a_row_are_the_ones_its_figures_count(folder) -> Non
                    if (r.model, r.group) == (model, group))
         if "sessions" in row.values:
             assert row.values["sessions"] == len(sessions)
+
+
+async def test_model_names_are_shown_literally(folder) -> None:
+    """Model names are data (a user's config): markup and escape sequences in them stay text."""
+    name = "[red]m2[/]\x1b[31m"
+    data = json.loads((folder / "report.json").read_text())
+    data["agents"] = ["m1", name]
+    for tables in data["families"].values():
+        for table in tables:
+            for row in table["rows"]:
+                row["model"] = name if row["model"] == "m2" else row["model"]
+    (folder / "report.json").write_text(json.dumps(data))
+    app = ProactiveApp(report=str(folder))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_results(app, pilot)
+        await pilot.press("m", "m")
+        await settle(pilot)
+        assert [r[0] for r in cells(screen)] == ["[red]m2[/]"]
+        shown = "\n".join(screen_lines(app))
+        assert "model [red]m2[/]" in shown and "[red]m2[/] · simple" in shown and "\x1b" not in shown

@@ -172,7 +172,7 @@ class ResultsScreen(Screen[None]):
         grid.clear(columns=True)
         current = self.current
         if current is None:
-            grid.border_title = "No tables: the report has no finished session"
+            grid.border_title = Content("No tables: the report has no finished session")
             self.rows = []
             self._lower()
             return
@@ -187,11 +187,11 @@ class ResultsScreen(Screen[None]):
             cells += [Text(show_value(row.values.get(c.key), units[c.key], row.std.get(c.key)), justify="right")
                       for c in table.columns]
             grid.add_row(*cells)
-        grid.border_title = f"{plain(table.title)} · table {self.index + 1}/{len(self.tables)}"
+        grid.border_title = Content(f"{plain(table.title)} · table {self.index + 1}/{len(self.tables)}")
         narrowed = [f"model {self.model}"] if self.model else []
         narrowed += [f"filter {self.filter_text.strip()!r}"] if self.filter_text.strip() else []
         shown = f"{len(self.rows)}/{len(table.rows)} rows" if narrowed else f"{len(table.rows)} rows"
-        grid.border_subtitle = plain(" · ".join([shown, *narrowed]))
+        grid.border_subtitle = Content(plain(" · ".join([shown, *narrowed])))
         if self.rows:
             grid.move_cursor(row=0, column=min(column, len(grid.columns) - 1))
         self._lower()
@@ -236,12 +236,12 @@ class ResultsScreen(Screen[None]):
         grid.clear()
         if self.failing_only:
             entries = [s for s in self.opened.failing() if self.model is None or s.key.agent == self.model]
-            grid.border_title = f"Failing sessions ({len(entries)}): judge failed or ended in error"
+            grid.border_title = Content(f"Failing sessions ({len(entries)}): judge failed or ended in error")
         else:
             row, current = self._current_row(), self.current
             entries = self.opened.row_sessions(current[0], row) if row is not None and current is not None else []
             what = f"{row.model}{' · ' + row.group if row.group else ''}" if row is not None else "no row"
-            grid.border_title = plain(f"Sessions of {what} ({len(entries)})")
+            grid.border_title = Content(plain(f"Sessions of {what} ({len(entries)})"))
         self.listed = entries
         for entry in entries:
             grid.add_row(Text(plain(session_label(entry, self.failing_only))), Text(plain(entry.key.agent)),

@@ -39,7 +39,7 @@ class BarChart(Widget):
         self.empty_text = "nothing to chart"
 
     def show(self, title: str, rows: list[tuple[str, float | None, str]], empty_text: str = "nothing to chart") -> None:
-        self.border_title = title
+        self.border_title = Content(title)  # a column label from the report: data, not markup
         self.rows = rows
         self.empty_text = empty_text
         self.refresh(layout=True)
