@@ -168,7 +168,7 @@ async def test_the_failing_filter_lists_the_failed_session(folder) -> None:
         (entry,) = screen.listed
         assert entry.key.agent == "m2" and entry.key.repeat == 1 and "the judge went away" in entry.reason
         row = [str(c) for c in screen.sessions.get_row_at(0)]
-        assert row[0].startswith("proactiveeval/persuasion/fair/0 r1") and "failed: " in row[2]
+        assert row[0].startswith("proactiveeval/persuasion/fair/0 r1") and "failed: " in row[1] and row[2] == "m2"
         assert "Failing sessions (1)" in str(screen.sessions.border_title)
         await pilot.press("enter")  # a failure with no record: why it failed, and the file
         await wait_for(pilot, lambda: isinstance(app.screen, TextModal))

@@ -136,9 +136,10 @@ class ResultsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._previous_sub_title = self.app.sub_title
+        # the agent last: for a row's sessions it is the row's model; scores must show at 80 columns
         self.sessions.add_column("Session", key="session")
-        self.sessions.add_column("Agent", key="agent")
         self.sessions.add_column("Scores / why", key="outcome")
+        self.sessions.add_column("Agent", key="agent")
         self._fill()
         self.table.focus()
 
@@ -244,8 +245,8 @@ class ResultsScreen(Screen[None]):
             grid.border_title = Content(plain(f"Sessions of {what} ({len(entries)})"))
         self.listed = entries
         for entry in entries:
-            grid.add_row(Text(plain(session_label(entry, self.failing_only))), Text(plain(entry.key.agent)),
-                         Text(plain(session_outcome(entry))), key=entry.key_id)
+            grid.add_row(Text(plain(session_label(entry, self.failing_only))), Text(plain(session_outcome(entry))),
+                         Text(plain(entry.key.agent)), key=entry.key_id)
         grid.border_subtitle = "enter opens" if entries else ""
 
     # -- events -------------------------------------------------------------------------------
