@@ -52,3 +52,11 @@ def test_a_mistake_is_still_reported_by_the_full_parser(capsys: pytest.CaptureFi
         cli_main.main(["--bogus"])
     assert exc.value.code == 2
     assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+def test_report_option_opens_the_playground_on_the_fast_path() -> None:
+    """`proactive-tui --report DIR` is the playground (the results screen on top of the picker),
+    so it takes the light parser like `--envs`; `report show DIR` stays a command."""
+    args = cli_main._playground_args(["--report", "runs/sweep1", "--envs", "e"])
+    assert args is not None and args.report == "runs/sweep1" and args.envs == ["e"]
+    assert cli_main._playground_args(["report", "show", "runs/sweep1"]) is None

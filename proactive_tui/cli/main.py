@@ -27,6 +27,7 @@ def _playground_args(argv: list[str] | None) -> argparse.Namespace | None:
         return None
     light = _QuietParser(prog="proactive-tui", add_help=False)
     light.add_argument("--envs", action="append", default=[])
+    light.add_argument("--report", default=None)
     try:
         known, extra = light.parse_known_args(args)
     except ValueError:
@@ -55,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"proactive-tui {__version__}")
     parser.add_argument("--envs", action="append", default=[], metavar="PATH", help="extra environment folder or file (repeatable)")
+    parser.add_argument("--report", metavar="DIR", help="open the playground on the results screen of a report folder "
+                        "(`eval ... --out DIR`)")
     model_flags.add_structured_mode(parser, top_level=True)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in COMMAND_MODULES:

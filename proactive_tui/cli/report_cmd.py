@@ -47,6 +47,8 @@ def run_show(args: argparse.Namespace) -> int:
     if args.write:
         write_report(folder, report)
     print_report(console, report)
+    err.print(Text(f"browse it (sort, filter, charts, each session's transcript): proactive-tui --report {folder}",
+                   style="dim"))
     return 0
 
 

@@ -242,6 +242,13 @@ class Family:
         results given, so a merged set of shards gives the tables of one unsharded run."""
         return []
 
+    def batch_groups(self, result: Any) -> list[str]:
+        """The groups of `batch_tables` rows a finished session counts in (its domain, split, tier
+        or setting, as the rows name them), so the results screen can list the sessions behind a
+        row. Rows with no group or the family's total row cover every session of their model;
+        the default (no groups) lists only those."""
+        return []
+
     def add_eval_commands(self, subparsers: argparse._SubParsersAction) -> None:
         """Add the family's own `proactive-tui eval` checks (argparse sub-commands)."""
 

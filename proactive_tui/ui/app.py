@@ -85,8 +85,13 @@ class ProactiveApp(App[None]):
         extra_envs: Iterable[str | Path] | None = None,
         *,
         theme_dirs: Iterable[str | Path] | None = None,
+        report: str | Path | None = None,
     ) -> None:
+        """`report`: a report folder to open on the results screen once the picker is up
+        (`proactive-tui --report DIR`)."""
         super().__init__()
+        self.report_folder = report
+        self._report_opened = False
         self._notes: list[tuple[str, str]] = []  # (severity, message) shown once mounted
         self.config, self.config_ok = self._load_config()
         self.extra_envs = [str(p) for p in (extra_envs or [])] + list(self.config.envs)
@@ -184,6 +189,10 @@ class ProactiveApp(App[None]):
             self._gc_frozen = False
 
     def on_picker_screen_ready(self, message: PickerScreen.Ready) -> None:
+        if self.report_folder is not None and not self._report_opened:
+            # once the picker (the bottom of the stack) is up, so Escape leads back to it
+            self._report_opened = True
+            self.open_report(self.report_folder)
         self._picker_ready()
 
     def _picker_ready(self) -> None:
@@ -277,6 +286,33 @@ class ProactiveApp(App[None]):
         if not isinstance(self.screen, HistoryScreen):
             self.push_screen(HistoryScreen())
 
+    def open_report(self, folder: str | Path) -> bool:
+        """The results screen on a report folder; a notification says why when it cannot open."""
+        from proactive_tui.evalrun.opened import FolderProblem, open_folder
+
+        try:
+            opened = open_folder(folder)
+        except (FolderProblem, OSError) as exc:
+            self.notify(plain(str(exc)), title="Report folder", severity="error", timeout=NOTIFY_TIMEOUT, markup=False)
+            return False
+        self.show_report(opened)
+        return True
+
+    def show_report(self, opened: Any) -> None:
+        from proactive_tui.ui.screens.results import ResultsScreen
+
+        self.push_screen(ResultsScreen(opened))
+
+    def ask_report_folder(self) -> None:
+        """"Open a report folder…": a path, checked in the modal (the reason shows under the input)."""
+        from proactive_tui.ui.screens.open_report import OpenReportModal
+
+        def chosen(opened: Any) -> None:
+            if opened is not None:
+                self.show_report(opened)
+
+        self.push_screen(OpenReportModal(str(self.report_folder or "")), chosen)
+
     def get_system_commands(self, screen: Screen):
         """The palette: Textual's own commands plus what the current screen can do now."""
         from textual.app import SystemCommand
@@ -296,6 +332,8 @@ class ProactiveApp(App[None]):
             yield SystemCommand(title, help_text, callback)
         if type(screen).__name__ != "HistoryScreen":
             yield SystemCommand("Session history", "Recorded sessions: replay, resume, export, delete", self.open_history)
+        yield SystemCommand("Open a report folder…", "A batch report folder (`eval --out DIR`): tables, charts, sessions",
+                            self.ask_report_folder)
         yield SystemCommand("Screenshot to SVG", "Save the screen as an SVG file in the data folder", self.action_svg_screenshot)
 
     def action_svg_screenshot(self) -> None:

@@ -121,6 +121,11 @@ class ChronosFamily(Family):
 
         return batch_tables(results, repeats)
 
+    def batch_groups(self, result):
+        from proactive_tui.families.chronos.batch import batch_groups
+
+        return batch_groups(result)
+
     def add_eval_commands(self, subparsers) -> None:
         from proactive_tui.families.chronos.eval_cli import add_eval_commands
 

@@ -27,6 +27,12 @@ def _sample(result: Any) -> SessionSample | None:
                                     sample_id=(result.record.environment or {}).get("sample_id"))
 
 
+def batch_groups(result: Any) -> list[str]:
+    """The rows a session counts in: its tier (sessions with no outcome are in no row)."""
+    sample = _sample(result)
+    return [sample.tier or "-"] if sample is not None else []
+
+
 def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
     models = sorted({r.key.agent for r in results})
     samples = [(r, _sample(r)) for r in results]

@@ -126,6 +126,11 @@ class ProactiveBenchFamily(Family):
 
         return batch_tables(results, repeats)
 
+    def batch_groups(self, result):
+        from proactive_tui.families.proactivebench.batch import batch_groups
+
+        return batch_groups(result)
+
     def add_eval_commands(self, subparsers) -> None:
         from proactive_tui.families.proactivebench.eval_cli import add_eval_commands
 

@@ -26,6 +26,11 @@ def _splits(result: Any) -> list[str]:
     return list(result.record.section.splits or []) + [ALL]
 
 
+def batch_groups(result: Any) -> list[str]:
+    """The rows a session counts in: the splits its trace is in."""
+    return _splits(result)
+
+
 def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
     models = sorted({r.key.agent for r in results})
     rows = []

@@ -135,6 +135,11 @@ class ProactiveEvalFamily(Family):
 
         return batch_tables(results, repeats)
 
+    def batch_groups(self, result):
+        from proactive_tui.families.proactiveeval.batch import batch_groups
+
+        return batch_groups(result)
+
     def add_eval_commands(self, subparsers) -> None:
         from proactive_tui.families.proactiveeval.eval_cli import add_eval_commands
 

@@ -45,6 +45,13 @@ def _figure(results: list[Any], which: int) -> tuple[float | None, float | None]
     return per_repeat({rep: sum(v) / len(v) for rep, v in by_repeat.items()})
 
 
+def batch_groups(result: Any) -> list[str]:
+    """The rows a session counts in: its domain (by name, as the consistency table's rows say it)
+    and its agreeableness level."""
+    domain = _domain(result)
+    return [DOMAINS.get(domain, domain), result.key.settings.get("agreeableness", "")]
+
+
 def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
     models = sorted({r.key.agent for r in results})
     domains = [d for d in DOMAINS if any(_domain(r) == d for r in results)]

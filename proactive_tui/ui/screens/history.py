@@ -87,6 +87,68 @@ def row_cells(summary: Any) -> tuple[str, ...]:
             scores_text(summary.headline), models_text(summary))
 
 
+def open_stored(app: Any, session_id: str, *, quiet_if_missing: bool = False, replay_screen: Any = None) -> bool:
+    """Show a recorded session read-only: families whose session screen takes `replay_events`
+    replay the stored events in that screen (transcript, judges, panels as they were); others, or
+    a record this version cannot lay out, show the run record as text. False when the store has
+    no such session (the caller may have the record from a file: `show_record_text`)."""
+    from proactive_tui.store import StoreError, load_events
+    from proactive_tui.store.queries import _environment, fold
+
+    if app.store is None:
+        return False
+    try:
+        events = load_events(app.store, session_id)
+        record = fold(events)
+    except (StoreError, ValueError) as exc:
+        if not quiet_if_missing:
+            app.notify(plain(f"cannot show session {session_id}: {exc}"), severity="error", timeout=8, markup=False)
+        return False
+    screen_class = (replay_screen or _replay_screen)(record.family)
+    if screen_class is not None:
+        try:
+            env = _environment(record)
+            spec = _spec(app.store, session_id, record)
+            app.push_screen(screen_class(env, spec, replay_events=events))
+            return True
+        except Exception as exc:  # an old record this version cannot lay out: fall back to text
+            app.notify(plain(f"replay not possible ({exc}); showing the record as text"), severity="warning",
+                       timeout=8, markup=False)
+    show_record_text(app, record)
+    return True
+
+
+def _replay_screen(family: str) -> Any:
+    from proactive_tui.core import registry
+
+    found = registry.find(family)
+    if found is None or not found.replayable:
+        return None
+    return found.session_screen()
+
+
+def _spec(store: Any, session_id: str, record: Any) -> Any:
+    from proactive_tui.core.spec import SessionSpec
+    from proactive_tui.store.queries import spec_from_record
+
+    row = store.session(session_id)
+    if row is not None and row.spec:
+        try:
+            return SessionSpec.model_validate(row.spec)
+        except ValueError:
+            pass
+    return spec_from_record(record)
+
+
+def show_record_text(app: Any, record: Any, title: str | None = None) -> None:
+    """A run record as the markdown export renders it (transcript, judges, scores), in a modal."""
+    from proactive_tui.export.formats.common import scrub
+    from proactive_tui.export.formats.markdown import render
+    from proactive_tui.ui.screens.text_modal import TextModal
+
+    app.push_screen(TextModal(title or f"Session {record.id[:8]} · {record.env_id}", [("", render(scrub(record)))]))
+
+
 class HistoryTable(DataTable):
     """The sessions table: Enter (select a row) replays, and the key bar says so."""
 
@@ -263,56 +325,13 @@ class HistoryScreen(Screen[None]):
 
     def action_open(self) -> None:
         summary = self.current
-        if summary is None:
-            return
-        from proactive_tui.store import StoreError, load_events
-        from proactive_tui.store.queries import _environment, fold
-
-        try:
-            events = load_events(self.app.store, summary.id)
-            record = fold(events)
-        except (StoreError, ValueError) as exc:
-            self.notify(plain(f"cannot show session {summary.id}: {exc}"), severity="error", timeout=8, markup=False)
-            return
-        screen_class = self._replay_screen(record.family)
-        if screen_class is not None:
-            try:
-                env = _environment(record)
-                spec = self._spec(summary.id, record)
-                self.app.push_screen(screen_class(env, spec, replay_events=events))
-                return
-            except Exception as exc:  # an old record this version cannot lay out: fall back to text
-                self.notify(plain(f"replay not possible ({exc}); showing the record as text"), severity="warning",
-                            timeout=8, markup=False)
-        self._show_text(record)
+        if summary is not None:
+            open_stored(self.app, summary.id, replay_screen=self._replay_screen)
 
     @staticmethod
     def _replay_screen(family: str) -> Any:
-        from proactive_tui.core import registry
-
-        found = registry.find(family)
-        if found is None or not found.replayable:
-            return None
-        return found.session_screen()
-
-    def _spec(self, session_id: str, record: Any) -> Any:
-        from proactive_tui.core.spec import SessionSpec
-        from proactive_tui.store.queries import spec_from_record
-
-        row = self.app.store.session(session_id)
-        if row is not None and row.spec:
-            try:
-                return SessionSpec.model_validate(row.spec)
-            except ValueError:
-                pass
-        return spec_from_record(record)
-
-    def _show_text(self, record: Any) -> None:
-        from proactive_tui.export.formats.common import scrub
-        from proactive_tui.export.formats.markdown import render
-        from proactive_tui.ui.screens.text_modal import TextModal
-
-        self.app.push_screen(TextModal(f"Session {record.id[:8]} · {record.env_id}", [("", render(scrub(record)))]))
+        """The family's session screen when it replays stored events (a hook tests replace)."""
+        return _replay_screen(family)
 
     def action_resume(self) -> None:
         summary = self.current

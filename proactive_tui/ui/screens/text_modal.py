@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import ModalScreen
 
 from proactive_tui.ui.widgets.description_view import DescriptionView
@@ -19,7 +20,7 @@ class TextModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         view = DescriptionView(self.sections, id="text-modal")
-        view.border_title = self.title_text
+        view.border_title = Content(self.title_text)  # titles name sessions and files: data, not markup
         view.border_subtitle = "esc closes"
         yield view
 
