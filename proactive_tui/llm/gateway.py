@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from proactive_tui.llm import keys
 from proactive_tui.llm.errors import ModelError, classify, non_json_body
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
+from proactive_tui.llm.limits import GatewayStats, ModelLimiter, ModelLimits, estimate_tokens
 from proactive_tui.llm.settings import LOCAL_DEFAULT_MAX_TOKENS, ModelSettings, StructuredMode
 from proactive_tui.llm.structured import ModeMemory, memory_key, modes_to_try, response_format, shared_memory
 
@@ -185,8 +186,15 @@ class Gateway:
         base_delay: float = 1.0,
         max_delay: float = 30.0,
         memory: ModeMemory | None = None,
+        limits: dict[str, ModelLimits] | None = None,
+        stats: GatewayStats | None = None,
     ) -> None:
         self.on_retry = on_retry
+        self.limits = dict(limits or {})
+        """Per model string (the config file's `[models."..."]` tables); see `llm.limits`."""
+        self.stats = stats or GatewayStats()
+        """Per model: attempts, retries, tokens, cost; what a batch's progress display reads."""
+        self._limiters: dict[str, ModelLimiter] = {}
         self._sleep = sleep
         self._jitter = jitter
         self.base_delay = base_delay
@@ -196,6 +204,15 @@ class Gateway:
         """Per server whose mode is not known yet: concurrent structured calls (a session overlaps
         the judge's turn check with the agent's next message) wait for the first negotiation
         instead of each sending a request the server refuses."""
+
+    def limiter(self, settings: ModelSettings) -> ModelLimiter:
+        """The one gate for this model's calls (made on first use; every model has one, so a 429
+        pauses that model even when the config sets no limits for it)."""
+        limiter = self._limiters.get(settings.model)
+        if limiter is None:
+            limits = self.limits.get(settings.model) or ModelLimits()
+            limiter = self._limiters[settings.model] = ModelLimiter(limits, local=settings.is_local)
+        return limiter
 
     @property
     def memory(self) -> ModeMemory:
@@ -546,42 +563,53 @@ class ModelStream:
             request = gateway._request(settings, self.messages, structured=self.structured, **stream_args, **self.extra)
             litellm = litellm_module()
             loop = asyncio.get_running_loop()
+            limiter = gateway.limiter(settings)
+            counters = gateway.stats.of(settings.model)
+            estimate = estimate_tokens(self.messages) if limiter.limits.tpm else 0
             while True:
                 self.attempts += 1
                 try:
-                    asked = loop.time()
-                    self._call_deadline = asked + settings.timeout  # per attempt: back-off is not the call
-                    if not self.streaming:
-                        response = await self._bounded(litellm.acompletion(**request), self._call_deadline, "whole")
-                        text = self._absorb_whole(response)
-                        if not text.strip():  # whitespace is no reply either
-                            raise self._no_reply(bool(getattr(response, "choices", None)))
-                        self.text = text
-                        yield text
-                        break
-                    first_deadline = asked + settings.first_token_timeout
-                    response = await self._bounded(litellm.acompletion(**request), first_deadline, "first_token")
-                    try:
-                        self._check_stream_type(response)
-                        chunks = response.__aiter__()
-                        while True:
-                            if self.text:
-                                bound, what = loop.time() + settings.idle_timeout, "idle"
-                            else:
-                                bound, what = first_deadline, "first_token"
-                            try:
-                                chunk = await self._bounded(chunks.__anext__(), bound, what)
-                            except StopAsyncIteration:
+                    async with limiter.slot(estimate) as charge:
+                        counters.requests += 1
+                        counters.in_flight += 1
+                        counters.max_in_flight = max(counters.max_in_flight, counters.in_flight)
+                        try:
+                            asked = loop.time()
+                            self._call_deadline = asked + settings.timeout  # per attempt: back-off is not the call
+                            if not self.streaming:
+                                response = await self._bounded(litellm.acompletion(**request), self._call_deadline, "whole")
+                                text = self._absorb_whole(response)
+                                if not text.strip():  # whitespace is no reply either
+                                    raise self._no_reply(bool(getattr(response, "choices", None)))
+                                self.text = text
+                                yield text
                                 break
-                            delta = self._absorb(chunk)
-                            if delta:
-                                self.text += delta
-                                yield delta
-                    finally:
-                        await _close(response)
-                    if not self.text.strip():  # whitespace alone is no reply either (not retried once shown)
-                        raise self._no_reply(True, streamed=True)
-                    break
+                            first_deadline = asked + settings.first_token_timeout
+                            response = await self._bounded(litellm.acompletion(**request), first_deadline, "first_token")
+                            try:
+                                self._check_stream_type(response)
+                                chunks = response.__aiter__()
+                                while True:
+                                    if self.text:
+                                        bound, what = loop.time() + settings.idle_timeout, "idle"
+                                    else:
+                                        bound, what = first_deadline, "first_token"
+                                    try:
+                                        chunk = await self._bounded(chunks.__anext__(), bound, what)
+                                    except StopAsyncIteration:
+                                        break
+                                    delta = self._absorb(chunk)
+                                    if delta:
+                                        self.text += delta
+                                        yield delta
+                            finally:
+                                await _close(response)
+                            if not self.text.strip():  # whitespace alone is no reply either (not retried once shown)
+                                raise self._no_reply(True, streamed=True)
+                            break
+                        finally:
+                            counters.in_flight -= 1
+                            charge.settle(self.usage.total_tokens)
                 except (asyncio.CancelledError, GeneratorExit):
                     raise
                 except Exception as exc:
@@ -593,8 +621,13 @@ class ModelStream:
                             error = ModelError(f"{error.message}; given up after {self.attempts} attempts",
                                                error.kind, error.model)
                         error.partial_text = self.text
+                        counters.failures += 1
                         raise error from None
                     wait = gateway._wait_for(self.attempts, exc)
+                    counters.retries += 1
+                    if error.kind == "rate_limit":
+                        counters.rate_limited += 1
+                        limiter.pause(wait)  # this model's other calls wait too; other models do not
                     await gateway._notify(
                         self.on_retry,
                         RetryNotice(
@@ -604,6 +637,11 @@ class ModelStream:
                     )
                     await gateway._sleep(wait)
             self.usage.cost = gateway._cost(settings, self.usage)
+            counters.calls += 1
+            counters.prompt_tokens += self.usage.prompt_tokens
+            counters.completion_tokens += self.usage.completion_tokens
+            if self.usage.cost is not None:
+                counters.cost = (counters.cost or 0.0) + self.usage.cost
             self.done = True
         finally:
             self.elapsed_s = time.monotonic() - self.started
