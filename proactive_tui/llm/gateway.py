@@ -195,6 +195,13 @@ class Gateway:
         self.stats = stats or GatewayStats()
         """Per model: attempts, retries, tokens, cost; what a batch's progress display reads."""
         self._limiters: dict[str, ModelLimiter] = {}
+        # Per model string, what litellm's tables say never changes within a process, so each is
+        # looked up once: these lookups (a provider set built per call, the cost map, model info)
+        # were most of the gateway's own CPU per call, and ran even for models with no price.
+        self._model_problems: dict[str, str | None] = {}
+        self._priced: dict[str, bool] = {}
+        """Whether litellm knows a price for the model: an unpriced one skips the cost calculator."""
+        self._schema_support: dict[str, bool] = {}
         self._sleep = sleep
         self._jitter = jitter
         self.base_delay = base_delay
@@ -227,7 +234,9 @@ class Gateway:
         provider = keys.provider_of(settings.model)
         if not settings.is_local:
             # Before any key lookup: `foo/bar` is an unknown provider, a URL is not a model string.
-            problem = keys.model_problem(settings.model)
+            if settings.model not in self._model_problems:
+                self._model_problems[settings.model] = keys.model_problem(settings.model)
+            problem = self._model_problems[settings.model]
             if problem:
                 unknown_provider = "/" in settings.model and not keys.looks_like_url(settings.model)
                 raise ModelError(problem, "unknown_provider" if unknown_provider else "unknown_model", settings.model)
@@ -272,15 +281,22 @@ class Gateway:
         return httpx.Timeout(settings.timeout, connect=settings.connect_timeout, pool=settings.connect_timeout)
 
     def _cost(self, settings: ModelSettings, usage: Usage) -> float | None:
+        """US dollars by litellm's price table, None when it has no price. A model found unpriced
+        once is not looked up again (the calculator walks the model-info tables every time); a
+        priced one still goes through `cost_per_token`, which knows tiered and cached-token prices."""
         if settings.is_local or settings.api_base or not usage.total_tokens:
+            return None
+        if self._priced.get(settings.model) is False:
             return None
         try:
             prompt_cost, completion_cost = litellm_module().cost_per_token(
                 model=settings.model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens
             )
         except Exception:
+            self._priced[settings.model] = False
             return None
         total = float(prompt_cost) + float(completion_cost)
+        self._priced[settings.model] = total > 0
         return total if total > 0 else None
 
     def _wait_for(self, attempt: int, exc: BaseException) -> float:
@@ -462,10 +478,14 @@ class Gateway:
         asked, not guessed)."""
         if settings.is_local or settings.api_base:
             return True
-        try:
-            return bool(litellm_module().supports_response_schema(model=settings.model))
-        except Exception:
-            return False
+        known = self._schema_support.get(settings.model)
+        if known is None:
+            try:
+                known = bool(litellm_module().supports_response_schema(model=settings.model))
+            except Exception:
+                known = False
+            self._schema_support[settings.model] = known
+        return known
 
 
 class ModelStream:
@@ -516,15 +536,21 @@ class ModelStream:
         )
 
     async def _bounded(self, awaitable: Awaitable[Any], deadline: float, what: str) -> Any:
-        """Await within the nearer of `deadline` (this bound) and the whole call's deadline."""
+        """Await within the nearer of `deadline` (this bound) and the whole call's deadline.
+
+        `asyncio.timeout_at` rather than `wait_for`: wait_for wraps every awaited stream chunk in a
+        task of its own, which was most of the gateway's CPU per streamed call; the timeout context
+        cancels the current task instead, with the same TimeoutError at the bound."""
         if self.settings.is_local:
             return await awaitable
-        loop = asyncio.get_running_loop()
-        limit = min(deadline, self._call_deadline) - loop.time()
         whole = self._call_deadline <= deadline
+        bound = asyncio.timeout_at(min(deadline, self._call_deadline))
         try:
-            return await asyncio.wait_for(awaitable, max(0.0, limit))
-        except asyncio.TimeoutError:
+            async with bound:
+                return await awaitable
+        except TimeoutError:
+            if not bound.expired():
+                raise  # a TimeoutError from inside the call, not our bound
             raise CallTimeout(self._timeout_message("whole" if whole else what)) from None
 
     def _timeout_message(self, what: str) -> str:
