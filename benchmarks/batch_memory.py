@@ -46,15 +46,19 @@ def main() -> None:
 
     built = [0]
     first_peak: list[float] = []
+    last_peak: list[float] = []
+    repeats = -(-args.sessions // 24)
+    total = repeats * 24
 
     def build(spec, env, gateway):
         built[0] += 1
         if built[0] == FIRST + 1:
             first_peak.append(peak_mb())
+        if built[0] == total:
+            last_peak.append(peak_mb())
         seats = {"agent": scripted_agent(), "user": scripted_user(), "judge": scripted_judge()}
         return build_session(spec, env, gateway, seats=seats)
 
-    repeats = -(-args.sessions // 24)
     argv = ["eval", "run", "proactiveeval", "--agreeableness", "low", "--repeats", str(repeats), "--max-turns", "2",
             "--concurrency", str(args.concurrency), "--out", str(work / "out")]
     ns = build_parser().parse_args(argv)
@@ -66,7 +70,9 @@ def main() -> None:
     first = first_peak[0] if first_peak else final
     print(f"\n{built[0]} sessions (exit {code}) in {wall:.1f} s, --concurrency {args.concurrency}, store on")
     print(f"peak RSS after the first {FIRST}: {first:.1f} MB")
-    print(f"peak RSS after all {built[0]}: {final:.1f} MB")
+    print(f"peak RSS as the last session starts: {last_peak[0] if last_peak else final:.1f} MB (before the report "
+          "reads every record back)")
+    print(f"peak RSS after all {built[0]}, the report written: {final:.1f} MB")
     ratio = final / first
     print(f"ratio peak after all / after {FIRST}: {ratio:.3f}  (target <= {TARGET}: {'OK' if ratio <= TARGET else 'OVER'})")
 

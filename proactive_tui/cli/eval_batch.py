@@ -258,7 +258,7 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
                                                        warn=warn, build=build, gateway=gateway))
     finally:
         display.close()  # the summary, also after Ctrl-C/SIGTERM
-    report = build_report(manifest, read_results(out))
+    report = build_report(manifest, read_results(out, transcripts=False))
     write_report(out, report)
     print_report(console, report)
     err.print(Text(f"{status_line(report)}; report in {out}/report.json, report.csv, report.md", style="dim"))
