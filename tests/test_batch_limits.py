@@ -159,3 +159,31 @@ def test_eval_without_a_terminal_ends_with_a_summary_line_per_model(tmp_path, ca
     assert any(line.startswith("summary openai/b: done 2/2, failed 0, calls ") for line in summary)
     assert any(line.startswith("summary openai/j: done -") for line in summary)
     assert json.loads((tmp_path / "out" / "report.json").read_text())["partial"] is False
+
+
+def test_litellm_price_and_schema_lookups_run_once_per_model(monkeypatch) -> None:
+    from proactive_tui.llm.gateway import Usage, litellm_module
+
+    litellm = litellm_module()
+    asked: list[str] = []
+
+    def cost_per_token(model, prompt_tokens, completion_tokens):
+        asked.append(model)
+        if model == "openai/unpriced":
+            raise Exception("This model isn't mapped yet")
+        return 0.001 * prompt_tokens, 0.002 * completion_tokens
+
+    def supports_response_schema(model):
+        asked.append("schema:" + model)
+        return True
+
+    monkeypatch.setattr(litellm, "cost_per_token", cost_per_token)
+    monkeypatch.setattr(litellm, "supports_response_schema", supports_response_schema)
+    gateway = Gateway()
+    usage = Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
+    unpriced, priced = ModelSettings(model="openai/unpriced"), ModelSettings(model="openai/priced")
+    assert [gateway._cost(unpriced, usage) for _ in range(3)] == [None, None, None]
+    assert gateway._cost(priced, usage) == pytest.approx(0.02) and gateway._cost(priced, usage) == pytest.approx(0.02)
+    assert all(gateway._schema_supported(priced) for _ in range(3))
+    # an unpriced model is asked once; a priced one every call (tiered prices depend on the tokens)
+    assert asked == ["openai/unpriced", "openai/priced", "openai/priced", "schema:openai/priced"]
