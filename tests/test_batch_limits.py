@@ -187,3 +187,24 @@ def test_litellm_price_and_schema_lookups_run_once_per_model(monkeypatch) -> Non
     assert all(gateway._schema_supported(priced) for _ in range(3))
     # an unpriced model is asked once; a priced one every call (tiered prices depend on the tokens)
     assert asked == ["openai/unpriced", "openai/priced", "openai/priced", "schema:openai/priced"]
+
+
+def test_the_token_bucket_charges_the_estimate_then_settles_the_usage() -> None:
+    from proactive_tui.llm.limits import ModelLimiter, TokenBucket
+
+    bucket = TokenBucket(per_minute=6000)  # 100 a second, a 10-second burst of 1,000
+    assert bucket.capacity == 1000
+
+    async def go() -> tuple[float, float, float]:
+        limiter = ModelLimiter(ModelLimits(tpm=6000, rpm=60))
+        tpm = limiter._tpm
+        async with limiter.slot(300) as charge:
+            during = tpm.level
+            charge.settle(500)  # the reply said 500 tokens: 200 more than estimated
+            charge.settle(500)  # settled once
+        after = tpm.level
+        await bucket.take(1500)  # more than a full bucket: taken, leaving a debt
+        return during, after, bucket.level
+
+    during, after, debt = asyncio.run(go())
+    assert 700 <= during <= 701 and 500 <= after <= 501.5 and debt < 0
