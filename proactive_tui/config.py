@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proactive_tui.envs.problems import field_path
+from proactive_tui.llm.limits import ModelLimits
 from proactive_tui.llm.settings import RoleSettings
 from proactive_tui.tomlfile import read_toml
 
@@ -32,6 +33,10 @@ class AppConfig(BaseModel):
     local_threads: int | None = Field(default=None, ge=1)
     """Threads for the embedded model (local/smollm2); unset: the cores free when it loads.
     `PROACTIVE_TUI_LOCAL_THREADS` wins over it."""
+    models: dict[str, ModelLimits] = Field(default_factory=dict)
+    """Per litellm model string (`[models."openai/gpt-4.1-mini"]`): `max_parallel_requests`, `rpm`,
+    `tpm`, enforced by the gateway for every call of that model (llm/limits.py says why not
+    litellm's Router). The embedded model runs one call at a time whatever is set."""
 
 
 def load_config(path: Path | None = None) -> AppConfig:
@@ -68,12 +73,16 @@ def dump_config(config: AppConfig) -> str:
     data = config.model_dump(exclude_defaults=True, exclude_none=True)
     lines: list[str] = []
     roles = data.pop("roles", {})
+    models = data.pop("models", {})
     for key, value in data.items():
         lines.append(f"{key} = {_toml_value(value)}")
     for role, values in roles.items():
         if values:
             lines.append(f"\n[roles.{role}]")
             lines.extend(f"{k} = {_toml_value(v)}" for k, v in values.items())
+    for model, values in models.items():
+        lines.append(f"\n[models.{json.dumps(model)}]")
+        lines.extend(f"{k} = {_toml_value(v)}" for k, v in values.items())
     return "\n".join(lines).lstrip("\n") + "\n"
 
 

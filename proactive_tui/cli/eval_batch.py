@@ -228,9 +228,19 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     err.print(Text(f"{len(planned)} sessions{shard} ({len(done)} already finished, {len(todo)} to run) -> {out}",
                    style="dim"))
 
+    from proactive_tui.cli.progress import BatchProgress, ProgressDisplay
+    from proactive_tui.llm.gateway import Gateway
+
+    gateway = Gateway(limits=config.models)
+    progress = BatchProgress(todo, gateway.stats)
+    display = ProgressDisplay(err, progress)
+
     def on_done(outcome: Any) -> None:
         item = outcome.planned
-        if outcome.error is None and finished(outcome.record):
+        ok = outcome.error is None and finished(outcome.record)
+        progress.record(item.key.agent, ok)
+        display.update()
+        if ok:
             write_result(out, SessionResult(key=item.key, seed=item.seed, record=outcome.record))
             headline = next((s.display for s in outcome.record.scores if s.headline), "")
             err.print(Text(f"  done {item.key.id}: {outcome.record.termination.reason} {headline}".rstrip(), style="dim"))
@@ -243,9 +253,12 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     def warn(message: str) -> None:
         err.print(Text(f"warning: {message}", style="yellow"))
 
-    stopped = run_with_signals(lambda: run_planned(todo, args.concurrency, on_done, store=not args.no_store,
-                                                   warn=warn, build=build))
-    report = build_report(manifest, read_results(out))
+    try:
+        stopped = run_with_signals(lambda: run_planned(todo, args.concurrency, on_done, store=not args.no_store,
+                                                       warn=warn, build=build, gateway=gateway))
+    finally:
+        display.close()  # the summary, also after Ctrl-C/SIGTERM
+    report = build_report(manifest, read_results(out, transcripts=False))
     write_report(out, report)
     print_report(console, report)
     err.print(Text(f"{status_line(report)}; report in {out}/report.json, report.csv, report.md", style="dim"))

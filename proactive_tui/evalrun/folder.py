@@ -89,14 +89,25 @@ def finished_ids(folder: Path) -> set[str]:
     return {p.stem for p in base.glob("*.json")} if base.is_dir() else set()
 
 
-def read_results(folder: Path) -> list[SessionResult]:
-    """Every finished session's result in the folder, by key id."""
+def read_results(folder: Path, transcripts: bool = True) -> list[SessionResult]:
+    """Every finished session's result in the folder, by key id. `transcripts=False` leaves each
+    record's messages out: the report's tables read scores, sections and the environment only,
+    and the transcripts are most of a record, so a 1,000-session report held them all at once
+    for nothing (the growth batch_memory.py measured). Records to copy keep them. Records of one
+    environment share one copy of an identical `environment` (repeats and agents of a sweep
+    carry the same one), for the same reason."""
     from proactive_tui.core.run_record import read_record
 
     out = []
+    shared: dict[str, dict[str, Any]] = {}
     base = folder / SESSIONS
     for path in sorted(base.glob("*.json")) if base.is_dir() else []:
         data = json.loads(path.read_text(encoding="utf-8"))
-        out.append(SessionResult(key=SessionKey.model_validate(data["key"]), seed=int(data["seed"]),
-                                 record=read_record(data["record"])))
+        if not transcripts and isinstance(data.get("record"), dict):
+            data["record"]["messages"] = []
+        record = read_record(data["record"])
+        env = shared.setdefault(record.env_id, record.environment)
+        if env is not record.environment and env == record.environment:
+            record.environment = env
+        out.append(SessionResult(key=SessionKey.model_validate(data["key"]), seed=int(data["seed"]), record=record))
     return out

@@ -95,7 +95,7 @@ def build_report(manifest: Manifest, results: list[SessionResult], planned: list
 
 
 def report_of_folder(folder: Path) -> BatchReport:
-    return build_report(read_manifest(folder), read_results(folder))
+    return build_report(read_manifest(folder), read_results(folder, transcripts=False))
 
 
 # -- files ----------------------------------------------------------------------------------------

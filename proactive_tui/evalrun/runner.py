@@ -2,8 +2,8 @@
 
 `run_planned` runs a list of planned sessions `concurrency` at a time and reports each one through
 `on_done` as it ends (finished, failed, or cut off). It knows nothing of folders, reports or
-displays: the batch command writes records from `on_done`, and a progress display or a
-per-model concurrency limit (litellm's Router) can wrap or replace it without touching the rest.
+displays: the batch command writes records from `on_done` and hands in the gateway, which
+carries the per-model limits (`llm.limits`) and the per-model counters a progress display reads.
 """
 
 from __future__ import annotations
@@ -48,11 +48,13 @@ Build = Callable[[Any, Any, Any], Any]
 
 async def run_planned(planned: list[PlannedSession], concurrency: int, on_done: Callable[[SessionOutcome], Any],
                       store: bool = True, warn: Callable[[str], None] | None = None,
-                      build: Build | None = None) -> None:
+                      build: Build | None = None, gateway: Any = None) -> None:
     """Run every planned session, at most `concurrency` at once, each recorded in the session store
     unless `store` is off (a store that cannot be opened costs a warning, never the run). An
     exception in one session is that session's outcome, not the batch's. Cancelling (Ctrl-C,
-    SIGTERM) stops the sessions running; those never reach `on_done`."""
+    SIGTERM) stops the sessions running; those never reach `on_done`. `gateway` is shared by every
+    session (one limiter and one set of counters per model across the batch); a plain one when
+    not given."""
     from proactive_tui.core.run_record import RunRecordBuilder
     from proactive_tui.core.spec import build_session
     from proactive_tui.llm.gateway import Gateway
@@ -66,7 +68,7 @@ async def run_planned(planned: list[PlannedSession], concurrency: int, on_done: 
             db = open_store()
         except StoreError as exc:
             say(f"{exc}; these sessions will not be saved")
-    gateway = Gateway()
+    gateway = gateway or Gateway()
     gate = asyncio.Semaphore(concurrency)
 
     async def one(item: PlannedSession) -> None:

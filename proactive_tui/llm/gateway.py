@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from proactive_tui.llm import keys
 from proactive_tui.llm.errors import ModelError, classify, non_json_body
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
+from proactive_tui.llm.limits import GatewayStats, ModelLimiter, ModelLimits, estimate_tokens
 from proactive_tui.llm.settings import LOCAL_DEFAULT_MAX_TOKENS, ModelSettings, StructuredMode
 from proactive_tui.llm.structured import ModeMemory, memory_key, modes_to_try, response_format, shared_memory
 
@@ -185,8 +186,22 @@ class Gateway:
         base_delay: float = 1.0,
         max_delay: float = 30.0,
         memory: ModeMemory | None = None,
+        limits: dict[str, ModelLimits] | None = None,
+        stats: GatewayStats | None = None,
     ) -> None:
         self.on_retry = on_retry
+        self.limits = dict(limits or {})
+        """Per model string (the config file's `[models."..."]` tables); see `llm.limits`."""
+        self.stats = stats or GatewayStats()
+        """Per model: attempts, retries, tokens, cost; what a batch's progress display reads."""
+        self._limiters: dict[str, ModelLimiter] = {}
+        # Per model string, what litellm's tables say never changes within a process, so each is
+        # looked up once: these lookups (a provider set built per call, the cost map, model info)
+        # were most of the gateway's own CPU per call, and ran even for models with no price.
+        self._model_problems: dict[str, str | None] = {}
+        self._priced: dict[str, bool] = {}
+        """Whether litellm knows a price for the model: an unpriced one skips the cost calculator."""
+        self._schema_support: dict[str, bool] = {}
         self._sleep = sleep
         self._jitter = jitter
         self.base_delay = base_delay
@@ -196,6 +211,15 @@ class Gateway:
         """Per server whose mode is not known yet: concurrent structured calls (a session overlaps
         the judge's turn check with the agent's next message) wait for the first negotiation
         instead of each sending a request the server refuses."""
+
+    def limiter(self, settings: ModelSettings) -> ModelLimiter:
+        """The one gate for this model's calls (made on first use; every model has one, so a 429
+        pauses that model even when the config sets no limits for it)."""
+        limiter = self._limiters.get(settings.model)
+        if limiter is None:
+            limits = self.limits.get(settings.model) or ModelLimits()
+            limiter = self._limiters[settings.model] = ModelLimiter(limits, local=settings.is_local)
+        return limiter
 
     @property
     def memory(self) -> ModeMemory:
@@ -210,7 +234,9 @@ class Gateway:
         provider = keys.provider_of(settings.model)
         if not settings.is_local:
             # Before any key lookup: `foo/bar` is an unknown provider, a URL is not a model string.
-            problem = keys.model_problem(settings.model)
+            if settings.model not in self._model_problems:
+                self._model_problems[settings.model] = keys.model_problem(settings.model)
+            problem = self._model_problems[settings.model]
             if problem:
                 unknown_provider = "/" in settings.model and not keys.looks_like_url(settings.model)
                 raise ModelError(problem, "unknown_provider" if unknown_provider else "unknown_model", settings.model)
@@ -255,15 +281,22 @@ class Gateway:
         return httpx.Timeout(settings.timeout, connect=settings.connect_timeout, pool=settings.connect_timeout)
 
     def _cost(self, settings: ModelSettings, usage: Usage) -> float | None:
+        """US dollars by litellm's price table, None when it has no price. A model found unpriced
+        once is not looked up again (the calculator walks the model-info tables every time); a
+        priced one still goes through `cost_per_token`, which knows tiered and cached-token prices."""
         if settings.is_local or settings.api_base or not usage.total_tokens:
+            return None
+        if self._priced.get(settings.model) is False:
             return None
         try:
             prompt_cost, completion_cost = litellm_module().cost_per_token(
                 model=settings.model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens
             )
         except Exception:
+            self._priced[settings.model] = False
             return None
         total = float(prompt_cost) + float(completion_cost)
+        self._priced[settings.model] = total > 0
         return total if total > 0 else None
 
     def _wait_for(self, attempt: int, exc: BaseException) -> float:
@@ -445,10 +478,14 @@ class Gateway:
         asked, not guessed)."""
         if settings.is_local or settings.api_base:
             return True
-        try:
-            return bool(litellm_module().supports_response_schema(model=settings.model))
-        except Exception:
-            return False
+        known = self._schema_support.get(settings.model)
+        if known is None:
+            try:
+                known = bool(litellm_module().supports_response_schema(model=settings.model))
+            except Exception:
+                known = False
+            self._schema_support[settings.model] = known
+        return known
 
 
 class ModelStream:
@@ -499,15 +536,21 @@ class ModelStream:
         )
 
     async def _bounded(self, awaitable: Awaitable[Any], deadline: float, what: str) -> Any:
-        """Await within the nearer of `deadline` (this bound) and the whole call's deadline."""
+        """Await within the nearer of `deadline` (this bound) and the whole call's deadline.
+
+        `asyncio.timeout_at` rather than `wait_for`: wait_for wraps every awaited stream chunk in a
+        task of its own, which was most of the gateway's CPU per streamed call; the timeout context
+        cancels the current task instead, with the same TimeoutError at the bound."""
         if self.settings.is_local:
             return await awaitable
-        loop = asyncio.get_running_loop()
-        limit = min(deadline, self._call_deadline) - loop.time()
         whole = self._call_deadline <= deadline
+        bound = asyncio.timeout_at(min(deadline, self._call_deadline))
         try:
-            return await asyncio.wait_for(awaitable, max(0.0, limit))
-        except asyncio.TimeoutError:
+            async with bound:
+                return await awaitable
+        except TimeoutError:
+            if not bound.expired():
+                raise  # a TimeoutError from inside the call, not our bound
             raise CallTimeout(self._timeout_message("whole" if whole else what)) from None
 
     def _timeout_message(self, what: str) -> str:
@@ -546,42 +589,53 @@ class ModelStream:
             request = gateway._request(settings, self.messages, structured=self.structured, **stream_args, **self.extra)
             litellm = litellm_module()
             loop = asyncio.get_running_loop()
+            limiter = gateway.limiter(settings)
+            counters = gateway.stats.of(settings.model)
+            estimate = estimate_tokens(self.messages) if limiter.limits.tpm else 0
             while True:
                 self.attempts += 1
                 try:
-                    asked = loop.time()
-                    self._call_deadline = asked + settings.timeout  # per attempt: back-off is not the call
-                    if not self.streaming:
-                        response = await self._bounded(litellm.acompletion(**request), self._call_deadline, "whole")
-                        text = self._absorb_whole(response)
-                        if not text.strip():  # whitespace is no reply either
-                            raise self._no_reply(bool(getattr(response, "choices", None)))
-                        self.text = text
-                        yield text
-                        break
-                    first_deadline = asked + settings.first_token_timeout
-                    response = await self._bounded(litellm.acompletion(**request), first_deadline, "first_token")
-                    try:
-                        self._check_stream_type(response)
-                        chunks = response.__aiter__()
-                        while True:
-                            if self.text:
-                                bound, what = loop.time() + settings.idle_timeout, "idle"
-                            else:
-                                bound, what = first_deadline, "first_token"
-                            try:
-                                chunk = await self._bounded(chunks.__anext__(), bound, what)
-                            except StopAsyncIteration:
+                    async with limiter.slot(estimate) as charge:
+                        counters.requests += 1
+                        counters.in_flight += 1
+                        counters.max_in_flight = max(counters.max_in_flight, counters.in_flight)
+                        try:
+                            asked = loop.time()
+                            self._call_deadline = asked + settings.timeout  # per attempt: back-off is not the call
+                            if not self.streaming:
+                                response = await self._bounded(litellm.acompletion(**request), self._call_deadline, "whole")
+                                text = self._absorb_whole(response)
+                                if not text.strip():  # whitespace is no reply either
+                                    raise self._no_reply(bool(getattr(response, "choices", None)))
+                                self.text = text
+                                yield text
                                 break
-                            delta = self._absorb(chunk)
-                            if delta:
-                                self.text += delta
-                                yield delta
-                    finally:
-                        await _close(response)
-                    if not self.text.strip():  # whitespace alone is no reply either (not retried once shown)
-                        raise self._no_reply(True, streamed=True)
-                    break
+                            first_deadline = asked + settings.first_token_timeout
+                            response = await self._bounded(litellm.acompletion(**request), first_deadline, "first_token")
+                            try:
+                                self._check_stream_type(response)
+                                chunks = response.__aiter__()
+                                while True:
+                                    if self.text:
+                                        bound, what = loop.time() + settings.idle_timeout, "idle"
+                                    else:
+                                        bound, what = first_deadline, "first_token"
+                                    try:
+                                        chunk = await self._bounded(chunks.__anext__(), bound, what)
+                                    except StopAsyncIteration:
+                                        break
+                                    delta = self._absorb(chunk)
+                                    if delta:
+                                        self.text += delta
+                                        yield delta
+                            finally:
+                                await _close(response)
+                            if not self.text.strip():  # whitespace alone is no reply either (not retried once shown)
+                                raise self._no_reply(True, streamed=True)
+                            break
+                        finally:
+                            counters.in_flight -= 1
+                            charge.settle(self.usage.total_tokens)
                 except (asyncio.CancelledError, GeneratorExit):
                     raise
                 except Exception as exc:
@@ -593,8 +647,13 @@ class ModelStream:
                             error = ModelError(f"{error.message}; given up after {self.attempts} attempts",
                                                error.kind, error.model)
                         error.partial_text = self.text
+                        counters.failures += 1
                         raise error from None
                     wait = gateway._wait_for(self.attempts, exc)
+                    counters.retries += 1
+                    if error.kind == "rate_limit":
+                        counters.rate_limited += 1
+                        limiter.pause(wait)  # this model's other calls wait too; other models do not
                     await gateway._notify(
                         self.on_retry,
                         RetryNotice(
@@ -604,6 +663,11 @@ class ModelStream:
                     )
                     await gateway._sleep(wait)
             self.usage.cost = gateway._cost(settings, self.usage)
+            counters.calls += 1
+            counters.prompt_tokens += self.usage.prompt_tokens
+            counters.completion_tokens += self.usage.completion_tokens
+            if self.usage.cost is not None:
+                counters.cost = (counters.cost or 0.0) + self.usage.cost
             self.done = True
         finally:
             self.elapsed_s = time.monotonic() - self.started

@@ -200,6 +200,15 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         fake._record(RecordedRequest("POST", self.path, self._headers(), body if isinstance(body, dict) else {}))
+        model = str(body.get("model")) if isinstance(body, dict) else ""
+        fake._enter(model)
+        try:
+            self._answer(body)
+        finally:
+            fake._leave(model)
+
+    def _answer(self, body: Any) -> None:
+        fake = self.server.fake
         if fake.flavor == "llama_cpp" and not self.path.startswith("/v1/"):
             return self._send_json(404, {"detail": "Not Found"})  # FastAPI's route miss
         if not self.path.rstrip("/").endswith("/chat/completions"):
@@ -380,6 +389,10 @@ class FakeOpenAIServer:
         self.responder = responder or default_responder
         self.reply_queue: deque[Reply] = deque()
         self.requests: list[RecordedRequest] = []
+        self.in_flight: dict[str, int] = {}
+        """POST requests being answered now, per `model` in the body (the provider prefix gone)."""
+        self.max_in_flight: dict[str, int] = {}
+        """The most POST requests answered at once, per model: what a concurrency bound is tested by."""
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: _Server | None = None
@@ -453,6 +466,15 @@ class FakeOpenAIServer:
             return self.requests[-1] if self.requests else None
 
     # internals used by the handler -----------------------------------------------------------
+    def _enter(self, model: str) -> None:
+        with self._lock:
+            now = self.in_flight[model] = self.in_flight.get(model, 0) + 1
+            self.max_in_flight[model] = max(self.max_in_flight.get(model, 0), now)
+
+    def _leave(self, model: str) -> None:
+        with self._lock:
+            self.in_flight[model] -= 1
+
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
