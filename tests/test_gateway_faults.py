@@ -12,7 +12,6 @@ from proactive_tui.llm.gateway import Gateway, RetryNotice
 from proactive_tui.llm.settings import ModelSettings
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply
 
-pytestmark = pytest.mark.asyncio
 MESSAGES = [{"role": "user", "content": "x"}]
 
 
