@@ -141,13 +141,11 @@ def select(environments: list[Any], selectors: list[str], load_path: Any = None)
     return Selection(environments=[chosen[k] for k in sorted(chosen)], unmatched=unmatched)
 
 
-class Manifest(BaseModel):
-    """What a batch folder was asked to run, written before anything runs: `--resume` checks a
-    rerun asks for the same, and `report merge` checks shards belong to one sweep."""
+class SweepSpec(BaseModel):
+    """What a sweep asked for, as both its folder's manifest and its report state it (one
+    definition, so the report says exactly what the manifest planned)."""
 
-    format: int = 1
     selectors: list[str]
-    families: list[str]
     agents: list[str]
     models: dict[str, str]
     """The user and judge seats' models (the agent varies: `agents`)."""
@@ -156,6 +154,18 @@ class Manifest(BaseModel):
     sweeps: dict[str, dict[str, list[str]]]
     """Per family: setting -> the values the grid runs (ProactiveEval's agreeableness levels)."""
     repeats: int
+
+    def sweep_spec(self) -> dict[str, Any]:
+        """These fields alone, to build the report from the manifest."""
+        return self.model_dump(include=set(SweepSpec.model_fields))
+
+
+class Manifest(SweepSpec):
+    """What a batch folder was asked to run, written before anything runs: `--resume` checks a
+    rerun asks for the same, and `report merge` checks shards belong to one sweep."""
+
+    format: int = 1
+    families: list[str]
     total: int
     """Sessions in the whole plan (every shard)."""
     shard: Shard | None = None

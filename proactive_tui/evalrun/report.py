@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from proactive_tui.evalrun.folder import SessionResult, read_manifest, read_results, write_atomic
-from proactive_tui.evalrun.plan import Manifest, SessionKey
+from proactive_tui.evalrun.plan import Manifest, SessionKey, SweepSpec
 from proactive_tui.textsafe import json_text
 
 Unit = Literal["score", "pct", "count", "ratio"]
@@ -57,13 +57,7 @@ class Timing(BaseModel):
     generated_at: str
 
 
-class BatchReport(BaseModel):
-    selectors: list[str]
-    agents: list[str]
-    models: dict[str, str]
-    settings: dict[str, dict[str, Any]]
-    sweeps: dict[str, dict[str, list[str]]]
-    repeats: int
+class BatchReport(SweepSpec):
     planned: int
     finished: int
     missing: list[str]
@@ -87,8 +81,7 @@ def build_report(manifest: Manifest, results: list[SessionResult], planned: list
             families[name] = registry.get(name).batch_tables(own, manifest.repeats)
     missing = sorted(wanted - set(by_id))
     return BatchReport(
-        selectors=manifest.selectors, agents=manifest.agents, models=manifest.models, settings=manifest.settings,
-        sweeps=manifest.sweeps, repeats=manifest.repeats, planned=len(wanted), finished=len(by_id), missing=missing,
+        **manifest.sweep_spec(), planned=len(wanted), finished=len(by_id), missing=missing,
         partial=bool(missing) or len(wanted) < manifest.total, families=families,
         timing=Timing(generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds")),
     )
