@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import contextvars
-import json
 import os
 import subprocess
 import sys
@@ -40,30 +39,18 @@ READY = ("import time; t = time.perf_counter()\n"
          "print(time.perf_counter() - t)\n")
 
 
-def responder(body: dict) -> str:
-    name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
-    if name == "PlanDraft":
-        return json.dumps({"target": "t", "sub_targets": ["a", "b"]})
-    if name == "PlanJudgement":
-        return json.dumps({"reasoning": "fine", "score": 6})
-    if name == "TurnVerdict":
-        return json.dumps({"reasoning": "not yet", "target_reached": False, "covered_steps": [1]})
-    if name == "GuidanceJudgement":
-        return json.dumps({"reasoning": "ok", "overall": 8, "effectiveness": 6, "personalization": 6, "tone": 6,
-                           "engagement": 6, "naturalness": 6})
-    return "Shall we talk about it? Here is a short line, as a model might write it."
+FREE_TEXT = "Shall we talk about it? Here is a short line, as a model might write it."
 
 
-SERVER = ("import sys; from proactive_tui.testing.fake_openai import FakeOpenAIServer\n"
-          "sys.path.insert(0, {bench!r}); from batch_throughput import responder\n"
-          "with FakeOpenAIServer(responder=responder, latency={latency!r}) as s:\n"
+SERVER = ("import sys; from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder\n"
+          "with FakeOpenAIServer(responder=proactiveeval_responder({text!r}), latency={latency!r}) as s:\n"
           "    print(s.base_url, flush=True); sys.stdin.read()\n")
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     """The fake server in its own process: its threads would otherwise take this one's CPU."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    code = SERVER.format(bench=str(Path(__file__).resolve().parent), latency=latency)
+    code = SERVER.format(text=FREE_TEXT, latency=latency)
     proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, env=env)
     assert proc.stdout is not None

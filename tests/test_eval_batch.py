@@ -27,7 +27,7 @@ from proactive_tui.envs import load_default, load_paths
 from proactive_tui.evalrun.folder import SESSIONS, SessionResult, finished_ids
 from proactive_tui.evalrun.plan import SessionKey, Shard, grid_points, plan_keys, select, shard_keys
 from proactive_tui.llm.settings import RoleSettings
-from proactive_tui.testing.fake_openai import FakeOpenAIServer
+from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
 
 ENVS = load_default().environments
 
@@ -285,23 +285,9 @@ def test_resume_after_a_stop_runs_exactly_what_did_not_finish(tmp_path) -> None:
 # -- through the fake server and the store ---------------------------------------------------------
 
 
-def responder(body: dict) -> str:
-    name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
-    if name == "PlanDraft":
-        return json.dumps({"target": "t", "sub_targets": ["a", "b"]})
-    if name == "PlanJudgement":
-        return json.dumps({"reasoning": "fine", "score": 6})
-    if name == "TurnVerdict":
-        return json.dumps({"reasoning": "not yet", "target_reached": False, "covered_steps": [1]})
-    if name == "GuidanceJudgement":
-        return json.dumps({"reasoning": "ok", "overall": 8, "effectiveness": 6, "personalization": 6, "tone": 6,
-                           "engagement": 6, "naturalness": 6})
-    return "Shall we talk about it?"
-
-
 def test_eval_through_the_fake_server_stores_sessions_and_writes_the_report(tmp_path) -> None:
     out = tmp_path / "out"
-    with FakeOpenAIServer(responder=responder) as server:
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
         code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "openai/a", "--agent", "openai/b",
                      "--user", "openai/u", "--judge", "openai/j", "--api-base", server.base_url,
                      "--agreeableness", "low", "--max-turns", "1", "--out", str(out)])

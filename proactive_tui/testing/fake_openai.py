@@ -147,6 +147,33 @@ def example_for_schema(schema: dict[str, Any], defs: dict[str, Any] | None = Non
     return {"string": "x", "integer": 1, "number": 1.0, "boolean": True, "array": [], "null": None}.get(kind, "x")
 
 
+def schema_name(request: dict[str, Any]) -> str | None:
+    """The `json_schema` name a structured request asks for (None for free text)."""
+    return ((request.get("response_format") or {}).get("json_schema") or {}).get("name")
+
+
+def proactiveeval_responder(free_text: str = "Shall we talk about it?") -> Callable[[dict[str, Any]], str]:
+    """Replies that carry a ProactiveEval session through every step: a plan, a plan score of 6,
+    turn checks that never reach the target (so each session runs its full turns), a guidance
+    score of 8, and `free_text` for the agent's and the user's messages. Shared by the batch tests
+    and the throughput benchmark, which need sessions of a known, fixed number of calls."""
+
+    def respond(request: dict[str, Any]) -> str:
+        name = schema_name(request)
+        if name == "PlanDraft":
+            return json.dumps({"target": "t", "sub_targets": ["a", "b"]})
+        if name == "PlanJudgement":
+            return json.dumps({"reasoning": "fine", "score": 6})
+        if name == "TurnVerdict":
+            return json.dumps({"reasoning": "not yet", "target_reached": False, "covered_steps": [1]})
+        if name == "GuidanceJudgement":
+            return json.dumps({"reasoning": "ok", "overall": 8, "effectiveness": 6, "personalization": 6, "tone": 6,
+                               "engagement": 6, "naturalness": 6})
+        return free_text
+
+    return respond
+
+
 def default_responder(request: dict[str, Any]) -> str:
     """Echo the last user message, or emit schema-valid JSON when the request asks for JSON.
 
