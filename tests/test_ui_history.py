@@ -130,6 +130,24 @@ async def test_export_from_history_writes_a_run_record(tmp_path) -> None:
         assert record.id == live.builder.record.id and record.messages
 
 
+async def resume_after_crash(app: ProactiveApp, pilot, cut: int, factory) -> HistoryScreen:
+    """Make the store look as a crash after event `cut` leaves it (the later events never reached
+    the disk, the process is gone), then press `r` on that session in History (returned)."""
+    with sqlite3.connect(default_path()) as raw:
+        raw.execute("DELETE FROM events WHERE seq > ?", (cut,))
+        raw.execute("UPDATE sessions SET status = 'running', summary = NULL, pid = 0")
+    raw.close()
+    await open_history(app, pilot)
+    app.pop_screen()
+    app.push_screen(HistoryScreen(session_factory=factory))
+    await pilot.pause()
+    history = app.screen
+    assert "interrupted" in str(history.query_one(DataTable).get_row_at(0))
+    assert history.check_action("resume", ())
+    await pilot.press("r")
+    return history
+
+
 async def test_resume_from_history_continues_an_interrupted_session() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -138,18 +156,7 @@ async def test_resume_from_history_continues_an_interrupted_session() -> None:
         # a crash after turn 2: the later events never reached the disk, the process is gone
         events = load_events(app.store, first_id)
         cut = next(e.seq for e in events if e.type == "message_done" and e.message.role == "user" and e.message.turn == 2)
-        with sqlite3.connect(default_path()) as raw:
-            raw.execute("DELETE FROM events WHERE seq > ?", (cut,))
-            raw.execute("UPDATE sessions SET status = 'running', summary = NULL, pid = 0")
-        raw.close()
-        await open_history(app, pilot)
-        app.pop_screen()
-        app.push_screen(HistoryScreen(session_factory=scripted_factory()))
-        await pilot.pause()
-        history = app.screen
-        assert "interrupted" in str(history.query_one(DataTable).get_row_at(0))
-        assert history.check_action("resume", ())
-        await pilot.press("r")
+        history = await resume_after_crash(app, pilot, cut, scripted_factory())
         await wait_for(pilot, lambda: isinstance(app.screen, ProactiveEvalSessionScreen))
         resumed = app.screen
         await wait_for(pilot, lambda: resumed.ended is not None)
@@ -344,18 +351,7 @@ async def test_resume_from_history_continues_proactivebench_and_chronos(env_id: 
         # a crash one event into the third step: two steps are committed
         events = load_events(app.store, first_id)
         cut = [e.seq for e in events if e.type == step][1] + 1
-        with sqlite3.connect(default_path()) as raw:
-            raw.execute("DELETE FROM events WHERE seq > ?", (cut,))
-            raw.execute("UPDATE sessions SET status = 'running', summary = NULL, pid = 0")
-        raw.close()
-        await open_history(app, pilot)
-        app.pop_screen()
-        app.push_screen(HistoryScreen(session_factory=_replay_factory()))
-        await pilot.pause()
-        history = app.screen
-        assert "interrupted" in str(history.query_one(DataTable).get_row_at(0))
-        assert history.check_action("resume", ())
-        await pilot.press("r")
+        await resume_after_crash(app, pilot, cut, _replay_factory())
         await wait_for(pilot, lambda: isinstance(app.screen, screen_class) and app.screen is not first)
         resumed = app.screen
         await wait_for(pilot, lambda: resumed.ended is not None)
