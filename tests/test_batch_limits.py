@@ -19,8 +19,7 @@ from proactive_tui.config import AppConfig, ConfigError, dump_config, load_confi
 from proactive_tui.llm.gateway import Gateway
 from proactive_tui.llm.limits import GatewayStats, ModelLimits
 from proactive_tui.llm.settings import ModelSettings
-from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply
-from tests.test_eval_batch import responder
+from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply, proactiveeval_responder
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -46,7 +45,7 @@ def test_model_limits_come_from_the_config_file_and_are_validated() -> None:
 
 def test_a_batch_at_concurrency_8_keeps_a_limited_model_to_its_bound_and_not_the_others(tmp_path) -> None:
     write_config('[models."openai/a"]\nmax_parallel_requests = 2\n')
-    with FakeOpenAIServer(responder=responder, latency=0.05) as server:
+    with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.05) as server:
         code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "openai/a", "--agent", "openai/b",
                      "--user", "openai/u", "--judge", "openai/j", "--api-base", server.base_url,
                      "--agreeableness", "low", "--max-turns", "1", "--repeats", "6", "--concurrency", "8",
@@ -146,7 +145,7 @@ def test_progress_rows_count_sessions_per_agent_and_calls_per_model() -> None:
 
 
 def test_eval_without_a_terminal_ends_with_a_summary_line_per_model(tmp_path, capsys) -> None:
-    with FakeOpenAIServer(responder=responder) as server:
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
         code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "openai/a", "--agent", "openai/b",
                      "--user", "openai/u", "--judge", "openai/j", "--api-base", server.base_url,
                      "--agreeableness", "low", "--max-turns", "1", "--repeats", "2", "--no-store",
