@@ -199,6 +199,8 @@ class Gateway:
         # looked up once: these lookups (a provider set built per call, the cost map, model info)
         # were most of the gateway's own CPU per call, and ran even for models with no price.
         self._model_problems: dict[str, str | None] = {}
+        self._base_problems: dict[str, str | None] = {}
+        """Per api base, `keys.api_base_problem` (a URL parse), likewise once, not per call."""
         self._priced: dict[str, bool] = {}
         """Whether litellm knows a price for the model: an unpriced one skips the cost calculator."""
         self._schema_support: dict[str, bool] = {}
@@ -251,7 +253,9 @@ class Gateway:
             "max_tokens": settings.token_cap(structured),
         }
         if settings.api_base:
-            problem = keys.api_base_problem(settings.api_base)
+            if settings.api_base not in self._base_problems:
+                self._base_problems[settings.api_base] = keys.api_base_problem(settings.api_base)
+            problem = self._base_problems[settings.api_base]
             if problem:
                 raise ModelError(problem, "bad_request", settings.model)
             kwargs["api_base"] = settings.api_base
