@@ -484,7 +484,9 @@ async def test_status_line_says_who_is_at_work_on_which_event() -> None:
         app.push_screen(ProactiveBenchSessionScreen(env, pb_spec(max_events=4), scripted_factory(hold_at=3)))
         await pilot.pause()
         screen = app.screen
-        await wait_for(pilot, lambda: "proposing" in status_text(screen))
+        # Wait for the held event itself: event 2's proposing also matches "proposing", and on a
+        # loaded machine the status can be caught there before event 3 starts.
+        await wait_for(pilot, lambda: "proposing for event 3" in status_text(screen))
         assert "event 3/4" in status_text(screen) and "agent is proposing for event 3…" in status_text(screen)
         assert "TP 1" in shown_in(app, screen.query_one(MetricsPanel).region)
 
