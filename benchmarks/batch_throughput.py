@@ -43,7 +43,7 @@ FREE_TEXT = "Shall we talk about it? Here is a short line, as a model might writ
 
 
 SERVER = ("import sys; from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder\n"
-          "with FakeOpenAIServer(responder=proactiveeval_responder({text!r}), latency={latency!r}) as s:\n"
+          "with FakeOpenAIServer(responder=proactiveeval_responder({text!r}), latency={latency!r}, keep_alive=True) as s:\n"
           "    print(s.base_url, flush=True); sys.stdin.read()\n")
 
 
@@ -82,7 +82,7 @@ def main() -> None:
     from proactive_tui.core.spec import build_session
     from proactive_tui.llm.gateway import litellm_module
 
-    litellm = litellm_module()
+    litellm = litellm_module()  # imported before the clock: process start, on its own line
     session_of: contextvars.ContextVar[int] = contextvars.ContextVar("session_of", default=-1)
     calls: dict[int, int] = {}
     real = litellm.acompletion

@@ -298,6 +298,7 @@ def test_eval_through_the_fake_server_stores_sessions_and_writes_the_report(tmp_
                      "--agreeableness", "low", "--max-turns", "1", "--out", str(out), "--resume"]) == 0
         assert len(server.requests) == first  # nothing left to run: no call made
     assert code == 0 and first > 0 and seeds == {0}
+    assert not any(r.body.get("stream") for r in server.requests)  # a batch asks for whole replies by default
     report = report_json(out)
     guidance = next(t for t in report["families"]["proactiveeval"] if t["id"] == "guidance")
     assert [(r["model"], r["values"]["persuasion"], r["values"]["overall"]) for r in guidance["rows"]] == [
@@ -314,6 +315,17 @@ def test_eval_through_the_fake_server_stores_sessions_and_writes_the_report(tmp_
         for path in (out / SESSIONS).glob("*.json"):
             saved = json.loads(path.read_text())
             assert load_record(store, saved["record"]["id"]).env_id == "proactiveeval/persuasion/fair/0"
+
+
+def test_eval_stream_asks_the_providers_for_streamed_replies(tmp_path) -> None:
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
+        assert main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "openai/a", "--user", "openai/u",
+                     "--judge", "openai/j", "--api-base", server.base_url, "--agreeableness", "low",
+                     "--max-turns", "1", "--out", str(tmp_path / "out"), "--no-store", "--stream"]) == 0
+        dialogue = [r.body for r in server.requests if r.body.get("model") in ("a", "u")
+                    and "response_format" not in r.body]  # the agent's plan is structured: never streamed
+    assert dialogue and all(body.get("stream") is True for body in dialogue)
+    assert report_json(tmp_path / "out")["families"]["proactiveeval"]
 
 
 # -- the report's numbers, by hand -----------------------------------------------------------------

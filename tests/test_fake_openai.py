@@ -334,3 +334,27 @@ def test_reset_aborts_the_connection(server, stream: bool) -> None:
     server.script(Reply(content="one two three four five six", fault="reset"))
     with pytest.raises(ConnectionResetError):  # an RST, not an orderly end of the body
         _post(server, stream)
+
+
+def test_keep_alive_answers_whole_replies_on_one_connection_and_closes_streams() -> None:
+    """Benchmarks run the server the way real ones run: one connection for many whole replies."""
+    import http.client
+
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    with FakeOpenAIServer(keep_alive=True) as server:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        for _ in range(3):
+            conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+            reply = conn.getresponse()
+            assert reply.status == 200 and reply.getheader("Connection") != "close"
+            assert json.loads(reply.read())["choices"][0]["message"]["content"]
+        first_socket = conn.sock
+        conn.request("POST", "/v1/chat/completions", json.dumps({**json.loads(body), "stream": True}),
+                     {"Content-Type": "application/json"})
+        assert conn.sock is first_socket  # still the first connection: three replies and a stream on it
+        reply = conn.getresponse()
+        assert reply.getheader("Connection") == "close" and b"[DONE]" in reply.read()
+    with FakeOpenAIServer() as server:  # the default: one request per connection
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        assert conn.getresponse().getheader("Connection") == "close"

@@ -60,6 +60,19 @@ async def test_complete_one_shot(server: FakeOpenAIServer) -> None:
     assert server.last_request["temperature"] == 0.3 and server.last_request["max_tokens"] == 50
 
 
+async def test_a_gateway_without_streamed_replies_asks_for_the_whole_reply_and_still_gives_it_as_a_delta(
+        server: FakeOpenAIServer) -> None:
+    """A headless batch's gateway: the caller takes deltas, the provider is asked for one reply."""
+    server.script("one two three four", "one two three four")
+    deltas: list[str] = []
+    whole = await Gateway(stream_replies=False).complete(settings(server), [{"role": "user", "content": "q"}],
+                                                         on_delta=deltas.append)
+    assert not server.last_request.get("stream") and deltas == ["one two three four"] == [whole.text]
+    streamed: list[str] = []
+    await Gateway().complete(settings(server), [{"role": "user", "content": "q"}], on_delta=streamed.append)
+    assert server.last_request["stream"] is True and len(streamed) > 1 and "".join(streamed) == whole.text
+
+
 async def test_cancel_mid_stream_keeps_partial_text() -> None:
     with FakeOpenAIServer(chunk_delay=0.05) as server:
         server.script(Reply.text("one two three four five six seven eight nine ten eleven twelve"))

@@ -189,10 +189,23 @@ def default_responder(request: dict[str, Any]) -> str:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    """One request per connection (HTTP/1.0 + Connection: close): no keep-alive races in clients."""
+    """One request per connection (HTTP/1.0 + Connection: close): no keep-alive races in clients.
+
+    With the server's `keep_alive` on, whole (non-streamed) replies keep the connection open
+    (HTTP/1.1), as vLLM, llama.cpp and the hosted APIs do; streams still end with a close."""
 
     server: _Server
     protocol_version = "HTTP/1.0"
+
+    def setup(self) -> None:
+        super().setup()
+        if self.server.fake.keep_alive:
+            import socket
+
+            self.protocol_version = "HTTP/1.1"
+            # head and body go out as two writes: without this, Nagle holds the body until the
+            # client's delayed ACK (40 ms) on every call after a connection's first
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Silence per-request stderr lines; they drown test output."""
@@ -370,7 +383,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", ctype)
         if length is not None:
             self.send_header("Content-Length", str(length))
-        self.send_header("Connection", "close")
+        if length is None or not self.server.fake.keep_alive:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         for name, value in extra.items():
             self.send_header(name, value)
         self.end_headers()
@@ -407,10 +422,14 @@ class FakeOpenAIServer:
         responder: Callable[[dict[str, Any]], str | Reply] | None = None,
         chunk_delay: float = 0.0,
         flavor: Flavor = "openai",
+        keep_alive: bool = False,
     ) -> None:
         if flavor not in FLAVORS:
             raise ValueError(f"unknown flavor {flavor!r}; one of {', '.join(FLAVORS)}")
         self.flavor = flavor
+        self.keep_alive = keep_alive
+        """Whole replies on a kept-alive connection (benchmarks: real servers keep connections;
+        tests keep the default, one request per connection, free of keep-alive races)."""
         self.latency = latency
         self.chunk_delay = chunk_delay
         self.responder = responder or default_responder
