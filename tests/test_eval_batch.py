@@ -27,6 +27,7 @@ from proactive_tui.envs import load_default, load_paths
 from proactive_tui.evalrun.folder import SESSIONS, SessionResult, finished_ids
 from proactive_tui.evalrun.plan import SessionKey, Shard, grid_points, plan_keys, select, shard_keys
 from proactive_tui.llm.settings import RoleSettings
+from proactive_tui.families import proactiveeval as proactiveeval_package
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
 
 ENVS = load_default().environments
@@ -315,6 +316,36 @@ def test_eval_through_the_fake_server_stores_sessions_and_writes_the_report(tmp_
         for path in (out / SESSIONS).glob("*.json"):
             saved = json.loads(path.read_text())
             assert load_record(store, saved["record"]["id"]).env_id == "proactiveeval/persuasion/fair/0"
+
+
+def test_eval_resume_runs_the_folders_own_command_from_where_it_ran(tmp_path, monkeypatch, capsys) -> None:
+    """`eval resume DIR` needs no command line: relative paths mean what they meant, the sweep is
+    the folder's, and only what has no finished record runs."""
+    work = tmp_path / "work"
+    (work / "mine" / "persuasion").mkdir(parents=True)
+    sample = json.loads((Path(proactiveeval_package.__file__).parent / "samples" / "persuasion" / "fair.json").read_text())
+    (work / "mine" / "persuasion" / "fair.json").write_text(json.dumps(sample[:1]))
+    monkeypatch.chdir(work)
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
+        argv = ["eval", "mine", "--agent", "openai/a", "--user", "openai/u", "--judge", "openai/j",
+                "--api-base", server.base_url, "--agreeableness", "low", "--repeats", "2", "--max-turns", "1",
+                "--out", "out", "--no-store"]
+        assert main(argv) == 0
+        victim = sorted((work / "out" / SESSIONS).glob("*.json"))[0]
+        seed = json.loads(victim.read_text())["seed"]
+        victim.unlink()
+        monkeypatch.chdir(tmp_path)  # elsewhere: the folder's command still finds `mine` and `out`
+        before = len(server.requests)
+        assert main(["eval", "resume", str(work / "out"), "--concurrency", "3"]) == 0
+        resumed = server.requests[before:]
+        assert victim.exists() and resumed and {r.body.get("seed") for r in resumed} == {seed}
+        assert main(["eval", "resume", str(work / "out")]) == 0 and len(server.requests) == before + len(resumed)
+    command = json.loads((work / "out" / "command.json").read_text())
+    assert command["cwd"] == str(work) and command["options"]["selectors"] == ["mine"]
+    assert command["options"]["concurrency"] == 3  # how it ran last; the sweep itself never changes
+    assert report_json(work / "out")["partial"] is False
+    assert main(["eval", "resume", str(tmp_path)]) == 1
+    assert "holds no command.json (not a batch folder)" in capsys.readouterr().err
 
 
 def test_eval_stream_asks_the_providers_for_streamed_replies(tmp_path) -> None:

@@ -8,7 +8,8 @@ families takes, stops the command before anything runs.
 
 `eval proactiveeval`, `eval chronos`, `eval splits` and `eval reward-judge` stay the earlier
 per-family checks; `eval run SELECTOR...` is this command spelled out (`eval run proactiveeval`
-selects the whole family here).
+selects the whole family here). `eval resume DIR` runs a folder's command again with `--resume`,
+read from the folder (`command.json`), so a stopped batch needs no command line kept by hand.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 BATCH_COMMAND = "run"
+RESUME_COMMAND = "resume"
+RUNTIME_OPTIONS = ("concurrency", "no_store", "stream")
+"""Options `eval resume` may change: how the rest is run, never what a session is."""
 
 
 def family_flags() -> dict[str, list[tuple[str, Any]]]:
@@ -70,6 +74,55 @@ def add_batch_parser(sub: argparse._SubParsersAction) -> None:
         kwargs["help"] = f"[{', '.join(names)}] " + kwargs.get("help", "")
         p.add_argument(flag, dest=owners[0][1].dest, **kwargs)
     p.set_defaults(func=run_batch_eval)
+
+
+def add_resume_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(RESUME_COMMAND, help="continue a stopped batch folder with the command that started it",
+                       description="Run a batch folder's command again with --resume (read from DIR/command.json): "
+                                   "only the sessions with no finished record run. The sweep is the folder's; "
+                                   "how it runs may change here.")
+    p.add_argument("folder", metavar="DIR", help="the batch folder (the command's --out)")
+    p.add_argument("--concurrency", type=int, metavar="N", help="sessions at once (default: the folder's)")
+    p.add_argument("--no-store", action="store_true", default=None, help="do not save the sessions in the history")
+    p.add_argument("--stream", action="store_true", default=None, help="ask providers for streamed replies")
+    p.set_defaults(func=resume_batch_eval)
+
+
+def command_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The batch command's options as JSON values (what `eval resume` needs to give it again)."""
+    def plain(value: Any) -> bool:
+        return value is None or isinstance(value, (str, int, float, bool)) or (
+            isinstance(value, list) and all(isinstance(v, (str, int, float, bool)) for v in value))
+
+    return {k: v for k, v in vars(args).items() if k not in ("func", "resume") and plain(v)}
+
+
+def resume_batch_eval(args: argparse.Namespace) -> int:
+    """`eval resume DIR`: the folder's command again, with --resume, from the folder it ran in."""
+    import os
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from proactive_tui.evalrun.folder import read_command
+
+    folder = Path(args.folder).expanduser().resolve()
+    try:
+        command = read_command(folder)
+    except (FileNotFoundError, ValueError) as exc:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(Text(f"error: {exc}", style="red"))
+        return 1
+    from proactive_tui.cli import model_flags
+
+    options = dict(command.options)
+    options.update({k: getattr(args, k) for k in (*RUNTIME_OPTIONS, "structured_mode")
+                    if getattr(args, k, None) is not None})
+    again = argparse.Namespace(**options)
+    again.resume, again.out = True, str(folder)
+    model_flags.apply(again)  # the folder's --structured-mode (main applied only this command line's)
+    if Path(command.cwd).is_dir():
+        os.chdir(command.cwd)  # relative selectors and --envs paths mean what they meant then
+    return run_batch_eval(again)
 
 
 class Problem(Exception):
@@ -180,8 +233,10 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     from proactive_tui.cli.batch import shared_option_problem
     from proactive_tui.config import ConfigError, load_config
     from proactive_tui.envs import load_default, load_paths
+    import os
+
     from proactive_tui.evalrun.folder import (
-        SessionResult, finished, read_results, write_failure, write_manifest, write_result,
+        BatchCommand, SessionResult, finished, read_results, write_command, write_failure, write_manifest, write_result,
     )
     from proactive_tui.evalrun.report import build_report, status_line, write_report
     from proactive_tui.evalrun.runner import run_planned
@@ -227,6 +282,7 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     todo = [p for p in planned if p.key.id not in done]
     out.mkdir(parents=True, exist_ok=True)
     write_manifest(out, manifest)
+    write_command(out, BatchCommand(cwd=os.getcwd(), options=command_options(args)))
     shard = f", shard {manifest.shard} of {manifest.total}" if manifest.shard else ""
     err.print(Text(f"{len(planned)} sessions{shard} ({len(done)} already finished, {len(todo)} to run) -> {out}",
                    style="dim"))
@@ -251,7 +307,7 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
             reason = outcome.error or (outcome.record.termination.reason if outcome.record and outcome.record.termination
                                        else "no end")
             write_failure(out, item.key, item.seed, reason, outcome.record)
-            err.print(Text(f"  failed {item.key.id}: {reason} (run again with --resume)", style="yellow"))
+            err.print(Text(f"  failed {item.key.id}: {reason} (`eval resume` runs it again)", style="yellow"))
 
     def warn(message: str) -> None:
         err.print(Text(f"warning: {message}", style="yellow"))
@@ -266,7 +322,7 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     print_report(console, report)
     err.print(Text(f"{status_line(report)}; report in {out}/report.json, report.csv, report.md", style="dim"))
     if stopped:
-        err.print(Text(f"stopped ({stopped}); `--resume` with the same command runs what is left", style="yellow"))
+        err.print(Text(f"stopped ({stopped}); `proactive-tui eval resume {out}` runs what is left", style="yellow"))
         return 143 if stopped == "SIGTERM" else 130
     return 1 if report.missing else 0
 

@@ -55,9 +55,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                description="`eval SELECTOR... --agent M [--repeats K] [--shard I/N] [--out DIR]` runs "
                                            "a batch of any family (see `eval run -h`); the other commands are checks.")
     sub = ev.add_subparsers(title="eval commands", metavar="SELECTOR... | CHECK", required=True, action=_ChecksOrBatch)
-    from proactive_tui.cli.eval_batch import add_batch_parser
+    from proactive_tui.cli.eval_batch import add_batch_parser, add_resume_parser
 
     add_batch_parser(sub)
+    add_resume_parser(sub)
     for family in registry.families().values():
         family.add_eval_commands(sub)
     from proactive_tui.cli import model_flags

@@ -21,6 +21,11 @@ from proactive_tui.evalrun.plan import Manifest, SessionKey
 from proactive_tui.textsafe import json_text
 
 MANIFEST = "manifest.json"
+COMMAND = "command.json"
+"""The batch command's options as given (`eval resume DIR` runs it again with `--resume`). Kept
+apart from the manifest: the manifest is what the sweep is (shards of one sweep share it), the
+command also says how this machine reached its models (`--api-base`, `--envs`, the working
+folder), which may differ per shard and never decides what a session is."""
 SESSIONS = "sessions"
 FAILED = "failed"
 UNFINISHED_REASONS = frozenset({"error", "cancelled", "user_stopped"})
@@ -68,6 +73,31 @@ def read_manifest(folder: Path) -> Manifest:
     if not path.is_file():
         raise FileNotFoundError(f"{folder} holds no {MANIFEST} (not a batch folder)")
     return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+class BatchCommand(BaseModel):
+    """What `eval resume` needs to give the command that started a folder: its options and the
+    folder it ran in (relative selectors and `--envs` paths are read from there)."""
+
+    format: int = 1
+    cwd: str
+    options: dict[str, Any]
+
+
+def write_command(folder: Path, command: BatchCommand) -> None:
+    write_atomic(folder / COMMAND, json_text(command, indent=2))
+
+
+def read_command(folder: Path) -> BatchCommand:
+    path = folder / COMMAND
+    if not path.is_file():
+        what = "a batch folder written before `eval resume` existed" if (folder / MANIFEST).is_file() else "not a batch folder"
+        raise FileNotFoundError(f"{folder} holds no {COMMAND} ({what}): run the command that started it with --resume")
+    try:
+        return BatchCommand.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a batch command file ({exc.__class__.__name__}: "
+                         f"{str(exc).splitlines()[0]})") from None
 
 
 def write_result(folder: Path, result: SessionResult) -> Path:
