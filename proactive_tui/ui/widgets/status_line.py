@@ -44,6 +44,10 @@ class StatusLine(Static):
         """The session's turn gate: "holding" (paused between turns), "pausing" (a turn runs, then
         it holds) or "" (auto-play); None before the session exists."""
 
+    def counter_text(self) -> str:
+        """How far the session is: `turn 3/10` (a subclass names what it counts otherwise)."""
+        return f"{self.UNIT} {self.turn}/{self.max_turns}"
+
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_line)
         self.refresh_line()
@@ -59,7 +63,7 @@ class StatusLine(Static):
         drop_order = [1, 0, 2]  # cost, tokens, elapsed
         while True:
             line = Text()
-            line.append(f"{self.UNIT} {self.turn}/{self.max_turns}", style="bold")
+            line.append(self.counter_text(), style="bold")
             line.append("  ·  ")
             line.append(self.activity_text())
             for extra in extras:

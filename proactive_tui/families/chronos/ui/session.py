@@ -88,6 +88,16 @@ def response_text(content: str) -> str:
         return content
 
 
+class TurnBudgetLine(StatusLine):
+    """Chronos's status line counts the turn limit used, not the engine's turn number: a turn that
+    answers the agent's own INFO_RETRIEVAL is not counted (upstream's rule), so the two part ways
+    (`turns used 5/18` while the transcript is at turn 11). One name each: the transcript's
+    `turn 11` is the turn, this is the budget."""
+
+    def counter_text(self) -> str:
+        return f"turns used {self.turn}/{self.max_turns}"
+
+
 class ChronosSessionScreen(SessionScreenBase):
     HELP_TITLE = "Chronos session"
     ENDED_TEXT = ENDED_TEXT
@@ -119,7 +129,7 @@ class ChronosSessionScreen(SessionScreenBase):
         """message id -> the turn's raw reply (agent messages show their response_text)."""
         self.counted_turns = 0
         """Agent turns counted against the limit, as the engine counts them (not those answering
-        the agent's own INFO_RETRIEVAL): what the status line's turn n/N shows."""
+        the agent's own INFO_RETRIEVAL): what the status line's `turns used n/N` shows."""
         self._begun: set[int] = set()
         self._last_input = "user"
         self._dormant = False
@@ -155,7 +165,7 @@ class ChronosSessionScreen(SessionScreenBase):
                 yield TimelinePanel(spoilers=self.human_seat is None, id="timeline-panel", classes="panel")
                 yield TaskPanel(id="task-panel", classes="panel")
                 yield TimelineTurns(id="timeline-turns", classes="panel")
-        yield StatusLine(self.turn_limit, id="status")
+        yield TurnBudgetLine(self.turn_limit, id="status")
         yield KeyBar()
 
     def _persona_sections(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
