@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from proactive_tui.llm.trace import CallTrace
+
 Seat = Literal["agent", "user", "judge"]
 
 
@@ -139,6 +141,20 @@ class UsageRecorded(EventBase):
     usage: UsageInfo
 
 
+class ModelCalled(EventBase):
+    """One model call of the session as it happened: what the model was sent and what came back
+    (`llm.trace`), and what it was for. Emitted when the call finishes, before the message or
+    verdict it produced; what the inspector opens behind any message, verdict or proposal."""
+
+    type: Literal["model_called"] = "model_called"
+    seat: str
+    purpose: str
+    turn: int | None = None
+    message_id: str | None = None
+    """The dialogue message this call produced, when it produced one."""
+    call: CallTrace
+
+
 class ErrorRaised(EventBase):
     type: Literal["error"] = "error"
     seat: Seat | None = None
@@ -156,7 +172,7 @@ class SessionEnded(EventBase):
 
 COMMON_EVENTS = (
     SessionStarted, PhaseChanged, MessageStarted, MessageDelta, MessageDone, MessageDiscarded, AwaitingHuman,
-    Retrying, UsageRecorded, ErrorRaised, SessionEnded,
+    Retrying, UsageRecorded, ModelCalled, ErrorRaised, SessionEnded,
 )
 
 _adapter: TypeAdapter[Any] | None = None

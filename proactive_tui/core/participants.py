@@ -35,6 +35,18 @@ class ReplyRequest:
     hint: str = ""
     on_delta: Callable[[str], Any] | None = None
     on_retry: Callable[[Any], Any] | None = None
+    purpose: str = ""
+    """What the reply is for, as a person reads it ("agent message", "plan judge"); labels the
+    model call's trace (default: "<seat> reply")."""
+    message_id: str | None = None
+    """The dialogue message the reply becomes, when it becomes one."""
+
+    def label(self) -> Any:
+        """The `llm.trace` label of the calls made for this request."""
+        from proactive_tui.llm import trace
+
+        return trace.labelled(self.seat, self.purpose or f"{self.seat} reply", turn=self.turn,
+                              message_id=self.message_id)
 
     def full_messages(self) -> list[dict[str, str]]:
         return [{"role": "system", "content": self.system}] + list(self.messages)
@@ -96,16 +108,18 @@ class LLMParticipant(Participant):
 
     async def reply(self, request: ReplyRequest) -> Reply:
         on_delta = request.on_delta
-        completion = await self.gateway.complete(
-            self.settings, request.full_messages(), on_retry=request.on_retry,
-            on_delta=(lambda text: on_delta(scrub(text))) if on_delta is not None else None,
-        )
+        with request.label():
+            completion = await self.gateway.complete(
+                self.settings, request.full_messages(), on_retry=request.on_retry,
+                on_delta=(lambda text: on_delta(scrub(text))) if on_delta is not None else None,
+            )
         return Reply(text=scrub(completion.text), model=completion.model, usage=UsageInfo(**completion.usage.model_dump()))
 
     async def reply_structured(self, request, schema, parse_text=None):
-        result = await self.gateway.complete_structured(
-            self.settings, request.full_messages(), schema, on_retry=request.on_retry
-        )
+        with request.label():
+            result = await self.gateway.complete_structured(
+                self.settings, request.full_messages(), schema, on_retry=request.on_retry
+            )
         c = result.completion
         return scrub_model(result.value), Reply(text=scrub(c.text), model=c.model, usage=UsageInfo(**c.usage.model_dump()),
                                                 asks=result.asks)

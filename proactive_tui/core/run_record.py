@@ -18,7 +18,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, Field, model_validator
 
 from proactive_tui.core.events import (
-    ErrorRaised, MessageDiscarded, MessageDone, MessageRecord, Retrying, SeatInfo, SessionEnded, SessionStarted,
+    ErrorRaised, MessageDiscarded, MessageDone, MessageRecord, ModelCalled, Retrying, SeatInfo, SessionEnded, SessionStarted,
     UsageInfo, UsageRecorded,
 )
 
@@ -161,6 +161,8 @@ class RunRecordBuilder:
             rec.totals.retries += 1
         elif isinstance(event, ErrorRaised):
             rec.errors.append(event.message)
+        elif isinstance(event, ModelCalled):
+            pass  # what each model saw stays in the session's events (the store), not in the record
         elif isinstance(event, SessionEnded):
             rec.termination = Termination(reason=event.reason, detail=event.detail)
             rec.ended_at = event.ts

@@ -12,7 +12,8 @@ import asyncio
 import uuid
 from typing import Any, AsyncIterator
 
-from proactive_tui.core.events import SessionEnded, now_iso
+from proactive_tui.core.events import ModelCalled, SessionEnded, now_iso
+from proactive_tui.llm import trace
 
 
 class SessionBase:
@@ -42,7 +43,17 @@ class SessionBase:
     async def run_protocol(self) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def _on_call(self, call: trace.CallTrace, label: trace.CallLabel | None) -> None:
+        """Every model call this session's tasks make, as a `model_called` event (none after the end)."""
+        if self.ended:
+            return
+        if label is None:
+            label = trace.CallLabel(seat="unknown", purpose="a call no one labelled")
+        self.emit(ModelCalled(seat=label.seat, purpose=label.purpose, turn=label.turn, message_id=label.message_id,
+                              call=call))
+
     async def _guarded(self) -> None:
+        trace.SINK.set(self._on_call)  # this task's context: the protocol's calls and the tasks it starts
         try:
             await self.run_protocol()
         except BaseException as exc:  # the protocol must always end the stream

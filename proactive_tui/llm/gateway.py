@@ -15,11 +15,12 @@ import logging
 import os
 import random
 import time
+from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Awaitable, Callable, Generic, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from proactive_tui.llm import keys
+from proactive_tui.llm import keys, trace
 from proactive_tui.llm.errors import ModelError, classify, non_json_body
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 from proactive_tui.llm.limits import GatewayStats, ModelLimiter, ModelLimits, estimate_tokens
@@ -534,6 +535,7 @@ class ModelStream:
         self.usage = Usage()
         self.attempts = 0
         self.finish_reason: str | None = None
+        self.retry_reasons: list[str] = []
         self.started = 0.0
         self.elapsed_s = 0.0
         self.done = False
@@ -595,7 +597,10 @@ class ModelStream:
         max_attempts = settings.max_retries + 1
         timeouts = 0
         self.started = time.monotonic()
+        started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         fmt = (self.extra.get("response_format") or {}).get("type")
+        request: dict[str, Any] = {}
+        failure: BaseException | None = None
         try:
             stream_args = {"stream": True, "stream_options": {"include_usage": True}} if self.streaming else {}
             request = gateway._request(settings, self.messages, structured=self.structured, **stream_args, **self.extra)
@@ -662,6 +667,7 @@ class ModelStream:
                         counters.failures += 1
                         raise error from None
                     wait = gateway._wait_for(self.attempts, exc)
+                    self.retry_reasons.append(error.message)
                     counters.retries += 1
                     if error.kind == "rate_limit":
                         counters.rate_limited += 1
@@ -681,8 +687,30 @@ class ModelStream:
             if self.usage.cost is not None:
                 counters.cost = (counters.cost or 0.0) + self.usage.cost
             self.done = True
+        except BaseException as exc:
+            failure = exc
+            raise
         finally:
             self.elapsed_s = time.monotonic() - self.started
+            if trace.SINK.get() is not None:
+                trace.report(self._trace(request, started_at, failure))
+
+    def _trace(self, request: dict[str, Any], started_at: str, failure: BaseException | None) -> trace.CallTrace:
+        """This call as `llm.trace` keeps it: what was sent (no credentials), what came back."""
+        if failure is None:
+            error = None
+        elif isinstance(failure, ModelError):
+            error = failure.message
+        elif isinstance(failure, (asyncio.CancelledError, GeneratorExit)):
+            error = "cancelled before the reply finished"
+        else:
+            error = f"{type(failure).__name__}: {failure}"
+        return trace.CallTrace(
+            model=self.settings.model, api_base=self.settings.api_base, request=trace.request_of(request),
+            reply=self.text, finish_reason=self.finish_reason, prompt_tokens=self.usage.prompt_tokens,
+            completion_tokens=self.usage.completion_tokens, cost=self.usage.cost, started_at=started_at,
+            latency_s=round(self.elapsed_s, 3), attempts=self.attempts, retries=list(self.retry_reasons), error=error,
+        )
 
     def _error_of(self, exc: Exception, fmt: str | None) -> ModelError:
         """The ModelError for one failed attempt, worded for what had arrived by then: a stream

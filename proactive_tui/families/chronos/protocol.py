@@ -297,7 +297,7 @@ class ChronosSession(SessionBase):
             return value, reply, reply.text
         self.emit(MessageStarted(message_id=message_id, role="agent", turn=turn, model=participant.info.label))
         request = ReplyRequest(seat="agent", system=prompts.agent_system(self.settings.prompt_variant), messages=context, turn=turn,
-                               on_retry=self._retry_cb("agent"))
+                               on_retry=self._retry_cb("agent"), purpose="agent turn", message_id=message_id)
         try:
             value, reply = await participant.reply_structured(request, AgentReply, parse)
         except ModelError as exc:
@@ -380,7 +380,8 @@ class ChronosSession(SessionBase):
                 self.emit(MessageDelta(message_id=message_id, text=text))
 
             request = ReplyRequest(seat="user", system=system, messages=context, turn=turn, hint=b.instruction,
-                                   on_delta=on_delta, on_retry=self._retry_cb("user"))
+                                   on_delta=on_delta, on_retry=self._retry_cb("user"), purpose="user message",
+                                   message_id=message_id)
             reply = await participant.reply(request)
             text = reply.text.strip()
             self._message("user", turn, text, reply.model, started, message_id, usage=reply.usage, context=context)
@@ -428,7 +429,7 @@ class ChronosSession(SessionBase):
             return UserReading(read_as=classify_reply(text), by="keywords", note=why)
         request = ReplyRequest(seat="judge", system=prompts.CONFIRMATION_JUDGE_SYSTEM,
                                messages=prompts.confirmation_judge_messages(self._last_offer(), text), turn=turn,
-                               on_retry=self._retry_cb("judge"))
+                               on_retry=self._retry_cb("judge"), purpose="confirmation reading")
         if judge.info.kind == "human":
             request.hint = "read the user's reply: confirm, refuse or other"
             if not is_replaying(judge):

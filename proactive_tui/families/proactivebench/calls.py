@@ -55,8 +55,9 @@ async def ask(participant: Participant, request: ReplyRequest, read: Callable[[s
     usage = None
     error = ""
     for asked in range(1, attempts + 1):
-        completion = await gateway.complete_constrained(settings, messages, schema.__name__, json_schema,
-                                                        on_retry=request.on_retry)
+        with request.label():
+            completion = await gateway.complete_constrained(settings, messages, schema.__name__, json_schema,
+                                                            on_retry=request.on_retry)
         usage = completion.usage if usage is None else usage + completion.usage
         try:
             reading = read(completion.text)

@@ -151,7 +151,8 @@ class ProactiveBenchSession(SessionBase):
                 "the task you offer" + (" (up to three, separated by |)" if self.settings.candidates > 1 else "")
                 + ", or null to offer nothing; or the full JSON reply")))
         request = ReplyRequest(seat="agent", system=prompts.agent_system_prompt(self.settings.candidates),
-                               messages=list(convo), turn=index, on_retry=self._retry_cb("agent"))
+                               messages=list(convo), turn=index, on_retry=self._retry_cb("agent"),
+                               purpose=f"event {index} proposal")
         candidates = self.settings.candidates
 
         def parse(text: str) -> ProposalReply | CandidatesReply:
@@ -184,7 +185,9 @@ class ProactiveBenchSession(SessionBase):
         user: Participant = self.seats.user
         system, *messages = self.judge_messages(index, task)
         request = ReplyRequest(seat="user", system=system["content"], messages=messages, turn=index,
-                               on_retry=self._retry_cb("user"))
+                               on_retry=self._retry_cb("user"),
+                               purpose=f"event {index} verdict" + (f" on candidate {candidate + 1}"
+                                                                   if candidate is not None and self.settings.candidates > 1 else ""))
         if user.info.kind == "human":
             what = f"the offer {task!r}" if task else "no offer (null): accept if you needed no help"
             hint = f"event {index}, {what} — {HUMAN_CHOICES}"

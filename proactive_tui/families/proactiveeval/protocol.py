@@ -186,6 +186,7 @@ class ProactiveEvalSession(SessionBase):
             )
 
         request = ReplyRequest(seat=role, system=system, messages=msgs, turn=turn, on_delta=on_delta,
+                               purpose=f"{role} message", message_id=message_id,
                                on_retry=self._retry_cb(role))
         try:
             reply = await participant.reply(request)
@@ -205,7 +206,8 @@ class ProactiveEvalSession(SessionBase):
     async def _judge(self, schema: type[BaseModel], prompt: str, purpose: str) -> tuple[Any, str]:
         judge: Participant = self.seats.judge
         request = ReplyRequest(seat="judge", system="You are a careful, fair evaluator.",
-                               messages=[{"role": "user", "content": prompt}], on_retry=self._retry_cb("judge"))
+                               messages=[{"role": "user", "content": prompt}], on_retry=self._retry_cb("judge"),
+                               purpose=purpose)
         value, reply = await judge.reply_structured(request, schema)
         self.emit(UsageRecorded(seat="judge", model=reply.model, purpose=purpose, usage=reply.usage))
         return value, reply.model
@@ -220,7 +222,7 @@ class ProactiveEvalSession(SessionBase):
             self.emit(AwaitingHuman(seat="agent", turn=0, hint="your plan: the target on the first line, then one step per line"))
         request = ReplyRequest(seat="agent", system="You are a proactive assistant planning your next move.",
                                messages=[{"role": "user", "content": prompts.planning_prompt(env.user_information, env.trigger_factor)}],
-                               on_retry=self._retry_cb("agent"))
+                               on_retry=self._retry_cb("agent"), purpose="planning")
         try:
             draft, reply = await agent.reply_structured(request, PlanDraft, parse_plan_text)
         except ModelError as exc:
