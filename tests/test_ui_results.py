@@ -373,6 +373,9 @@ def _build_failures(out: Path) -> None:
         if data["key"]["agent"] == "m3" and data["key"]["family"] == "proactiveeval":
             assert data["record"].pop("error_details")  # as a record written before the field
             path.write_text(json.dumps(data))
+    report = json.loads((out / "report.json").read_text())
+    report["timing"]["generated_at"] = WRITTEN  # a fixed time, so the snapshot is stable
+    (out / "report.json").write_text(json.dumps(report, indent=2))
 
 
 @pytest.fixture
@@ -432,6 +435,7 @@ async def test_the_failing_filter_tells_judges_from_agents(failures) -> None:
             await pilot.press("f")
             await pilot.pause()
             steps.append((title(), listed(screen)))
+            assert not screen.query_one(BarChart).display  # the list takes the chart's half
         assert steps == [
             ("Failing · all failing (4)", [("proactivebench", "m1"), ("proactiveeval", "m1"), ("proactiveeval", "m2"),
                                            ("proactiveeval", "m3")]),
@@ -451,6 +455,7 @@ async def test_the_failing_filter_tells_judges_from_agents(failures) -> None:
         await pilot.press("f", "f")  # past the last step: off, the highlighted row's sessions again
         await pilot.pause()
         assert screen.failing_step is None and title().startswith("Sessions of ")
+        assert screen.query_one(BarChart).display
 
 
 async def test_the_score_filter_narrows_the_sessions_and_says_what_is_wrong(failures) -> None:
@@ -535,3 +540,17 @@ async def test_the_chart_scrolls_to_its_last_bar(failures) -> None:
         screen.table.move_cursor(row=len(screen.rows) - 1)  # the cursor's bar comes into view
         await wait_for(pilot, lambda: chart.in_view()[1] == len(chart.rows))
         assert chart.bars.current == len(screen.rows) - 1
+
+
+def test_snapshot_results_failing_judge_80x24_light(snap_compare, failures) -> None:
+    """One judge's failures at 80x24 in the light theme: the list takes the chart's half, so the
+    step's name and who failed are readable."""
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ResultsScreen))
+        pilot.app.theme = "proactive-light"
+        await settle(pilot)
+        await pilot.press("f", "f", "f", "f")  # all, judges, event verdict, guidance score
+        await wait_for(pilot, lambda: "guidance score" in str(pilot.app.screen.sessions.border_title))
+        await settle(pilot)
+
+    assert snap_compare(ProactiveApp(report=str(failures)), terminal_size=(80, 24), run_before=run_before)

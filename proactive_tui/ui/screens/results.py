@@ -14,8 +14,9 @@ Failing sessions: `f` steps the sessions pane through every failing session, the
 (a judging call that failed: a score, a verdict, a reading of a reply), each judge that failed by
 purpose, seat and model, the agent/user failures (a dialogue seat's own reply), the failures of
 an unknown seat (records written before the run record kept who failed, a failure kept in
-failed/ with no record), then off (`F` the other way); the pane's title names the step. Who
-failed is what the record says (`evalrun.opened.Failure`), never guessed.
+failed/ with no record), then off (`F` the other way); the pane's title names the step, and the
+list takes the chart's half of the screen (it is not about the table's rows). Who failed is what
+the record says (`evalrun.opened.Failure`), never guessed.
 
 Sorting: a click on a column header or `s` on the cursor's column (again: the other way);
 filtering: `m` steps through the models, `/` filters rows by any word of the model or group, `v`
@@ -351,6 +352,8 @@ class ResultsScreen(Screen[None]):
             return None
         if action == "next_table":
             return len(self.tables) > 1 or None
+        if action == "focus_chart":
+            return self.failing_step is None or None  # hidden while the failing list is shown
         return True
 
     def _sort_by(self, key: str) -> None:
@@ -385,10 +388,14 @@ class ResultsScreen(Screen[None]):
         """Off, then every step of the failing filter in turn (`failing_filters`), then off again."""
         states: list[int | None] = [None, *range(len(self.failing_steps))]
         self.failing_step = states[(states.index(self.failing_step) + step) % len(states)]
+        # the failing list is not about the table's rows: it takes the chart's half of the pane,
+        # so its "why" column and the step's name fit at 80 columns
+        self.query_one("#results-lower").set_class(self.failing_step is not None, "failing")
         self._sessions()
+        self.refresh_bindings()
         if self.failing_step is not None and self.listed:
             self.sessions.focus()
-        elif self.failing_step is None:
+        elif self.failing_step is None or isinstance(self.focused, BarChart):
             self.table.focus()
 
     def action_focus_score(self) -> None:
