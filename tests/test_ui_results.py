@@ -423,6 +423,16 @@ async def test_the_model_call_that_ended_a_session_names_its_seat() -> None:
     with pytest.raises(ModelError) as raised:
         await LLMParticipant(Down(), Settings()).reply(ReplyRequest(seat="user", system="", messages=[]))
     assert failed_seat(raised.value) == "user" and failed_seat(ValueError()) is None
+    # through a protocol: the simulated user's model is down, the session ends in error, and the
+    # record says whose call it was (not a judgement: a dialogue seat's reply)
+    from engine_helpers import collect, make_session
+
+    from proactive_tui.core.run_record import fold
+
+    record = fold(await collect(make_session(user=LLMParticipant(Down(), Settings()))))
+    assert record.termination.reason == "error" and record.errors == ["m: cannot reach the server"]
+    detail = record.error_detail(0)
+    assert (detail.seat, detail.judgement, detail.fatal) == ("user", False, True)
 
 
 async def test_the_failing_filter_tells_judges_from_agents(failures) -> None:
