@@ -406,6 +406,17 @@ def test_the_record_keeps_who_failed(failures) -> None:
     assert who[("proactiveeval", "m3")] == [("unknown", "unknown seat")]
     assert who[("proactivebench", "m1")] == [("judge", "event verdict · user seat scripted-judge")] * 2
     assert who[("proactiveeval", "m4")] == who[("proactivebench", "m2")] == []
+    # an event log from before `judgement` was kept names the seat only: the agent never judges,
+    # a user seat may (ProactiveBench's does), so that one is not guessed
+    from proactive_tui.evalrun.opened import failures_of
+
+    record = next(s.record for s in opened.sessions if (s.key.family, s.key.agent) == ("proactivebench", "m1"))
+    for detail in record.error_details:
+        detail.judgement = None
+    assert [(f.kind, f.who) for f in failures_of(record)][0] == (
+        "unknown", "event verdict · user seat scripted-judge (judging or not: not recorded)")
+    record.error_details[0].seat = "agent"
+    assert failures_of(record)[0].kind == "seat"
 
 
 async def test_the_model_call_that_ended_a_session_names_its_seat() -> None:
@@ -453,7 +464,7 @@ async def test_the_failing_filter_tells_judges_from_agents(failures) -> None:
             ("Failing · judge failures: event verdict · user seat scripted-judge (1)", [("proactivebench", "m1")]),
             ("Failing · judge failures: guidance score · judge seat scripted-judge (1)", [("proactiveeval", "m1")]),
             ("Failing · agent/user failures (1)", [("proactiveeval", "m2")]),
-            ("Failing · failures of an unknown seat (1)", [("proactiveeval", "m3")]),
+            ("Failing · unknown seat or role (1)", [("proactiveeval", "m3")]),
         ]
         assert str(screen.sessions.get_row_at(0)[1]) == (
             "error, unknown seat: plan scoring failed: scripted-judge: no usable PlanJudgement in 3 replies")

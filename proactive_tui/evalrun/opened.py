@@ -39,9 +39,11 @@ class Failure(BaseModel):
 
     `kind` is "judge" for a judging call that failed (a score, a verdict, a reading of a reply:
     the event said so, or the seat is the one named `judge`, which only judges), "seat" for a
-    dialogue seat's own reply (the agent's, or a simulated user's), "unknown" when the record
-    does not say (records written before `RunRecord.error_details`, a failure kept in failed/
-    with no record, an error that ended the session away from any call)."""
+    dialogue seat's own reply (the event said so, or the seat is the agent's, which never
+    judges), "unknown" when the record does not say (records written before
+    `RunRecord.error_details`, a failure kept in failed/ with no record, an error that ended the
+    session away from any call; or a `user` seat in an event log from before `judgement` was
+    kept: ProactiveBench's user seat judges, the other families' does not)."""
 
     kind: Literal["judge", "seat", "unknown"]
     seat: str | None = None
@@ -56,6 +58,8 @@ class Failure(BaseModel):
         if self.seat is None:
             return "unknown seat"
         seat = f"{self.seat} seat" + (f" {self.model}" if self.model else "")
+        if self.kind == "unknown":
+            seat += " (judging or not: not recorded)"
         return f"{self.purpose} · {seat}" if self.purpose else seat
 
 
@@ -69,7 +73,8 @@ def failures_of(record: Any, reason: str = "") -> list[Failure]:
         out.append(Failure(kind="unknown", message=reason))
     for index, message in enumerate(errors):
         detail = record.error_detail(index)
-        judging = detail.judgement if detail.judgement is not None else (True if detail.seat == "judge" else None)
+        judging = detail.judgement if detail.judgement is not None else {"judge": True, "agent": False}.get(
+            detail.seat or "")
         kind = "unknown" if judging is None else ("judge" if judging else "seat")
         seat_info = record.seats.get(detail.seat) if detail.seat else None
         out.append(Failure(kind=kind, seat=detail.seat, purpose=detail.purpose,
@@ -98,7 +103,7 @@ class FailingFilter(BaseModel):
 def failing_filters(sessions: list["SessionEntry"]) -> list[FailingFilter]:
     """The failing filter's steps for these sessions: every failing session, the judge failures,
     each judge that failed (its purpose, seat and model), the agent/user failures, and the
-    failures of an unknown seat when there are any."""
+    failures of an unknown seat or role when there are any."""
     failures = [f for s in sessions for f in s.failures]
     steps = [FailingFilter(label="all failing", kind="any"), FailingFilter(label="judge failures", kind="judge")]
     for purpose, seat, model in sorted({(f.purpose, f.seat or "", f.model) for f in failures if f.kind == "judge"}):
@@ -107,7 +112,7 @@ def failing_filters(sessions: list["SessionEntry"]) -> list[FailingFilter]:
                                    model=model))
     steps.append(FailingFilter(label="agent/user failures", kind="seat"))
     if any(f.kind == "unknown" for f in failures):
-        steps.append(FailingFilter(label="failures of an unknown seat", kind="unknown"))
+        steps.append(FailingFilter(label="unknown seat or role", kind="unknown"))
     return steps
 
 

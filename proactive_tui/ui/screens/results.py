@@ -13,8 +13,8 @@ store has it, else the run record from the folder as text: transcript and judges
 Failing sessions: `f` steps the sessions pane through every failing session, the judge failures
 (a judging call that failed: a score, a verdict, a reading of a reply), each judge that failed by
 purpose, seat and model, the agent/user failures (a dialogue seat's own reply), the failures of
-an unknown seat (records written before the run record kept who failed, a failure kept in
-failed/ with no record), then off (`F` the other way); the pane's title names the step, and the
+an unknown seat or role (records written before the run record kept who failed, a failure kept
+in failed/ with no record), then off (`F` the other way); the pane's title names the step, and the
 list takes the chart's half of the screen (it is not about the table's rows). Who failed is what
 the record says (`evalrun.opened.Failure`), never guessed.
 
@@ -128,6 +128,8 @@ class ResultsScreen(Screen[None]):
         self.failing_step: int | None = None
         """Index into `failing_steps`; None when the sessions pane lists the highlighted row's."""
         self.score_filter: ScoreFilter | None = None
+        self.headlines = opened.headline_scores()
+        """Each family's headline score, what an unnamed threshold reads (the folder does not change)."""
         self.rows: list[ReportRow] = []
         self.listed: list[SessionEntry] = []
         self._previous_sub_title = ""
@@ -277,7 +279,7 @@ class ResultsScreen(Screen[None]):
                 "Sessions of no row"
         count = f"{len(entries)}"
         if self.score_filter is not None:
-            headlines = self.opened.headline_scores()
+            headlines = self.headlines
             kept = [e for e in entries if self.score_filter.passes(e.record, headlines)]
             shown = {e.key.family for e in entries if e.key.family in headlines}
             label = self.score_filter.label({f: n for f, n in headlines.items() if f in shown})
