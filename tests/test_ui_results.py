@@ -527,9 +527,13 @@ async def test_the_score_filter_narrows_the_sessions_and_says_what_is_wrong(fail
         screen.table.move_cursor(row=at[("m4", "overall")])  # guidance 6
         await pilot.pause()
         assert listed(screen) == [("proactiveeval", "m4")]
+        screen.table.move_cursor(row=at[("m3", "overall")])
+        await pilot.pause()
+        assert screen.listed == []
         await pilot.press("escape")  # clears the filter: the row's sessions again
         await pilot.pause()
-        assert screen.score_filter is None and "<" not in str(screen.sessions.border_title)
+        assert screen.score_filter is None and str(screen.sessions.border_title) == "Sessions of m3 · overall (1)"
+        assert listed(screen) == [("proactiveeval", "m3")]
         assert app.screen is screen
 
 
