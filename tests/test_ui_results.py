@@ -168,8 +168,10 @@ async def test_the_failing_filter_lists_the_failed_session(folder) -> None:
         (entry,) = screen.listed
         assert entry.key.agent == "m2" and entry.key.repeat == 1 and "the judge went away" in entry.reason
         row = [str(c) for c in screen.sessions.get_row_at(0)]
-        assert row[0].startswith("proactiveeval/persuasion/fair/0 r1") and "failed: " in row[1] and row[2] == "m2"
-        assert "Failing sessions (1)" in str(screen.sessions.border_title)
+        # the exception's words say "judge", but nothing in the files says which seat failed
+        assert row[0].startswith("proactiveeval/persuasion/fair/0 r1") and row[2] == "m2"
+        assert row[1] == "failed, unknown seat: RuntimeError: the judge went away (HTTP 503)"
+        assert str(screen.sessions.border_title) == "Failing · all failing (1)"
         await pilot.press("enter")  # a failure with no record: why it failed, and the file
         await wait_for(pilot, lambda: isinstance(app.screen, TextModal))
         assert "the judge went away" in str(app.screen.sections)
@@ -316,3 +318,264 @@ async def test_model_names_are_shown_literally(folder) -> None:
         assert [r[0] for r in cells(screen)] == ["[red]m2[/]"]
         shown = "\n".join(screen_lines(app))
         assert "model [red]m2[/]" in shown and "[red]m2[/] · simple" in shown and "\x1b" not in shown
+
+
+# -- who failed, the score filter, the chart's last bar ----------------------------------------
+
+def _build_failures(out: Path) -> None:
+    """Four agents; each fails its own way (or not), through the real protocols:
+
+    - m1: ProactiveEval's guidance judge gives no usable verdict (a judge failure, "guidance score");
+      ProactiveBench's user seat, its judge, gives no usable verdict on either event ("event verdict");
+    - m2: ProactiveEval's agent gives no usable plan (an agent failure, "planning"); its guidance is 6;
+    - m3: ProactiveEval's plan judge fails, in a record written before the record kept who failed
+      (its `error_details` removed from the file: an unknown seat); its guidance is 9;
+    - m4: nothing fails; guidance 6.
+    """
+    from engine_helpers import scripted_agent, scripted_judge, scripted_user
+    from test_eval_batch import Seats, bench_agent, bench_judge, run
+
+    from proactive_tui.core.participants import ScriptedParticipant
+    from proactive_tui.core.spec import build_session
+    from proactive_tui.families.proactivebench.judges import JudgeVerdict
+    from proactive_tui.families.proactiveeval.judges import GuidanceJudgement, PlanDraft, PlanJudgement
+    from proactive_tui.llm.errors import ModelError
+
+    def failing(base: ScriptedParticipant, schema_to_fail: type, label: str, update: dict | None = None):
+        def structured(request, schema):
+            if schema is schema_to_fail:
+                raise ModelError(f"{label}: no usable {schema.__name__} in 3 replies", "structured", label)
+            verdict = base.structured(request, schema)
+            return verdict.model_copy(update=update) if update and schema is GuidanceJudgement else verdict
+
+        return ScriptedParticipant(base.script, structured=structured, label=base.info.label)
+
+    class Failing(Seats):
+        def __call__(self, spec, env, gateway):
+            model = spec.roles.agent.model
+            if env.family == "proactivebench":
+                judge = failing(bench_judge(), JudgeVerdict, "scripted-judge") if model == "m1" else bench_judge()
+                return build_session(spec, env, gateway, seats={"agent": bench_agent(), "user": judge})
+            agent, judge = scripted_agent(), scripted_judge()
+            if model == "m1":
+                judge = failing(judge, GuidanceJudgement, "scripted-judge")
+            elif model == "m2":
+                agent = failing(agent, PlanDraft, "scripted-agent")
+            elif model == "m3":
+                judge = failing(judge, PlanJudgement, "scripted-judge", update={"overall": 9})
+            return build_session(spec, env, gateway, seats={"agent": agent, "user": scripted_user(), "judge": judge})
+
+    agents = [a for m in ("m1", "m2", "m3", "m4") for a in ("--agent", m)]
+    run(["proactiveeval/persuasion/fair/0", "proactivebench/coding_01", *agents, "--agreeableness", "low",
+         "--max-turns", "1", "--max-events", "2", "--no-store", "--concurrency", "1", "--out", str(out)], Failing())
+    for path in (out / "sessions").glob("*.json"):
+        data = json.loads(path.read_text())
+        if data["key"]["agent"] == "m3" and data["key"]["family"] == "proactiveeval":
+            assert data["record"].pop("error_details")  # as a record written before the field
+            path.write_text(json.dumps(data))
+    report = json.loads((out / "report.json").read_text())
+    report["timing"]["generated_at"] = WRITTEN  # a fixed time, so the snapshot is stable
+    (out / "report.json").write_text(json.dumps(report, indent=2))
+
+
+@pytest.fixture
+def failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    if "failures" not in _BUILT:
+        built = tmp_path / "built-failures"
+        _build_failures(built)
+        _BUILT["failures"] = built
+    target = tmp_path / "work" / "failures"
+    shutil.copytree(_BUILT["failures"], target)
+    monkeypatch.chdir(target.parent)
+    return Path("failures")
+
+
+def listed(screen: ResultsScreen) -> list[tuple[str, str]]:
+    """(family, agent) of the sessions the pane lists."""
+    return sorted((e.key.family, e.key.agent) for e in screen.listed)
+
+
+def test_the_record_keeps_who_failed(failures) -> None:
+    """The run records say which seat failed and for what; an old record loads, its seat unknown."""
+    from proactive_tui.evalrun.opened import open_folder
+
+    opened = open_folder(failures)
+    who = {(s.key.family, s.key.agent): [(f.kind, f.who) for f in s.failures] for s in opened.sessions}
+    assert who[("proactiveeval", "m1")] == [("judge", "guidance score · judge seat scripted-judge")]
+    assert who[("proactiveeval", "m2")] == [("seat", "planning · agent seat scripted-agent")]
+    assert who[("proactiveeval", "m3")] == [("unknown", "unknown seat")]
+    assert who[("proactivebench", "m1")] == [("judge", "event verdict · user seat scripted-judge")] * 2
+    assert who[("proactiveeval", "m4")] == who[("proactivebench", "m2")] == []
+    # an event log from before `judgement` was kept names the seat only: the agent never judges,
+    # a user seat may (ProactiveBench's does), so that one is not guessed
+    from proactive_tui.evalrun.opened import failures_of
+
+    record = next(s.record for s in opened.sessions if (s.key.family, s.key.agent) == ("proactivebench", "m1"))
+    for detail in record.error_details:
+        detail.judgement = None
+    assert [(f.kind, f.who) for f in failures_of(record)][0] == (
+        "unknown", "event verdict · user seat scripted-judge (judging or not: not recorded)")
+    record.error_details[0].seat = "agent"
+    assert failures_of(record)[0].kind == "seat"
+
+
+async def test_the_model_call_that_ended_a_session_names_its_seat() -> None:
+    """An error no protocol step catches still names the seat: the participant marks it."""
+    from proactive_tui.core.participants import LLMParticipant, ReplyRequest, failed_seat
+    from proactive_tui.llm.errors import ModelError
+
+    class Down:
+        async def complete(self, *args, **kwargs):
+            raise ModelError("m: cannot reach the server", "unreachable", "m")
+
+    class Settings:
+        model = "m"
+
+    with pytest.raises(ModelError) as raised:
+        await LLMParticipant(Down(), Settings()).reply(ReplyRequest(seat="user", system="", messages=[]))
+    assert failed_seat(raised.value) == "user" and failed_seat(ValueError()) is None
+    # through a protocol: the simulated user's model is down, the session ends in error, and the
+    # record says whose call it was (not a judgement: a dialogue seat's reply)
+    from engine_helpers import collect, make_session
+
+    from proactive_tui.core.run_record import fold
+
+    record = fold(await collect(make_session(user=LLMParticipant(Down(), Settings()))))
+    assert record.termination.reason == "error" and record.errors == ["m: cannot reach the server"]
+    detail = record.error_detail(0)
+    assert (detail.seat, detail.judgement, detail.fatal) == ("user", False, True)
+
+
+async def test_the_failing_filter_tells_judges_from_agents(failures) -> None:
+    app = ProactiveApp(report=str(failures))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_results(app, pilot)
+        title = lambda: str(screen.sessions.border_title)  # noqa: E731
+        steps = []
+        for _ in range(len(screen.failing_steps)):
+            await pilot.press("f")
+            await pilot.pause()
+            steps.append((title(), listed(screen)))
+            assert not screen.query_one(BarChart).display  # the list takes the chart's half
+        assert steps == [
+            ("Failing · all failing (4)", [("proactivebench", "m1"), ("proactiveeval", "m1"), ("proactiveeval", "m2"),
+                                           ("proactiveeval", "m3")]),
+            ("Failing · judge failures (2)", [("proactivebench", "m1"), ("proactiveeval", "m1")]),
+            ("Failing · judge failures: event verdict · user seat scripted-judge (1)", [("proactivebench", "m1")]),
+            ("Failing · judge failures: guidance score · judge seat scripted-judge (1)", [("proactiveeval", "m1")]),
+            ("Failing · agent/user failures (1)", [("proactiveeval", "m2")]),
+            ("Failing · unknown seat or role (1)", [("proactiveeval", "m3")]),
+        ]
+        assert str(screen.sessions.get_row_at(0)[1]) == (
+            "error, unknown seat: plan scoring failed: scripted-judge: no usable PlanJudgement in 3 replies")
+        await pilot.press("F")  # back one step
+        await pilot.pause()
+        assert title() == "Failing · agent/user failures (1)"
+        row = [str(c) for c in screen.sessions.get_row_at(0)]
+        assert row[1] == "error, planning · agent seat scripted-agent: planning failed: scripted-agent: no usable PlanDraft in 3 replies"
+        await pilot.press("f", "f")  # past the last step: off, the highlighted row's sessions again
+        await pilot.pause()
+        assert screen.failing_step is None and title().startswith("Sessions of ")
+        assert screen.query_one(BarChart).display
+
+
+async def test_the_score_filter_narrows_the_sessions_and_says_what_is_wrong(failures) -> None:
+    app = ProactiveApp(report=str(failures))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_results(app, pilot)
+        await to_table(pilot, screen, "consistency")  # its "overall" rows hold every session of a model
+        box = screen.query_one("#results-score", Input)
+        problem = screen.query_one("#results-score-problem", Static)
+
+        async def score(text: str) -> None:
+            await pilot.press("v")
+            await pilot.pause()
+            assert screen.focused is box
+            box.value = text
+            await pilot.press("enter")
+            await pilot.pause()
+
+        await pilot.press("f")  # every failing session
+        await pilot.pause()
+        await score("[b]>>7")  # bad input: said, shown literally, the box stays open
+        assert screen.focused is box and problem.display
+        assert "not a score threshold: '[b]>>7'" in str(problem.render()) and screen.score_filter is None
+        box.value = "nope<1"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "no session of the folder has a score named 'nope'" in str(problem.render())
+        assert "overall" in str(problem.render()) and screen.focused is box
+        await pilot.press("escape")  # closes the box, nothing set
+        await pilot.pause()
+        assert not box.display and not problem.display and screen.score_filter is None
+        await score(">=7")
+        # m3's guidance is 9; m1's guidance judge failed: its plan 7 is not taken for its headline
+        assert listed(screen) == [("proactiveeval", "m3")] and not problem.display
+        assert str(screen.sessions.border_title) == (
+            "Failing · all failing · headline score (proactivebench f1, proactiveeval overall) >= 7 (1/4)")
+        await score("plan>=7")  # a named score: m1's and m2's... m2 made no plan; m1's plan is 7
+        assert listed(screen) == [("proactiveeval", "m1")]
+        await pilot.press("f", "f", "f", "f", "f", "f")  # off: the highlighted row's sessions
+        await pilot.pause()
+        await score("<7")
+        assert screen.failing_step is None
+        at = {(r.model, r.group): i for i, r in enumerate(screen.rows)}
+        screen.table.move_cursor(row=at[("m3", "overall")])  # guidance 9: none passes
+        await pilot.pause()
+        assert screen.listed == [] and str(screen.sessions.border_title) == (
+            "Sessions of m3 · overall · headline score (proactiveeval overall) < 7 (0/1)")
+        screen.table.move_cursor(row=at[("m4", "overall")])  # guidance 6
+        await pilot.pause()
+        assert listed(screen) == [("proactiveeval", "m4")]
+        screen.table.move_cursor(row=at[("m3", "overall")])
+        await pilot.pause()
+        assert screen.listed == []
+        await pilot.press("escape")  # clears the filter: the row's sessions again
+        await pilot.pause()
+        assert screen.score_filter is None and str(screen.sessions.border_title) == "Sessions of m3 · overall (1)"
+        assert listed(screen) == [("proactiveeval", "m3")]
+        assert app.screen is screen
+
+
+async def test_the_chart_scrolls_to_its_last_bar(failures) -> None:
+    """At 80x24 the chart shows a few bars of a long table (ProactiveBench's splits, 12 rows);
+    focused, End reaches the last one, and the bar of the table's cursor row is kept in view."""
+    app = ProactiveApp(report=str(failures))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_results(app, pilot)
+        while len(screen.rows) < 12:
+            await pilot.press("t")
+            await pilot.pause()
+        chart = screen.query_one(BarChart)
+        await settle(pilot)
+        first, last = chart.in_view()
+        assert first == 1 and last < len(chart.rows)
+        assert str(chart.border_subtitle) == f"bars 1-{last} of {len(chart.rows)} · c then ↑↓"
+        await pilot.press("c")
+        await pilot.pause()
+        assert screen.focused is chart
+        await pilot.press("end")
+        await wait_for(pilot, lambda: chart.in_view()[1] == len(chart.rows))
+        area = chart.content_region
+        drawn = [line[area.x:area.right].strip() for line in screen_lines(app)[area.y:area.bottom]]
+        assert chart.rows[-1][0] == "m4 · all traces" and drawn[-1].startswith("m4 · all")  # drawn, in view
+        await pilot.press("home")
+        await wait_for(pilot, lambda: chart.in_view()[0] == 1)
+        screen.table.focus()
+        screen.table.move_cursor(row=len(screen.rows) - 1)  # the cursor's bar comes into view
+        await wait_for(pilot, lambda: chart.in_view()[1] == len(chart.rows))
+        assert chart.bars.current == len(screen.rows) - 1
+
+
+def test_snapshot_results_failing_judge_80x24_light(snap_compare, failures) -> None:
+    """One judge's failures at 80x24 in the light theme: the list takes the chart's half, so the
+    step's name and who failed are readable."""
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ResultsScreen))
+        pilot.app.theme = "proactive-light"
+        await settle(pilot)
+        await pilot.press("f", "f", "f", "f")  # all, judges, event verdict, guidance score
+        await wait_for(pilot, lambda: "guidance score" in str(pilot.app.screen.sessions.border_title))
+        await settle(pilot)
+
+    assert snap_compare(ProactiveApp(report=str(failures)), terminal_size=(80, 24), run_before=run_before)

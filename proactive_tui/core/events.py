@@ -158,8 +158,17 @@ class ModelCalled(EventBase):
 class ErrorRaised(EventBase):
     type: Literal["error"] = "error"
     seat: Seat | None = None
+    """The seat whose call failed; None when the protocol does not know (an error that ended the
+    session, caught where no seat is in view)."""
     message: str
     fatal: bool = False
+    purpose: str = ""
+    """What the failed call was for, as the protocol names it ("plan score", "guidance score",
+    "event verdict", "reply reading", "agent reply"...); empty in logs written before it was kept."""
+    judgement: bool | None = None
+    """True when the failed call was a judgement (a score, a verdict, a reading of a reply), False
+    when it was a dialogue seat's own reply; None when not said (old logs, fatal errors). Why not
+    read it off `seat`: ProactiveBench's judge is its `user` seat."""
 
 
 class SessionEnded(EventBase):

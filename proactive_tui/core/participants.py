@@ -25,6 +25,19 @@ class UserStopped(Exception):
     """A person in a seat chose to end the dialogue."""
 
 
+def failed_seat(exc: BaseException) -> Any:
+    """The seat whose model call raised `exc` (an `LLMParticipant` marks it on the way out), or
+    None. Why: a protocol catches the errors that end a session far from the call, where it no
+    longer knows which seat failed, and the run record should still say."""
+    seat = getattr(exc, "seat", None)
+    return seat if seat in ("agent", "user", "judge") else None
+
+
+def _mark_seat(exc: BaseException, seat: str) -> None:
+    if getattr(exc, "seat", None) is None:
+        exc.seat = seat  # type: ignore[attr-defined]
+
+
 @dataclass
 class ReplyRequest:
     seat: str
@@ -108,18 +121,26 @@ class LLMParticipant(Participant):
 
     async def reply(self, request: ReplyRequest) -> Reply:
         on_delta = request.on_delta
-        with request.label():
-            completion = await self.gateway.complete(
-                self.settings, request.full_messages(), on_retry=request.on_retry,
-                on_delta=(lambda text: on_delta(scrub(text))) if on_delta is not None else None,
-            )
+        try:
+            with request.label():
+                completion = await self.gateway.complete(
+                    self.settings, request.full_messages(), on_retry=request.on_retry,
+                    on_delta=(lambda text: on_delta(scrub(text))) if on_delta is not None else None,
+                )
+        except Exception as exc:
+            _mark_seat(exc, request.seat)
+            raise
         return Reply(text=scrub(completion.text), model=completion.model, usage=UsageInfo(**completion.usage.model_dump()))
 
     async def reply_structured(self, request, schema, parse_text=None):
-        with request.label():
-            result = await self.gateway.complete_structured(
-                self.settings, request.full_messages(), schema, on_retry=request.on_retry
-            )
+        try:
+            with request.label():
+                result = await self.gateway.complete_structured(
+                    self.settings, request.full_messages(), schema, on_retry=request.on_retry
+                )
+        except Exception as exc:
+            _mark_seat(exc, request.seat)
+            raise
         c = result.completion
         return scrub_model(result.value), Reply(text=scrub(c.text), model=c.model, usage=UsageInfo(**c.usage.model_dump()),
                                                 asks=result.asks)

@@ -55,6 +55,19 @@ class Score(BaseModel):
     """Shown in the history's one-line summary."""
 
 
+class ErrorDetail(BaseModel):
+    """Who failed, for one entry of `RunRecord.errors`: what the `ErrorRaised` event said of the
+    seat and the purpose of the failed call, so a batch's failures can be told apart (a judge
+    that failed to score from an agent that failed to reply)."""
+
+    seat: str | None = None
+    """None: the event did not say (shown as "unknown seat")."""
+    purpose: str = ""
+    judgement: bool | None = None
+    """As `ErrorRaised.judgement`: True a judging call, False a dialogue seat's reply, None unknown."""
+    fatal: bool = False
+
+
 class RunRecord(BaseModel):
     format_version: int = FORMAT_VERSION
     id: str
@@ -72,6 +85,9 @@ class RunRecord(BaseModel):
     """The family's own section (its `section_model`): plans and judges, proposals and verdicts,
     the timeline and the oracle's checks."""
     errors: list[str] = Field(default_factory=list)
+    error_details: list[ErrorDetail] = Field(default_factory=list)
+    """One per entry of `errors`, in the same order (`error_detail(i)`). Records written before
+    it was kept have none: their errors read as an unknown seat."""
     termination: Termination | None = None
     totals: Totals = Field(default_factory=Totals)
     versions: dict[str, str] = Field(default_factory=dict)
@@ -103,6 +119,10 @@ class RunRecord(BaseModel):
 
     def score(self, name: str) -> Score | None:
         return next((s for s in self.scores if s.name == name), None)
+
+    def error_detail(self, index: int) -> ErrorDetail:
+        """Who failed for `errors[index]`; an unknown seat when the record does not say."""
+        return self.error_details[index] if 0 <= index < len(self.error_details) else ErrorDetail()
 
 
 def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
@@ -161,6 +181,8 @@ class RunRecordBuilder:
             rec.totals.retries += 1
         elif isinstance(event, ErrorRaised):
             rec.errors.append(event.message)
+            rec.error_details.append(ErrorDetail(seat=event.seat, purpose=event.purpose, judgement=event.judgement,
+                                                 fatal=event.fatal))
         elif isinstance(event, ModelCalled):
             pass  # what each model saw stays in the session's events (the store), not in the record
         elif isinstance(event, SessionEnded):

@@ -12,6 +12,9 @@ with run records but no (or an unreadable) `report.json` gets its report recompu
 from __future__ import annotations
 
 import json
+import operator
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,6 +32,134 @@ a family's own total row (ProactiveBench's "all traces") is among its sessions' 
 
 class FolderProblem(ValueError):
     """The path is not a report folder one can open (the message says why, for a person)."""
+
+
+class Failure(BaseModel):
+    """One reason a session counts as failing, with who failed as far as its files say.
+
+    `kind` is "judge" for a judging call that failed (a score, a verdict, a reading of a reply:
+    the event said so, or the seat is the one named `judge`, which only judges), "seat" for a
+    dialogue seat's own reply (the event said so, or the seat is the agent's, which never
+    judges), "unknown" when the record does not say (records written before
+    `RunRecord.error_details`, a failure kept in failed/ with no record, an error that ended the
+    session away from any call; or a `user` seat in an event log from before `judgement` was
+    kept: ProactiveBench's user seat judges, the other families' does not)."""
+
+    kind: Literal["judge", "seat", "unknown"]
+    seat: str | None = None
+    purpose: str = ""
+    model: str = ""
+    """The seat's model (or person, or script) as the record's seats name it."""
+    message: str
+
+    @property
+    def who(self) -> str:
+        """Who failed, in words true to the record: `guidance score · judge seat gpt-x`."""
+        if self.seat is None:
+            return "unknown seat"
+        seat = f"{self.seat} seat" + (f" {self.model}" if self.model else "")
+        if self.kind == "unknown":
+            seat += " (judging or not: not recorded)"
+        return f"{self.purpose} · {seat}" if self.purpose else seat
+
+
+def failures_of(record: Any, reason: str = "") -> list[Failure]:
+    """Every failure a session's files hold: `reason` (the failure kept in failed/, or an error
+    ending no error event names) when no error of the record says it, then one per error the
+    record holds."""
+    out: list[Failure] = []
+    errors = list(record.errors) if record is not None else []
+    if reason and reason not in errors:
+        out.append(Failure(kind="unknown", message=reason))
+    for index, message in enumerate(errors):
+        detail = record.error_detail(index)
+        judging = detail.judgement if detail.judgement is not None else {"judge": True, "agent": False}.get(
+            detail.seat or "")
+        kind = "unknown" if judging is None else ("judge" if judging else "seat")
+        seat_info = record.seats.get(detail.seat) if detail.seat else None
+        out.append(Failure(kind=kind, seat=detail.seat, purpose=detail.purpose,
+                           model=seat_info.label if seat_info is not None else "", message=message))
+    return out
+
+
+class FailingFilter(BaseModel):
+    """One step of the results screen's failing filter (`f`): which failing sessions it lists."""
+
+    label: str
+    kind: Literal["any", "judge", "seat", "unknown"]
+    seat: str | None = None
+    purpose: str | None = None
+    model: str | None = None
+    """seat, purpose and model narrow a "judge" step to one judge (None: any)."""
+
+    def picks(self, failure: Failure) -> bool:
+        if self.kind == "any":
+            return True
+        return failure.kind == self.kind and all(
+            want is None or want == got
+            for want, got in ((self.seat, failure.seat), (self.purpose, failure.purpose), (self.model, failure.model)))
+
+
+def failing_filters(sessions: list["SessionEntry"]) -> list[FailingFilter]:
+    """The failing filter's steps for these sessions: every failing session, the judge failures,
+    each judge that failed (its purpose, seat and model), the agent/user failures, and the
+    failures of an unknown seat or role when there are any."""
+    failures = [f for s in sessions for f in s.failures]
+    steps = [FailingFilter(label="all failing", kind="any"), FailingFilter(label="judge failures", kind="judge")]
+    for purpose, seat, model in sorted({(f.purpose, f.seat or "", f.model) for f in failures if f.kind == "judge"}):
+        who = Failure(kind="judge", seat=seat or None, purpose=purpose, model=model, message="").who
+        steps.append(FailingFilter(label=f"judge failures: {who}", kind="judge", seat=seat or None, purpose=purpose,
+                                   model=model))
+    steps.append(FailingFilter(label="agent/user failures", kind="seat"))
+    if any(f.kind == "unknown" for f in failures):
+        steps.append(FailingFilter(label="unknown seat or role", kind="unknown"))
+    return steps
+
+
+SCORE_FILTER = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)?\s*(?P<op><=|>=|==|!=|<|>|=)\s*(?P<value>[-+]?(?:\d+\.?\d*|\.\d+))\s*$")
+COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "=": operator.eq,
+           "==": operator.eq, "!=": operator.ne}
+
+
+class ScoreFilter(BaseModel):
+    """A threshold on a session's score, as typed on the results screen: `<5`, `>=7`, `plan<=3`.
+
+    Without a name it reads the family's headline score (`OpenedReport.headline_scores`:
+    ProactiveEval's guidance overall, ProactiveBench's F1, Chronos's success), the same score for
+    every session of a family, so a session whose guidance judge failed is not compared by its
+    plan score instead; with a name (`plan`, `f1`, `action`), that score. A session without the
+    score (not produced, undefined) never passes."""
+
+    name: str = ""
+    op: str
+    value: float
+
+    def label(self, headlines: dict[str, str] | None = None) -> str:
+        """`plan <= 3`, or `headline score (proactiveeval overall) >= 7` naming what it reads."""
+        which = self.name or "headline score" + (
+            f" ({', '.join(f'{f} {n}' for f, n in sorted(headlines.items()))})" if headlines else "")
+        return f"{which} {self.op} {self.value:g}"
+
+    def score_of(self, record: Any, headlines: dict[str, str] | None = None) -> Any:
+        if record is None:
+            return None
+        name = self.name or (headlines or {}).get(record.family, "")
+        return next((s for s in record.scores if s.name.lower() == name.lower()), None) if name else None
+
+    def passes(self, record: Any, headlines: dict[str, str] | None = None) -> bool:
+        score = self.score_of(record, headlines)
+        return score is not None and score.value is not None and COMPARE[self.op](score.value, self.value)
+
+
+def parse_score_filter(text: str) -> ScoreFilter | None:
+    """The filter `text` spells; None for empty text (no filter); ValueError saying what is wrong."""
+    if not text.strip():
+        return None
+    match = SCORE_FILTER.match(text)
+    if match is None:
+        raise ValueError(f"not a score threshold: {text.strip()!r}; type a comparison and a number, "
+                         "like <5, >=7 or plan<=3 (empty: no score filter)")
+    return ScoreFilter(name=match["name"] or "", op=match["op"], value=float(match["value"]))
 
 
 class SessionEntry(BaseModel):
@@ -50,6 +181,10 @@ class SessionEntry(BaseModel):
     @property
     def failing(self) -> bool:
         return bool(self.reason)
+
+    @property
+    def failures(self) -> list[Failure]:
+        return failures_of(self.record, self.reason) if self.failing else []
 
 
 class OpenedReport(BaseModel):
@@ -75,8 +210,23 @@ class OpenedReport(BaseModel):
                  if s.record is not None}
         return sorted(found - {""})
 
-    def failing(self) -> list[SessionEntry]:
-        return [s for s in self.sessions if s.failing]
+    def failing(self, only: FailingFilter | None = None) -> list[SessionEntry]:
+        """The failing sessions, or those with a failure `only` picks."""
+        return [s for s in self.sessions if s.failing and (only is None or any(map(only.picks, s.failures)))]
+
+    def failing_filters(self) -> list[FailingFilter]:
+        return failing_filters(self.sessions)
+
+    def headline_scores(self) -> dict[str, str]:
+        """Each family's headline score: the name most of its records put first among their
+        headline scores (a family lists its headline first; a record lacking it, its judge
+        failed, puts another first, hence the majority)."""
+        counts: dict[str, Counter[str]] = {}
+        for s in self.sessions:
+            first = next((x for x in s.record.scores if x.headline), None) if s.record is not None else None
+            if first is not None:
+                counts.setdefault(s.record.family, Counter())[first.name] += 1
+        return {family: c.most_common(1)[0][0] for family, c in sorted(counts.items())}
 
     def row_sessions(self, family: str, row: ReportRow) -> list[SessionEntry]:
         """The finished sessions a row's figures are computed from: the family's sessions of the

@@ -73,7 +73,7 @@ from proactive_tui.families.chronos.events import (
     TimelineObservation, TurnOutcome, UserBrief, UserBriefed, UserPresenceChanged,
 )
 from proactive_tui.families.chronos.metrics import accuracy
-from proactive_tui.core.participants import Participant, Reply, ReplyRequest, UserStopped
+from proactive_tui.core.participants import Participant, Reply, ReplyRequest, UserStopped, failed_seat
 from proactive_tui.families.chronos.oracle import (
     CRITICAL_TEXT, Expectation, ProtocolState, Signal, brief, classify_reply, critical, expect, expected_status,
 )
@@ -303,7 +303,8 @@ class ChronosSession(SessionBase):
         except ModelError as exc:
             if exc.kind != "structured":
                 raise
-            self.emit(ErrorRaised(seat="agent", message=f"turn {turn}: {exc.message}"))
+            self.emit(ErrorRaised(seat="agent", message=f"turn {turn}: {exc.message}", purpose="agent reply",
+                                  judgement=False))
             self._message("agent", turn, exc.partial_text, participant.info.label, started, message_id,
                           context=context, partial=True)
             return None, None, exc.message
@@ -438,7 +439,8 @@ class ChronosSession(SessionBase):
             value, reply = await judge.reply_structured(request, ReplyReading, _parse_reading)
         except ModelError as exc:
             self.emit(ErrorRaised(seat="judge", message=f"turn {turn}: no usable reading of the user's reply "
-                                                          f"({exc.message}); the keyword check reads it"))
+                                                          f"({exc.message}); the keyword check reads it",
+                                  purpose="reply reading", judgement=True))
             return UserReading(read_as=classify_reply(text), by="keywords", note=f"the judge failed: {exc.message}")
         self.emit(UsageRecorded(seat="judge", model=reply.model, purpose=f"turn {turn} reply reading", usage=reply.usage))
         read_as = "reply" if value.reading == "other" else value.reading
@@ -643,7 +645,9 @@ class ChronosSession(SessionBase):
             verdict = self._verdict(None, "user_stopped", "the person left the session")
         except ModelError as exc:
             reason, detail = "error", exc.message
-            self.emit(ErrorRaised(seat=None, message=exc.message, fatal=True))
+            seat = failed_seat(exc)  # its judge seat only judges
+            self.emit(ErrorRaised(seat=seat, message=exc.message, fatal=True,
+                                  judgement=None if seat is None else seat == "judge"))
             verdict = self._verdict(None, "error", exc.message)
         self.emit(TimelineFinished(outcome=verdict))
         self.end(reason, detail)

@@ -47,7 +47,7 @@ from proactive_tui.families.proactivebench.judges import (
     parse_verdict_text, read_agent_reply, read_verdict,
 )
 from proactive_tui.families.proactivebench.metrics import Confusion, EventJudgement, Judgement, add_judgement, metrics
-from proactive_tui.core.participants import Participant, ReplyRequest, UserStopped
+from proactive_tui.core.participants import Participant, ReplyRequest, UserStopped, failed_seat
 from proactive_tui.core.replay import is_replaying, wrap_seats
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
@@ -208,7 +208,8 @@ class ProactiveBenchSession(SessionBase):
             except ModelError as exc:
                 if exc.kind != "structured":
                     raise
-                self.emit(ErrorRaised(seat="user", message=f"event {index}: no usable verdict ({exc.message}); not counted"))
+                self.emit(ErrorRaised(seat="user", message=f"event {index}: no usable verdict ({exc.message}); not counted",
+                                      purpose="event verdict", judgement=True))
                 return _Judged(candidate, task, "skipped", "")
             self.emit(UsageRecorded(seat="user", model=reply.model, purpose=f"event {index} verdict", usage=reply.usage))
         return _Judged(candidate, task, value.judgement, value.thought)
@@ -243,7 +244,8 @@ class ProactiveBenchSession(SessionBase):
                 if exc.kind != "structured":
                     raise
                 self.emit(ErrorRaised(seat="agent", message=f"event {index}: no usable reply ({exc.message}); "
-                                      + ("not counted" if last is None else "scored on the previous attempt")))
+                                      + ("not counted" if last is None else "scored on the previous attempt"),
+                                      purpose="proposal", judgement=False))
                 if last is None:
                     # Upstream skips the event (`continue`): no reply goes into the history. The
                     # event stays there, as an earlier event: plain, only the newest is wrapped.
@@ -312,7 +314,9 @@ class ProactiveBenchSession(SessionBase):
             reason = "user_stopped"
         except ModelError as exc:
             reason, detail = "error", exc.message
-            self.emit(ErrorRaised(seat=None, message=exc.message, fatal=True))
+            seat = failed_seat(exc)  # its user seat only judges
+            self.emit(ErrorRaised(seat=seat, message=exc.message, fatal=True,
+                                  judgement=None if seat is None else seat == "user"))
         self.end(reason, detail)
 
 

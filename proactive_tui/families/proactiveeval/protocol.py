@@ -43,7 +43,7 @@ from proactive_tui.families.proactiveeval.events import (
 from proactive_tui.families.proactiveeval.judges import (
     GuidanceJudgement, PlanDraft, PlanJudgement, TurnVerdict, parse_plan_text, probe_message,
 )
-from proactive_tui.core.participants import Participant, ReplyRequest, UserStopped
+from proactive_tui.core.participants import Participant, ReplyRequest, UserStopped, failed_seat
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
 from proactive_tui.families.proactiveeval.record import complete_turns
@@ -226,7 +226,8 @@ class ProactiveEvalSession(SessionBase):
         try:
             draft, reply = await agent.reply_structured(request, PlanDraft, parse_plan_text)
         except ModelError as exc:
-            self.emit(ErrorRaised(seat="agent", message=f"planning failed: {exc.message}"))
+            self.emit(ErrorRaised(seat="agent", message=f"planning failed: {exc.message}", purpose="planning",
+                                  judgement=False))
             return
         self.emit(UsageRecorded(seat="agent", model=reply.model, purpose="planning", usage=reply.usage))
         self.plan = draft
@@ -242,7 +243,8 @@ class ProactiveEvalSession(SessionBase):
                 env.user_information, env.trigger_factor, draft.target, draft.sub_targets, self.item.target,
                 self.item.sub_target), "plan score")
         except ModelError as exc:
-            self.emit(ErrorRaised(seat="judge", message=f"plan scoring failed: {exc.message}"))
+            self.emit(ErrorRaised(seat="judge", message=f"plan scoring failed: {exc.message}", purpose="plan score",
+                                  judgement=True))
             return
         self.emit(PlanScored(score=verdict.score, reasoning=verdict.reasoning, judge_model=judge_model))
 
@@ -256,7 +258,8 @@ class ProactiveEvalSession(SessionBase):
             verdict, judge_model = await self._judge(TurnVerdict, prompts.turn_check_prompt(
                 target, steps, self.transcript(turn), agent_text), f"turn {turn} check")
         except ModelError as exc:
-            self.emit(ErrorRaised(seat="judge", message=f"turn {turn} check failed: {exc.message}"))
+            self.emit(ErrorRaised(seat="judge", message=f"turn {turn} check failed: {exc.message}", purpose="turn check",
+                                  judgement=True))
             self.emit(TurnChecked(check=TurnCheck(turn=turn, target_reached=None, reason=f"judge failed: {exc.message}",
                                                   cumulative_sub_targets=sorted(self.covered), probes=probes,
                                                   judged_against=against)))
@@ -287,7 +290,8 @@ class ProactiveEvalSession(SessionBase):
             verdict, judge_model = await self._judge(GuidanceJudgement, prompt,
                                                      "live guidance score" if live else "guidance score")
         except ModelError as exc:
-            self.emit(ErrorRaised(seat="judge", message=f"{'live ' if live else ''}guidance scoring failed: {exc.message}"))
+            self.emit(ErrorRaised(seat="judge", message=f"{'live ' if live else ''}guidance scoring failed: {exc.message}",
+                                  purpose="live guidance score" if live else "guidance score", judgement=True))
             return
         score = GuidanceScore(**verdict.model_dump(), judge_model=judge_model, live=live, turn=turn, judged_against=against)
         if live:
@@ -452,7 +456,9 @@ class ProactiveEvalSession(SessionBase):
             await self._finish_background(cancel=True)
         except ModelError as exc:
             reason, detail, score = "error", exc.message, False
-            self.emit(ErrorRaised(seat=None, message=exc.message, fatal=True))
+            seat = failed_seat(exc)  # its judge seat only judges
+            self.emit(ErrorRaised(seat=seat, message=exc.message, fatal=True,
+                                  judgement=None if seat is None else seat == "judge"))
             await self._finish_background(cancel=True)
         if self._final_score is not None:
             pass  # already scored alongside the last turn check (awaited with the background tasks)

@@ -3,15 +3,25 @@
 What it shows, all read from the folder's files (`evalrun.opened`): the line at the top says which
 folder, when its report was written, whether it is partial and which seats' models ran, so a
 number on screen is never mistaken for a live one. Below, one of the report's tables at a time
-(`t` steps through every family's tables) with the numbers as report.md prints them
-(`evalrun.report.show_value`); a bar chart of the column under the cursor, one bar per row shown;
-and the sessions that make the highlighted row, or with `f` every session that failed (a judge
-call that failed, an error, a failure kept in failed/). Enter on a session shows it as History
-does (`history.open_stored`: the family's session screen replaying the stored events when the
-session store has it, else the run record from the folder as text: transcript and judges).
+(`t` steps through every family's tables, `T` back) with the numbers as report.md prints them
+(`evalrun.report.show_value`); a bar chart of the column under the cursor, one bar per row shown
+(the cursor's row marked and kept in view; `c` or Tab focuses it to scroll through every bar);
+and the sessions that make the highlighted row. Enter on a session shows it as History does
+(`history.open_stored`: the family's session screen replaying the stored events when the session
+store has it, else the run record from the folder as text: transcript and judges).
+
+Failing sessions: `f` steps the sessions pane through every failing session, the judge failures
+(a judging call that failed: a score, a verdict, a reading of a reply), each judge that failed by
+purpose, seat and model, the agent/user failures (a dialogue seat's own reply), the failures of
+an unknown seat or role (records written before the run record kept who failed, a failure kept
+in failed/ with no record), then off (`F` the other way); the pane's title names the step, and the
+list takes the chart's half of the screen (it is not about the table's rows). Who failed is what
+the record says (`evalrun.opened.Failure`), never guessed.
 
 Sorting: a click on a column header or `s` on the cursor's column (again: the other way);
-filtering: `m` steps through the models, `/` filters rows by any word of the model or group.
+filtering: `m` steps through the models, `/` filters rows by any word of the model or group, `v`
+lists only the sessions whose score passes a threshold typed as `<5`, `>=7` or `plan<=3` (the
+headline score unless a score is named; empty clears, so does Escape).
 """
 
 from __future__ import annotations
@@ -27,7 +37,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from proactive_tui.evalrun.opened import OpenedReport, SessionEntry
+from proactive_tui.evalrun.opened import FailingFilter, OpenedReport, ScoreFilter, SessionEntry, parse_score_filter
 from proactive_tui.evalrun.report import ReportRow, ReportTable, show_value, status_line
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.widgets.bar_chart import BarChart
@@ -62,10 +72,15 @@ def session_label(entry: SessionEntry, with_family: bool = True) -> str:
     return f"{env} r{entry.key.repeat}" + (f" {settings}" if settings else "")
 
 
-def session_outcome(entry: SessionEntry) -> str:
-    """The headline scores of a finished session, or why it is failing."""
+def session_outcome(entry: SessionEntry, only: FailingFilter | None = None) -> str:
+    """The headline scores of a finished session, or why it is failing and who failed (the first
+    failure `only` picks, when the failing filter is on)."""
     if entry.failing:
-        return ("failed: " if entry.status == "failed" else "error: ") + entry.reason.splitlines()[0]
+        failures = [f for f in entry.failures if only is None or only.picks(f)] or entry.failures
+        first = failures[0]
+        more = f" (+{len(entry.failures) - 1} more)" if len(entry.failures) > 1 else ""
+        return (f"{'failed' if entry.status == 'failed' else 'error'}, {first.who}: "
+                f"{(first.message.splitlines() or [''])[0]}{more}")
     record = entry.record
     scores = [f"{s.label} {s.display}" for s in record.scores if s.headline] if record is not None else []
     return ", ".join(scores) or "-"
@@ -90,9 +105,14 @@ class ResultsScreen(Screen[None]):
         Binding("T", "next_table(-1)", "Previous table", show=False, tooltip="The previous table"),
         Binding("s", "sort", "Sort", tooltip="Sort by the cursor's column (again: the other way); or click a header"),
         Binding("m", "next_model", "Model", tooltip="Show one model's rows, the next, or all"),
-        Binding("f", "toggle_failing", "Failing", tooltip="List the sessions whose judge failed or that ended in error"),
+        Binding("f", "next_failing(1)", "Failing",
+                tooltip="List failing sessions: all, judge failures, each judge, agent/user failures, then off"),
+        Binding("F", "next_failing(-1)", "Previous failing filter", show=False, tooltip="The failing filter's previous step"),
+        Binding("v", "focus_score", "Score", tooltip="List only sessions whose score passes a threshold: <5, >=7, plan<=3"),
         Binding("slash", "focus_filter", "Filter", tooltip="Filter rows by any word of the model or group"),
-        Binding("escape", "back", "Back", tooltip="Clear the filter, or back to the previous screen"),
+        Binding("c", "focus_chart", "Chart", tooltip="Focus the bar chart (then ↑↓, PgUp/PgDn, Home/End scroll it)"),
+        Binding("escape", "back", "Back",
+                tooltip="Close a filter box, clear the score filter, or back to the previous screen"),
     ]
 
     def __init__(self, opened: OpenedReport) -> None:
@@ -104,7 +124,12 @@ class ResultsScreen(Screen[None]):
         self.sort_desc = False
         self.model: str | None = None
         self.filter_text = ""
-        self.failing_only = False
+        self.failing_steps = opened.failing_filters()
+        self.failing_step: int | None = None
+        """Index into `failing_steps`; None when the sessions pane lists the highlighted row's."""
+        self.score_filter: ScoreFilter | None = None
+        self.headlines = opened.headline_scores()
+        """Each family's headline score, what an unnamed threshold reads (the folder does not change)."""
         self.rows: list[ReportRow] = []
         self.listed: list[SessionEntry] = []
         self._previous_sub_title = ""
@@ -113,9 +138,12 @@ class ResultsScreen(Screen[None]):
         yield TitleBar()
         yield Static(source_line(self.opened), id="results-source")
         yield Input(placeholder="/ filter rows: any word of the model or group", id="results-filter")
+        yield Input(placeholder="score threshold: <5, >=7, plan<=3 (headline score unless named); empty clears",
+                    id="results-score")
+        yield Static("", id="results-score-problem")
         yield ResultsTable(id="results-table", cursor_type="cell", zebra_stripes=True)
         with Horizontal(id="results-lower"):
-            yield BarChart(id="results-chart")
+            yield BarChart(id="results-chart", scroll_hint="c then ↑↓")
             yield SessionsTable(id="results-sessions", cursor_type="row", zebra_stripes=True)
         yield KeyBar()
 
@@ -230,24 +258,40 @@ class ResultsScreen(Screen[None]):
         unit = next(c.unit for c in current[1].columns if c.key == key)
         rows = [(plain(r.model + (f" · {r.group}" if r.group else "")), r.values.get(key),
                  show_value(r.values.get(key), unit, r.std.get(key))) for r in self.rows]
-        chart.show(f"{plain(label)} · a bar per row", rows, empty_text="no row matches the filters")
+        chart.show(f"{plain(label)} · a bar per row", rows, empty_text="no row matches the filters",
+                   current=self.table.cursor_row if self.rows else None)
+
+    @property
+    def failing_filter(self) -> FailingFilter | None:
+        return self.failing_steps[self.failing_step] if self.failing_step is not None else None
 
     def _sessions(self) -> None:
         grid = self.sessions
         grid.clear()
-        if self.failing_only:
-            entries = [s for s in self.opened.failing() if self.model is None or s.key.agent == self.model]
-            grid.border_title = Content(f"Failing sessions ({len(entries)}): judge failed or ended in error")
+        only = self.failing_filter
+        if only is not None:
+            entries = [s for s in self.opened.failing(only) if self.model is None or s.key.agent == self.model]
+            what = f"Failing · {only.label}"
         else:
             row, current = self._current_row(), self.current
             entries = self.opened.row_sessions(current[0], row) if row is not None and current is not None else []
-            what = f"{row.model}{' · ' + row.group if row.group else ''}" if row is not None else "no row"
-            grid.border_title = Content(plain(f"Sessions of {what} ({len(entries)})"))
+            what = f"Sessions of {row.model}{' · ' + row.group if row.group else ''}" if row is not None else \
+                "Sessions of no row"
+        count = f"{len(entries)}"
+        if self.score_filter is not None:
+            headlines = self.headlines
+            kept = [e for e in entries if self.score_filter.passes(e.record, headlines)]
+            shown = {e.key.family for e in entries if e.key.family in headlines}
+            label = self.score_filter.label({f: n for f, n in headlines.items() if f in shown})
+            what, count = f"{what} · {label}", f"{len(kept)}/{len(entries)}"
+            entries = kept
+        grid.border_title = Content(plain(f"{what} ({count})"))
         self.listed = entries
         for entry in entries:
-            grid.add_row(Text(plain(session_label(entry, self.failing_only))), Text(plain(session_outcome(entry))),
+            grid.add_row(Text(plain(session_label(entry, only is not None))), Text(plain(session_outcome(entry, only))),
                          Text(plain(entry.key.agent)), key=entry.key_id)
-        grid.border_subtitle = "enter opens" if entries else ""
+        hints = (["f next failing filter"] if only is not None else []) + (["enter opens"] if entries else [])
+        grid.border_subtitle = " · ".join(hints)
 
     # -- events -------------------------------------------------------------------------------
 
@@ -268,11 +312,38 @@ class ResultsScreen(Screen[None]):
             self.action_open()
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        self.filter_text = event.value
-        self._fill()
+        if event.input.id == "results-filter":
+            self.filter_text = event.value
+            self._fill()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "results-score":
+            self._set_score_filter(event.value)
+            return
         self.table.focus()
+
+    def _score_problem(self, text: str) -> None:
+        problem = self.query_one("#results-score-problem", Static)
+        problem.update(Content(plain(text)))  # echoes what was typed: text, not markup
+        problem.set_class(bool(text), "shown")
+
+    def _set_score_filter(self, text: str) -> None:
+        """Apply the typed threshold, or say why it cannot be (the box stays open to fix it)."""
+        try:
+            parsed = parse_score_filter(text)
+        except ValueError as exc:
+            self._score_problem(str(exc))
+            return
+        records = [s.record for s in self.opened.sessions if s.record is not None]
+        if parsed is not None and parsed.name and not any(parsed.score_of(r) for r in records):
+            names = sorted({score.name for r in records for score in r.scores})
+            self._score_problem(f"no session of the folder has a score named {parsed.name!r}; "
+                                f"the scores are: {', '.join(names) or 'none'}")
+            return
+        self.score_filter = parsed
+        self._close_score_box()
+        self._sessions()
+        self.refresh_bindings()
 
     # -- actions ------------------------------------------------------------------------------
 
@@ -283,6 +354,8 @@ class ResultsScreen(Screen[None]):
             return None
         if action == "next_table":
             return len(self.tables) > 1 or None
+        if action == "focus_chart":
+            return self.failing_step is None or None  # hidden while the failing list is shown
         return True
 
     def _sort_by(self, key: str) -> None:
@@ -313,11 +386,32 @@ class ResultsScreen(Screen[None]):
         self.model = models[(models.index(self.model) + 1) % len(models)] if self.model in models else None
         self._fill()
 
-    def action_toggle_failing(self) -> None:
-        self.failing_only = not self.failing_only
+    def action_next_failing(self, step: int) -> None:
+        """Off, then every step of the failing filter in turn (`failing_filters`), then off again."""
+        states: list[int | None] = [None, *range(len(self.failing_steps))]
+        self.failing_step = states[(states.index(self.failing_step) + step) % len(states)]
+        # the failing list is not about the table's rows: it takes the chart's half of the pane,
+        # so its "why" column and the step's name fit at 80 columns
+        self.query_one("#results-lower").set_class(self.failing_step is not None, "failing")
         self._sessions()
-        if self.failing_only and self.listed:
+        self.refresh_bindings()
+        if self.failing_step is not None and self.listed:
             self.sessions.focus()
+        elif self.failing_step is None or isinstance(self.focused, BarChart):
+            self.table.focus()
+
+    def action_focus_score(self) -> None:
+        box = self.query_one("#results-score", Input)
+        box.add_class("shown")  # hidden until asked for, like the word filter
+        box.focus()
+
+    def _close_score_box(self) -> None:
+        self.query_one("#results-score", Input).remove_class("shown")
+        self._score_problem("")
+        self.table.focus()
+
+    def action_focus_chart(self) -> None:
+        self.query_one(BarChart).focus()
 
     def action_focus_filter(self) -> None:
         box = self.query_one("#results-filter", Input)
@@ -330,6 +424,14 @@ class ResultsScreen(Screen[None]):
             box.value = ""
             box.remove_class("shown")
             self.table.focus()
+            return
+        if self.query_one("#results-score", Input).has_class("shown"):
+            self._close_score_box()  # the filter set before stays
+            return
+        if self.score_filter is not None:
+            self.score_filter = None
+            self.query_one("#results-score", Input).value = ""
+            self._sessions()
             return
         self.app.sub_title = self._previous_sub_title
         self.app.pop_screen()
