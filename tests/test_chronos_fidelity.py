@@ -145,14 +145,19 @@ def _batch(argv: list[str], build=None) -> int:
 
 
 def _tiers(folder) -> dict[str, dict]:
-    """The batch report's Chronos per-tier rows (one agent), by tier: the values."""
+    """The batch report's Chronos per-tier values (one agent), by tier: the rates of the per-tier
+    table with the branch counts of the branches table."""
     report = json.loads((folder / "report.json").read_text())
-    table = next(t for t in report["families"]["chronos"] if t["id"] == "tiers")
-    return {row["group"]: row["values"] for row in table["rows"]}
+    out: dict[str, dict] = {}
+    for table in report["families"]["chronos"]:
+        if table["id"] in ("tiers", "branches"):
+            for row in table["rows"]:
+                out.setdefault(row["group"], {}).update(row["values"])
+    return out
 
 
 def _batch_row(out: str, tier: str) -> str:
-    """The printed row of a tier in the batch's per-tier table."""
+    """The printed row of a tier in the batch's per-tier table (the first table with tier rows)."""
     return next(line for line in out.splitlines() if f" {tier} " in line and "%" in line)
 
 
@@ -186,11 +191,12 @@ def test_eval_chronos_reference_run_then_report_show(capsys, tmp_path) -> None:
                  "--max-turns", "30", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     simple = _batch_row(printed, "simple")
-    assert simple.startswith("│ reference") and simple.count("100.00%") == 6  # five rates and the paired one
+    assert simple.startswith("│ reference") and simple.count("100.00%") == 5
     complex_ = _batch_row(printed, "complex")
-    assert complex_.count("100.00%") == 3 and complex_.count("n/a") == 3  # no negative branch: no overall
+    assert complex_.count("100.00%") == 3 and complex_.count("n/a") == 2  # no negative branch: no overall
     report = json.loads((out / "report.json").read_text())
     assert report["agents"] == ["reference"] and report["settings"]["chronos"]["max_turns"] == 30
+    assert report["models"] == {"user": "reference", "judge": "reference"}  # no configured model ran
     assert report["finished"] == 3 and not report["missing"]
     tiers = _tiers(out)
     assert tiers["simple"]["overall_success"] == 1.0 and tiers["complex"]["overall_success"] is None

@@ -527,9 +527,10 @@ def test_chronos_report_by_hand() -> None:
     assert close(row(tables, "consistency", "simple")["values"]["pass_k"], 0.5)
     # what each rate rests on, as the earlier `eval chronos` printed it: 2 positive and 2 negative
     # sessions in the simple tier, none negative in the complex one (hence no overall)
-    assert (simple["values"]["positive_sessions"], simple["values"]["negative_sessions"]) == (2, 2)
-    assert (complex_["values"]["positive_sessions"], complex_["values"]["negative_sessions"]) == (2, 0)
-    assert simple["values"]["paired_samples"] == 0 and simple["values"]["paired_success"] is None
+    simple_b, complex_b = row(tables, "branches", "simple")["values"], row(tables, "branches", "complex")["values"]
+    assert (simple_b["positive_sessions"], simple_b["negative_sessions"]) == (2, 2)
+    assert (complex_b["positive_sessions"], complex_b["negative_sessions"]) == (2, 0)
+    assert simple_b["paired_samples"] == 0 and simple_b["paired_success"] is None
 
 
 def test_chronos_paired_samples_by_hand() -> None:
@@ -544,7 +545,7 @@ def test_chronos_paired_samples_by_hand() -> None:
 
     results = [ch("a", "positive", 0, True), ch("a", "negative", 0, True), ch("b", "positive", 0, True),
                ch("b", "negative", 0, False), ch("a", "positive", 1, True), ch("a", "negative", 1, False)]
-    simple = row(registry.get("chronos").batch_tables(results, 2), "tiers", "simple")
+    simple = row(registry.get("chronos").batch_tables(results, 2), "branches", "simple")
     # repeat 0: pairs a (both right), b (not); repeat 1: pair a (not) -> 0.5 and 0.0
     assert simple["values"]["paired_samples"] == 3
     assert close(simple["values"]["paired_success"], 0.25) and close(simple["std"]["paired_success"], 0.5 / math.sqrt(2))
