@@ -75,7 +75,13 @@ def add_batch_parser(sub: argparse._SubParsersAction) -> None:
         if swept and "choices" in kwargs:
             kwargs["choices"] = (*kwargs["choices"], "all")
             kwargs["help"] = kwargs.get("help", "") + "; all (the default here) runs every value"
-        kwargs["help"] = f"[{', '.join(names)}] " + kwargs.get("help", "")
+        helps = list(dict.fromkeys(f.kwargs.get("help", "") for _, f in owners))
+        if len(helps) > 1:  # one flag, a meaning per family (--max-turns): each family's own words
+            kwargs["help"] = "; ".join(f"[{name}] {f.kwargs.get('help', '')}" for name, f in owners)
+            if swept and "choices" in kwargs:
+                kwargs["help"] += "; all (the default here) runs every value"
+        else:
+            kwargs["help"] = f"[{', '.join(names)}] " + kwargs.get("help", "")
         p.add_argument(flag, dest=owners[0][1].dest, **kwargs)
     p.set_defaults(func=run_batch_eval)
 
@@ -254,8 +260,9 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     try:
         manifest, planned = build_plan(args, catalog.environments, lambda path: load_paths([path]).environments,
                                        "reference" if reference else default_agent, resolve)
-        if reference:
+        if reference:  # no model sits in any seat: the report must not name the configured ones
             build = build or reference_build(manifest.families)
+            manifest = manifest.model_copy(update={"models": {seat: "reference" for seat in manifest.models}})
         done = prepare_folder(out, manifest, args.resume)
     except Problem as exc:
         return fail(str(exc), exc.code)

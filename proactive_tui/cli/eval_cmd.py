@@ -1,4 +1,4 @@
-"""`proactive-tui eval ...`: batch evaluation, and batch checks of judges and agents.
+"""`proactive-tui eval ...`: batch evaluation of any family, and the checks that are not batches.
 
 `eval SELECTOR... --agent M` (spelled out: `eval run SELECTOR...`) is the batch command of every
 family (`cli/eval_batch.py`): `eval proactiveeval --agent M` and `eval chronos/car-purchase --agent M`
@@ -77,7 +77,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                description="`eval SELECTOR... --agent M [--repeats K] [--shard I/N] [--out DIR]` runs "
                                            "a batch of any family (see `eval run -h`), e.g. `eval proactiveeval "
                                            "--agent M` or `eval chronos/car-purchase --agent M`; the other commands "
-                                           "are checks that run no batch.")
+                                           "are checks that are not batches (of a judge against human labels, of "
+                                           "stored sessions).")
     sub = ev.add_subparsers(title="eval commands", metavar="SELECTOR... | CHECK", required=True, action=_ChecksOrBatch)
     from proactive_tui.cli.eval_batch import add_batch_parser
 
