@@ -114,13 +114,6 @@ def test_prompt_variant_setting_is_validated() -> None:
 
 # -- 3. success per branch and tier ----------------------------------------------------------------
 
-def _table_row(out: str, tier: str) -> str:
-    """The data row of a tier's table (the line after the header of that table)."""
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if f"{tier} tier" in line)
-    return next(line for line in lines[start:] if "%" in line or "n/a" in line)
-
-
 def test_by_tier_pairs_branches_within_each_tier() -> None:
     from proactive_tui.families.chronos.metrics import SessionSample, by_tier
 
@@ -141,12 +134,35 @@ def test_by_tier_pairs_branches_within_each_tier() -> None:
     assert m["complex"].missing_branch == "negative"
 
 
-async def test_eval_sessions_with_a_deviating_agent_score_per_tier() -> None:
-    from rich.console import Console
+def _batch(argv: list[str], build=None) -> int:
+    """`proactive-tui eval ARGV` (the batch command), with `build` seating scripted participants."""
+    from proactive_tui.cli.eval_batch import run_batch_eval
+    from proactive_tui.cli.main import build_parser
 
-    from chronos_helpers import chronos_env, when
-    from proactive_tui.core.spec import SessionSpec
-    from proactive_tui.families.chronos.eval_cli import run_sessions, tables
+    args = build_parser().parse_args(["eval", *argv])
+    args.envs = list(getattr(args, "sub_envs", []) or [])
+    return run_batch_eval(args, build=build)
+
+
+def _tiers(folder) -> dict[str, dict]:
+    """The batch report's Chronos per-tier values (one agent), by tier: the rates of the per-tier
+    table with the branch counts of the branches table."""
+    report = json.loads((folder / "report.json").read_text())
+    out: dict[str, dict] = {}
+    for table in report["families"]["chronos"]:
+        if table["id"] in ("tiers", "branches"):
+            for row in table["rows"]:
+                out.setdefault(row["group"], {}).update(row["values"])
+    return out
+
+
+def _batch_row(out: str, tier: str) -> str:
+    """The printed row of a tier in the batch's per-tier table (the first table with tier rows)."""
+    return next(line for line in out.splitlines() if f" {tier} " in line and "%" in line)
+
+
+def test_eval_sessions_with_a_deviating_agent_score_per_tier(tmp_path) -> None:
+    from chronos_helpers import when
     from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession
     from proactive_tui.families.chronos.settings import ChronosSettings
     from proactive_tui.families.chronos.testing import ScriptedPersona
@@ -158,37 +174,38 @@ async def test_eval_sessions_with_a_deviating_agent_score_per_tier() -> None:
         return ChronosSession(env, ChronosSeats(agent=agent, user=ScriptedPersona()), ChronosSettings(**spec.settings))
 
     names = ["car-purchase/positive", "car-purchase-towing/negative", "house-hunting/positive", "car-purchase-shift/positive"]
-    specs = [(chronos_env(n), SessionSpec(env_id=f"chronos/{n}", settings={})) for n in names]
-    rows = await run_sessions(specs, 2, store=True, err=Console(quiet=True), build=build)
-    result = tables(rows)
+    assert _batch([*(f"chronos/{n}" for n in names), "--out", str(tmp_path / "b")], build=build) == 0
+    result = _tiers(tmp_path / "b")
     simple, complex_ = result["simple"], result["complex"]
-    assert (simple.positive_sessions, simple.negative_sessions) == (2, 1)
-    assert (simple.positive_success, simple.negative_success, simple.overall_success) == (0.0, 1.0, 0.5)
-    assert complex_.positive_success == 0.0 and complex_.overall_success is None and complex_.missing_branch == "negative"
+    assert (simple["positive_sessions"], simple["negative_sessions"]) == (2, 1)
+    assert (simple["positive_success"], simple["negative_success"], simple["overall_success"]) == (0.0, 1.0, 0.5)
+    assert complex_["positive_success"] == 0.0 and complex_["overall_success"] is None
+    assert complex_["negative_sessions"] == 0  # the missing branch
 
 
-def test_eval_chronos_reference_run_then_stored(capsys, tmp_path) -> None:
+def test_eval_chronos_reference_run_then_report_show(capsys, tmp_path) -> None:
     from proactive_tui.cli.main import main
 
-    out = tmp_path / "eval.json"
-    assert main(["eval", "chronos", "--reference", "chronos/car-purchase/", "chronos/car-purchase-shift/positive",
+    out = tmp_path / "eval"
+    assert main(["eval", "chronos/car-purchase/", "chronos/car-purchase-shift/positive", "--reference",
                  "--max-turns", "30", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    simple = _table_row(printed, "simple")
-    assert simple.count("100.00%") == 5 and "(1/1)" in simple
-    complex_ = _table_row(printed, "complex")
-    assert "100.00% (1/1)" in complex_ and "n/a (none ran)" in complex_ and "n/a (no negative session)" in complex_
-    data = json.loads(out.read_text())
-    assert data["source"] == "reference" and data["settings"] == {"max_turns": 30}
-    assert data["tiers"]["simple"]["overall_success"] == 1.0 and data["tiers"]["complex"]["overall_success"] is None
-    assert len(data["sessions"]) == 3
+    simple = _batch_row(printed, "simple")
+    assert simple.startswith("│ reference") and simple.count("100.00%") == 5
+    complex_ = _batch_row(printed, "complex")
+    assert complex_.count("100.00%") == 3 and complex_.count("n/a") == 2  # no negative branch: no overall
+    report = json.loads((out / "report.json").read_text())
+    assert report["agents"] == ["reference"] and report["settings"]["chronos"]["max_turns"] == 30
+    assert report["models"] == {"user": "reference", "judge": "reference"}  # no configured model ran
+    assert report["finished"] == 3 and not report["missing"]
+    tiers = _tiers(out)
+    assert tiers["simple"]["overall_success"] == 1.0 and tiers["complex"]["overall_success"] is None
+    assert (tiers["complex"]["positive_sessions"], tiers["complex"]["negative_sessions"]) == (1, 0)
 
-    # the same figures from the session history, without running anything
-    assert main(["eval", "chronos", "--stored", "chronos/car-purchase/neg"]) == 0
-    printed = capsys.readouterr().out
-    row = _table_row(printed, "simple")
-    assert "n/a (none ran)" in row and "100.00% (1/1)" in row and "n/a (no positive session)" in row
-    assert "complex tier" not in printed
+    # the same figures from the folder's records, without running anything
+    assert main(["report", "show", str(out)]) == 0
+    again = capsys.readouterr().out
+    assert _batch_row(again, "simple") == simple and _batch_row(again, "complex") == complex_
 
 
 def test_eval_chronos_through_the_fake_server(tmp_path) -> None:
@@ -202,20 +219,26 @@ def test_eval_chronos_through_the_fake_server(tmp_path) -> None:
 
     with FakeOpenAIServer(responder=scripted_agent_responder) as server:
         proc = subprocess.run(
-            [sys.executable, "-m", "proactive_tui", "eval", "chronos", "chronos/car-purchase-towing/negative",
+            [sys.executable, "-m", "proactive_tui", "eval", "chronos/car-purchase-towing/negative",
              "--agent", "openai/agent-m", "--user", "openai/user-m", "--judge", "openai/judge-m",
-             "--api-base", server.base_url, "--prompt-variant", "guided", "--out", str(tmp_path / "e.json")],
+             "--api-base", server.base_url, "--prompt-variant", "guided", "--out", str(tmp_path / "e")],
             cwd=ROOT, env={**os.environ, "COLUMNS": "160"}, capture_output=True, text=True, timeout=300)
         systems = _agent_systems(server)
     assert proc.returncode == 0, proc.stderr
     from proactive_tui.families.chronos import prompts
 
     assert systems and all(prompts.GUIDANCE in s for s in systems)
-    row = _table_row(proc.stdout, "simple")
-    assert "100.00% (1/1)" in row and "n/a (no positive session)" in row
-    data = json.loads((tmp_path / "e.json").read_text())
-    assert data["models"] == {"agent": "openai/agent-m", "user": "openai/user-m", "judge": "openai/judge-m"}
-    assert data["sessions"][0]["prompt_variant"] == "guided"
+    simple = _tiers(tmp_path / "e")["simple"]
+    assert simple["negative_success"] == 1.0 and simple["negative_sessions"] == 1
+    assert simple["positive_success"] is None and simple["overall_success"] is None
+    assert "openai/agent-m" in _batch_row(proc.stdout, "simple")
+    report = json.loads((tmp_path / "e" / "report.json").read_text())
+    assert report["agents"] == ["openai/agent-m"]
+    assert report["models"] == {"user": "openai/user-m", "judge": "openai/judge-m"}
+    from proactive_tui.evalrun.folder import read_results
+
+    [session] = read_results(tmp_path / "e", transcripts=False)
+    assert session.record.settings["prompt_variant"] == "guided"
 
 
 # -- 4. one sample, two branches -------------------------------------------------------------------

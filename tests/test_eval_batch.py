@@ -83,16 +83,44 @@ def test_a_flag_no_selected_family_takes_is_an_error_naming_it(tmp_path, capsys)
     assert "--shard 9/2" in capsys.readouterr().err
 
 
-def test_the_checks_keep_their_names() -> None:
+def test_the_checks_keep_their_names_and_a_family_name_is_a_batch() -> None:
     parser = build_parser()
     assert parser.parse_args(["eval", "splits"]).func.__name__ == "run_splits"
     assert parser.parse_args(["eval", "reward-judge"]).func.__name__ == "run_reward_judge"
-    assert parser.parse_args(["eval", "proactiveeval"]).func.__module__.endswith("proactiveeval.eval_cli")
-    assert parser.parse_args(["eval", "chronos", "--reference"]).func.__module__.endswith("chronos.eval_cli")
+    # one name for one thing: `eval proactiveeval` and `eval chronos` are the batch of the family
+    for family in ("proactiveeval", "chronos"):
+        args = parser.parse_args(["eval", family, "--agent", "a"])
+        assert args.func is run_batch_eval and args.selectors == [family]
+    assert parser.parse_args(["eval", "chronos", "--reference"]).reference
     batch = parser.parse_args(["eval", "proactivebench", "--agent", "a"])
     assert batch.func is run_batch_eval and batch.selectors == ["proactivebench"]
     spelled = parser.parse_args(["eval", "run", "proactiveeval", "chronos/car-purchase"])
     assert spelled.func is run_batch_eval and spelled.selectors == ["proactiveeval", "chronos/car-purchase"]
+
+
+def test_the_old_spellings_get_a_clear_error(tmp_path, capsys) -> None:
+    """`eval chronos ENV...` once ran only ENV; as selectors `chronos` picks the whole family, so
+    narrower selectors after it are refused rather than run bigger than meant. `--out FILE.json`
+    (the old commands' file) and `--stored` say what replaced them."""
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "proactiveeval", "proactiveeval/persuasion", "--agent", "a"])
+    err = " ".join(capsys.readouterr().err.split())
+    assert exc.value.code == 2 and "`proactiveeval` selects every proactiveeval environment" in err
+    assert "`eval proactiveeval/persuasion ...`" in err
+    out = tmp_path / "eval.json"
+    assert main(["eval", "proactiveeval/persuasion/fair/0", "--out", str(out)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--out is now the batch folder" in err and f"--out {tmp_path / 'eval'}" in err and not out.exists()
+    assert main(["eval", "chronos", "--stored"]) == 2
+    assert "report show DIR" in " ".join(capsys.readouterr().err.split())
+
+
+def test_reference_seats_need_a_family_that_has_them(tmp_path, capsys) -> None:
+    out = tmp_path / "out"
+    assert main(["eval", "proactiveeval/persuasion/fair/0", "--reference", "--out", str(out)]) == 2
+    assert "--reference: proactiveeval has no reference seats" in capsys.readouterr().err and not out.exists()
+    assert main(["eval", "chronos/car-purchase/positive", "--reference", "--agent", "m", "--out", str(out)]) == 2
+    assert "give no --agent with it" in capsys.readouterr().err
 
 
 # -- the plan and its shards -----------------------------------------------------------------------
@@ -417,6 +445,41 @@ def test_proactiveeval_report_by_hand() -> None:
     assert low["values"]["sessions"] == 6 and close(low["values"]["guidance"], g["values"]["overall"])
 
 
+def test_proactiveeval_per_level_tables_by_hand() -> None:
+    """What the earlier `eval proactiveeval` printed per agreeableness level (rows per domain; the
+    sessions behind each mean, the scored ones, the targets reached) is in the batch report."""
+    from proactive_tui.families.proactiveeval.events import GuidanceScore
+    from proactive_tui.families.proactiveeval.record import PlanningRecord, ProactiveEvalSection
+
+    def pe(env: str, level: str, repeat: int, plan: int | None, guidance: int | None, reached: bool = False):
+        g = None if guidance is None else GuidanceScore(
+            reasoning="r", overall=guidance, effectiveness=1, personalization=1, tone=1, engagement=1, naturalness=1,
+            judge_model="j")
+        r = result("proactiveeval", env, repeat, ProactiveEvalSection(planning=PlanningRecord(score=plan), guidance=g),
+                   environment={"domain": env.split("/")[1]}, settings={"agreeableness": level})
+        if reached:
+            r.record.termination = Termination(reason="target_reached")
+        return r
+
+    p0, r0 = "proactiveeval/persuasion/fair/0", "proactiveeval/recommendation/fair/0"
+    results = [pe(p0, "low", 0, 6, 4), pe(p0, "low", 1, 8, 6), pe(r0, "low", 0, 5, None),
+               pe(r0, "low", 1, None, 9, reached=True), pe(p0, "high", 0, 2, 2), pe(p0, "high", 1, 4, 3)]
+    tables = registry.get("proactiveeval").batch_tables(results, 2)
+    assert [r.group for r in next(t for t in tables if t.id == "guidance_by_level").rows] == ["low", "high"]
+    low, high = row(tables, "guidance_by_level", "low"), row(tables, "guidance_by_level", "high")
+    # low persuasion guidance: 4 and 6 -> 5 ± sqrt(2); low recommendation only repeat 1 scored: 9
+    assert close(low["values"]["persuasion"], 5.0) and close(low["std"]["persuasion"], math.sqrt(2))
+    assert close(low["values"]["recommendation"], 9.0) and low["std"]["recommendation"] is None
+    # low overall: repeat 0 (4)/1 = 4, repeat 1 (6+9)/2 = 7.5
+    assert close(low["values"]["overall"], (4 + 7.5) / 2)
+    assert close(high["values"]["persuasion"], 2.5) and high["values"]["recommendation"] is None
+    plan_low = row(tables, "planning_by_level", "low")
+    assert close(plan_low["values"]["persuasion"], 7.0) and close(plan_low["values"]["recommendation"], 5.0)
+    level = row(tables, "agreeableness", "low")["values"]
+    assert (level["sessions"], level["plan_n"], level["guidance_n"], level["reached"]) == (4, 3, 3, 1)
+    assert row(tables, "agreeableness", "high")["values"]["reached"] == 0
+
+
 def test_proactivebench_report_by_hand() -> None:
     from proactive_tui.families.proactivebench.metrics import Confusion
     from proactive_tui.families.proactivebench.record import ProactiveBenchSection, TraceEventRecord
@@ -493,6 +556,30 @@ def test_chronos_report_by_hand() -> None:
     assert c["tasks"] == 3 and close(c["pass_1"], 0.5) and close(c["pass_k"], 1 / 3)
     assert close(c["variance"], (0.5 + 0 + 0) / 3)
     assert close(row(tables, "consistency", "simple")["values"]["pass_k"], 0.5)
+    # what each rate rests on, as the earlier `eval chronos` printed it: 2 positive and 2 negative
+    # sessions in the simple tier, none negative in the complex one (hence no overall)
+    simple_b, complex_b = row(tables, "branches", "simple")["values"], row(tables, "branches", "complex")["values"]
+    assert (simple_b["positive_sessions"], simple_b["negative_sessions"]) == (2, 2)
+    assert (complex_b["positive_sessions"], complex_b["negative_sessions"]) == (2, 0)
+    assert simple_b["paired_samples"] == 0 and simple_b["paired_success"] is None
+
+
+def test_chronos_paired_samples_by_hand() -> None:
+    """A branching sample with both branches run counts as a pair; both right when both succeeded."""
+    from proactive_tui.families.chronos.events import SessionOutcome
+    from proactive_tui.families.chronos.record import ChronosSection
+
+    def ch(env: str, branch: str, repeat: int, success: bool) -> SessionResult:
+        section = ChronosSection(branch=branch, tier="simple", turns=[],
+                                 outcome=SessionOutcome(branch=branch, tier="simple", success=success, reason="r"))
+        return result("chronos", f"chronos/{env}/{branch}", repeat, section, environment={"sample_id": env})
+
+    results = [ch("a", "positive", 0, True), ch("a", "negative", 0, True), ch("b", "positive", 0, True),
+               ch("b", "negative", 0, False), ch("a", "positive", 1, True), ch("a", "negative", 1, False)]
+    simple = row(registry.get("chronos").batch_tables(results, 2), "branches", "simple")
+    # repeat 0: pairs a (both right), b (not); repeat 1: pair a (not) -> 0.5 and 0.0
+    assert simple["values"]["paired_samples"] == 3
+    assert close(simple["values"]["paired_success"], 0.25) and close(simple["std"]["paired_success"], 0.5 / math.sqrt(2))
 
 
 def test_pass_hat_k_is_the_unbiased_estimate() -> None:

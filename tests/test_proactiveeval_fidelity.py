@@ -4,7 +4,8 @@
   plan, and the record says so;
 - the plan judge gets in-context graded examples (ours, invented);
 - the guidance headline is the judge's one overall score, never the mean of its dimensions;
-- `eval proactiveeval` runs every environment at all three agreeableness levels.
+- `eval proactiveeval...` (the batch command) runs every environment at all three agreeableness
+  levels, and its report has the per-level tables.
 
 Everything runs against scripted seats or the local fake OpenAI server; nothing reaches the internet.
 """
@@ -23,13 +24,14 @@ from rich.console import Console
 from conftest import ROOT, SAMPLE_DIRS
 from engine_helpers import collect, make_session, sample_env, scripted_judge
 from proactive_tui.core.participants import ScriptedParticipant
-from proactive_tui.core.run_record import RunRecord, fold
+from proactive_tui.core.run_record import RunRecord, Termination, fold
 from proactive_tui.envs import load_paths
 from proactive_tui.export.rich_view import family_sections, render_sections
 from proactive_tui.families.proactiveeval import prompts
-from proactive_tui.families.proactiveeval.eval_cli import SessionRow, row_of, tables
+from proactive_tui.families.proactiveeval.events import GuidanceScore
 from proactive_tui.families.proactiveeval.export import dataset_record
 from proactive_tui.families.proactiveeval.judges import GuidanceJudgement, PlanJudgement, TurnVerdict
+from proactive_tui.families.proactiveeval.record import PlanningRecord, ProactiveEvalSection
 from proactive_tui.families.proactiveeval.report import report
 from proactive_tui.store.queries import headline
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
@@ -66,6 +68,33 @@ def cli(*args: str, server: FakeOpenAIServer) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "proactive_tui", *args, "--api-base", server.base_url,
                            "--agent", "openai/agent-m", "--user", "openai/user-m", "--judge", "openai/judge-m"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def as_result(record: RunRecord, level: str, repeat: int = 0):
+    """A finished session as the batch report reads it (`evalrun.folder.SessionResult`)."""
+    from proactive_tui.evalrun.folder import SessionResult
+    from proactive_tui.evalrun.plan import SessionKey
+
+    key = SessionKey(family="proactiveeval", env_id=record.env_id, agent="m", settings={"agreeableness": level},
+                     repeat=repeat)
+    return SessionResult(key=key, seed=repeat, record=record)
+
+
+def batch_row(results: list, table_id: str, group: str = "") -> dict:
+    """One row of ProactiveEval's batch tables (`Family.batch_tables`), agent "m"."""
+    from proactive_tui.core import registry
+
+    tables = registry.get("proactiveeval").batch_tables(results, 1)
+    table = next(t for t in tables if t.id == table_id)
+    return next(r for r in table.rows if r.group == group).model_dump()
+
+
+def batch_report(folder: Path) -> dict:
+    return json.loads((folder / "report.json").read_text())
+
+
+def report_rows(report: dict, table_id: str) -> list[dict]:
+    return next(t for t in report["families"]["proactiveeval"] if t["id"] == table_id)["rows"]
 
 
 # -- 1. judged against the plan the dialogue used ------------------------------------------------
@@ -200,8 +229,8 @@ async def test_headline_is_the_judges_overall_not_the_dimension_mean() -> None:
     summary = console.export_text()
     assert "Guidance (overall)" in summary and "4/10" in summary and "9.2" not in summary
     assert dataset_record(record)["scores"]["guidance"]["overall"] == 4
-    # the eval tables' guidance mean is the mean of overall scores
-    assert tables([row_of(record)])["overall"][-1].guidance == 4.0
+    # the batch report's guidance mean is the mean of overall scores
+    assert batch_row([as_result(record, "medium")], "guidance")["values"]["overall"] == 4.0
 
 
 def test_guidance_judge_asks_for_one_overall_from_detailed_standards() -> None:
@@ -242,64 +271,90 @@ async def test_final_scores_panel_leads_with_the_overall() -> None:
 
 
 def test_eval_runs_every_environment_at_all_three_levels(tmp_path: Path) -> None:
-    out = tmp_path / "eval.json"
+    out = tmp_path / "eval"
     envs = [ENV_ID, "proactiveeval/recommendation/fair/0"]
     with FakeOpenAIServer(responder=responder) as server:
-        proc = cli("eval", "proactiveeval", *envs, "--agreeableness", "all", "--max-turns", "1", "--out", str(out),
-                   server=server)
+        proc = cli("eval", *envs, "--agreeableness", "all", "--max-turns", "1", "--out", str(out), server=server)
         requests = list(server.requests)
     assert proc.returncode == 0, proc.stderr
-    result = json.loads(out.read_text())
-    pairs = sorted((s["env_id"], s["agreeableness"]) for s in result["sessions"])
+    from proactive_tui.evalrun.folder import read_results
+
+    results = read_results(out, transcripts=False)
+    pairs = sorted((r.key.env_id, r.key.settings["agreeableness"]) for r in results)
     assert pairs == sorted((e, level) for e in envs for level in ("low", "medium", "high"))
-    assert all(s["guidance"] == 5 and s["plan"] == 6 for s in result["sessions"])
+    assert all(r.record.section.guidance.overall == 5 and r.record.section.planning.score == 6 for r in results)
     # each level reached the simulated user's prompt, once per environment
     user_systems = [m["content"] for r in requests if schema_name(r.body) is None
                     for m in r.body.get("messages", []) if m.get("role") == "system" and "role-playing" in m["content"]]
     for level in ("low", "medium", "high"):
         assert sum(prompts.AGREEABLENESS[level] in s for s in user_systems) == len(envs)
-    # a table per level (rows per domain) and an overall one (rows per level, then all)
-    assert list(result["tables"]) == ["low", "medium", "high", "overall"]
-    assert [r["group"] for r in result["tables"]["low"]] == ["persuasion", "recommendation", "all domains"]
-    assert [(r["group"], r["sessions"]) for r in result["tables"]["overall"]] == [
-        ("low", 2), ("medium", 2), ("high", 2), ("all levels", 6)]
-    for title in ("agreeableness low", "agreeableness medium", "agreeableness high", "overall (all agreeableness levels)"):
-        assert f"ProactiveEval, {title}" in proc.stdout
+    # the level is the sweep's: a row per level, with a column per domain, and per level over all domains
+    report = batch_report(out)
+    assert report["sweeps"]["proactiveeval"] == {"agreeableness": ["low", "medium", "high"]}
+    for table_id in ("guidance_by_level", "planning_by_level"):
+        rows = report_rows(report, table_id)
+        assert [r["group"] for r in rows] == ["low", "medium", "high"]
+        assert all(set(r["values"]) == {"persuasion", "recommendation", "overall"} for r in rows)
+    assert all(r["values"]["persuasion"] == 5.0 for r in report_rows(report, "guidance_by_level"))
+    assert [(r["group"], r["values"]["sessions"]) for r in report_rows(report, "agreeableness")] == [
+        ("low", 2), ("medium", 2), ("high", 2)]
+    for title in ("by agreeableness level", "dialogue guidance per agreeableness level",
+                  "target planning per agreeableness level"):
+        assert f"ProactiveEval: {title}" in proc.stdout
     # each session is stored like any other, at its level
     from proactive_tui.store import load_record, open_store
 
     with open_store() as store:
-        for s in result["sessions"]:
-            record = load_record(store, s["session_id"])
-            assert record.settings["agreeableness"] == s["agreeableness"] and record.env_id == s["env_id"]
+        for r in results:
+            record = load_record(store, r.record.id)
+            assert record.settings["agreeableness"] == r.key.settings["agreeableness"] and record.env_id == r.key.env_id
 
 
 def test_eval_one_level_and_bad_selection(tmp_path: Path) -> None:
     with FakeOpenAIServer(responder=responder) as server:
-        proc = cli("eval", "proactiveeval", ENV_ID, "--agreeableness", "low", "--max-turns", "1", "--no-planning",
-                   "--no-store", "--out", str(tmp_path / "o.json"), server=server)
-        missing = cli("eval", "proactiveeval", "proactiveeval/nowhere", server=server)
+        proc = cli("eval", ENV_ID, "--agreeableness", "low", "--max-turns", "1", "--no-planning",
+                   "--no-store", "--out", str(tmp_path / "o"), server=server)
+        missing = cli("eval", "proactiveeval/nowhere", "--out", str(tmp_path / "m"), server=server)
     assert proc.returncode == 0, proc.stderr
-    result = json.loads((tmp_path / "o.json").read_text())
-    assert [s["agreeableness"] for s in result["sessions"]] == ["low"]
-    assert result["sessions"][0]["plan"] is None and list(result["tables"]) == ["low", "overall"]
-    assert missing.returncode == 1 and "no ProactiveEval environment matches proactiveeval/nowhere" in missing.stderr
+    report = batch_report(tmp_path / "o")
+    assert report["sweeps"]["proactiveeval"] == {"agreeableness": ["low"]}
+    [low] = report_rows(report, "agreeableness")
+    assert low["group"] == "low" and low["values"]["plan"] is None and low["values"]["plan_n"] == 0
+    assert [r["group"] for r in report_rows(report, "guidance_by_level")] == ["low"]
+    assert missing.returncode == 1 and "no environment matches proactiveeval/nowhere" in missing.stderr
+
+
+def test_the_earlier_command_runs_through_the_batch(tmp_path: Path) -> None:
+    """`eval proactiveeval --agent M --agreeableness low` (the earlier per-family command's
+    spelling) is the batch of the whole family at that level, with per-model limits and a folder."""
+    from proactive_tui.cli.main import build_parser
+
+    args = build_parser().parse_args(["eval", "proactiveeval", "--agent", "openai/x", "--api-base", "http://h/v1",
+                                      "--max-turns", "1", "--agreeableness", "low", "--out", str(tmp_path / "p")])
+    assert args.selectors == ["proactiveeval"] and args.agreeableness == "low" and args.max_turns == 1
 
 
 @pytest.mark.parametrize("scored", [True, False])
 def test_tables_mean_only_scored_sessions(scored: bool) -> None:
-    def row(level: str, domain: str, guidance: int | None) -> SessionRow:
-        return SessionRow(session_id="s", env_id=f"proactiveeval/{domain}/fair/0", domain=domain, tier="fair",
-                          agreeableness=level, termination="max_turns", guidance=guidance, plan=None,
-                          judged_against="reference")
+    def session(level: str, domain: str, guidance: int | None, repeat: int = 0):
+        g = None if guidance is None else GuidanceScore(reasoning="r", overall=guidance, effectiveness=1,
+                                                        personalization=1, tone=1, engagement=1, naturalness=1,
+                                                        judge_model="j")
+        record = RunRecord(format_version=2, id=f"s-{level}-{repeat}-{guidance}", family="proactiveeval",
+                           env_id=f"proactiveeval/{domain}/fair/{repeat}", environment={"domain": domain},
+                           mode="watch", human_seats=[], seats={}, settings={"agreeableness": level},
+                           section=ProactiveEvalSection(planning=PlanningRecord(score=None), guidance=g),
+                           termination=Termination(reason="max_turns"))
+        return as_result(record, level)
 
-    rows = [row("low", "persuasion", 4), row("low", "persuasion", 8 if scored else None), row("high", "persuasion", 6)]
-    result = tables(rows)
-    assert list(result) == ["low", "high", "overall"]
-    low = result["low"][0]
-    assert low.sessions == 2 and low.guidance == (6.0 if scored else 4.0) and low.guidance_n == (2 if scored else 1)
-    assert low.plan is None
-    assert result["overall"][-1].sessions == 3
+    results = [session("low", "persuasion", 4), session("low", "persuasion", 8 if scored else None, repeat=1),
+               session("high", "persuasion", 6)]
+    assert [r["group"] for r in [batch_row(results, "agreeableness", lv) for lv in ("low", "high")]] == ["low", "high"]
+    low = batch_row(results, "agreeableness", "low")["values"]
+    assert low["sessions"] == 2 and low["guidance"] == (6.0 if scored else 4.0) and low["guidance_n"] == (2 if scored else 1)
+    assert low["plan"] is None and low["plan_n"] == 0
+    assert batch_row(results, "guidance_by_level", "low")["values"]["persuasion"] == (6.0 if scored else 4.0)
+    assert batch_row(results, "guidance", "")["values"]["overall"] == (6.0 if scored else 5.0)
 
 
 # -- --seed reaches every model call ------------------------------------------------------------

@@ -76,25 +76,36 @@ def test_a_bad_setting_names_the_flag_without_pydantic_noise(capsys) -> None:
 
 
 @pytest.mark.parametrize("command", [["eval", "proactiveeval"], ["eval", "chronos", "--reference"],
-                                     ["eval", "reward-judge"]])
+                                     ["eval", "run", "chronos/car-purchase/positive"], ["eval", "reward-judge"]])
 def test_concurrency_below_one_is_refused_before_anything_runs(capsys, command) -> None:
     assert main([*command, "--concurrency", "0"]) == 2
     assert "--concurrency must be at least 1" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", [["run", "chronos/car-purchase/positive", "--no-store"],
-                                     ["eval", "chronos", "--reference", "chronos/car-purchase/"],
-                                     ["eval", "proactiveeval", "proactiveeval/persuasion/fair/0"]])
-def test_an_unwritable_out_is_refused_before_anything_runs(capsys, tmp_path, command) -> None:
+def test_an_unwritable_out_is_refused_before_anything_runs(capsys, tmp_path) -> None:
     folder = tmp_path / "a-folder"
     folder.mkdir()
     a_file = tmp_path / "a-file"
     a_file.write_text("x")  # a path through a file cannot be created, even by root
     for out, why in ((folder, "is a folder"), (a_file / "run.json", "cannot create the folder")):
-        assert main([*command, "--out", str(out)]) != 0
+        assert main(["run", "chronos/car-purchase/positive", "--no-store", "--out", str(out)]) != 0
         err = " ".join(capsys.readouterr().err.split())
         assert "--out:" in err and why in err and "Traceback" not in err
     assert not any(folder.iterdir())
+
+
+@pytest.mark.parametrize("command", [["eval", "chronos/car-purchase/", "--reference"],
+                                     ["eval", "proactiveeval/persuasion/fair/0"]])
+def test_an_unusable_batch_folder_is_refused_before_anything_runs(capsys, tmp_path, command) -> None:
+    """The batch's `--out` is a folder: a file there, or a path through a file, is refused before
+    any session runs (and nothing is written)."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")  # a path through a file cannot be created, even by root
+    for out, why in ((a_file, "is a file; give a folder"), (a_file / "batch", "cannot create the folder")):
+        assert main([*command, "--out", str(out)]) != 0
+        err = " ".join(capsys.readouterr().err.split())
+        assert "--out:" in err and why in err and "Traceback" not in err
+    assert a_file.read_text() == "x"
 
 
 def test_early_stopping_flags_set_it_either_way_and_leave_it_to_the_judge_by_default() -> None:

@@ -6,10 +6,13 @@ finished session's record in `--out DIR/sessions/` and writes the report from th
 (`evalrun.report`). A selector that picks nothing, or a family flag that none of the selected
 families takes, stops the command before anything runs.
 
-`eval proactiveeval`, `eval chronos`, `eval splits` and `eval reward-judge` stay the earlier
-per-family checks; `eval run SELECTOR...` is this command spelled out (`eval run proactiveeval`
-selects the whole family here). `eval resume DIR` runs a folder's command again with `--resume`,
-read from the folder (`command.json`), so a stopped batch needs no command line kept by hand.
+`eval proactiveeval ...` and `eval chronos ...` are this command with a family selector (each
+family's tables come from its `batch.py`); `eval run SELECTOR...` is it spelled out. `eval splits`
+and `eval reward-judge` are ProactiveBench's checks (of stored sessions, and of a judge against
+human labels), not batches. `--reference` seats a family's protocol-following seats instead of
+models (Chronos: the oracle agent and the scripted user): every rate should then be perfect.
+`eval resume DIR` runs a folder's command again with `--resume`, read from the folder
+(`command.json`), so a stopped batch needs no command line kept by hand.
 """
 
 from __future__ import annotations
@@ -53,7 +56,8 @@ def add_batch_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every model seat")
     p.add_argument("--repeats", type=int, default=1, metavar="K", help="runs of every session (seeds 0..K-1; default 1)")
     p.add_argument("--concurrency", type=int, default=2, metavar="N", help="sessions at once (default 2)")
-    p.add_argument("--out", metavar="DIR", help="the batch folder (default: eval-<UTC time> here)")
+    p.add_argument("--out", metavar="DIR", help="the batch folder: manifest, one record per session, report.json, "
+                                                "report.csv, report.md (default: eval-<UTC time> here)")
     p.add_argument("--resume", action="store_true", help="continue the batch in --out: run only what has no finished record")
     p.add_argument("--shard", metavar="I/N", help="run slice I (0-based) of N of the plan (job arrays); "
                                                   "`report merge` combines the folders")
@@ -63,6 +67,11 @@ def add_batch_parser(sub: argparse._SubParsersAction) -> None:
                         "the CPU; nobody watches a batch's tokens)")
     p.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH",
                    help="extra environment folder or file")
+    p.add_argument("--reference", action="store_true",
+                   help="seat the family's protocol-following seats instead of models (Chronos: the oracle agent and "
+                        "the scripted user; no model is called): a check that the scenarios and the scoring agree, "
+                        "every rate should be 100%%")
+    p.add_argument("--stored", action="store_true", help=argparse.SUPPRESS)  # retired: a clear error, see RETIRED
     sweeps = {name: family.sweeps for family in registry.families().values() for name in [family.name]}
     for flag, owners in family_flags().items():
         names = [name for name, _ in owners]
@@ -71,7 +80,13 @@ def add_batch_parser(sub: argparse._SubParsersAction) -> None:
         if swept and "choices" in kwargs:
             kwargs["choices"] = (*kwargs["choices"], "all")
             kwargs["help"] = kwargs.get("help", "") + "; all (the default here) runs every value"
-        kwargs["help"] = f"[{', '.join(names)}] " + kwargs.get("help", "")
+        helps = list(dict.fromkeys(f.kwargs.get("help", "") for _, f in owners))
+        if len(helps) > 1:  # one flag, a meaning per family (--max-turns): each family's own words
+            kwargs["help"] = "; ".join(f"[{name}] {f.kwargs.get('help', '')}" for name, f in owners)
+            if swept and "choices" in kwargs:
+                kwargs["help"] += "; all (the default here) runs every value"
+        else:
+            kwargs["help"] = f"[{', '.join(names)}] " + kwargs.get("help", "")
         p.add_argument(flag, dest=owners[0][1].dest, **kwargs)
     p.set_defaults(func=run_batch_eval)
 
@@ -223,6 +238,28 @@ def prepare_folder(out: Path, manifest: Any, resume: bool) -> set[str]:
     return set()
 
 
+RETIRED = {
+    "out": "--out is now the batch folder (manifest, one record per session, report.json, report.csv, report.md), "
+           "not a .json file; give a folder, e.g. --out {folder}",
+    "stored": "--stored is gone: the batch folder keeps every session's record, and `proactive-tui report show DIR` "
+              "recomputes its tables without running anything",
+}
+"""What the earlier `eval proactiveeval` and `eval chronos` took that the batch command does not,
+and what to use instead (their `--out FILE.json`, Chronos's `--stored`)."""
+
+
+def reference_build(families: list[str]) -> Any:
+    """The session factory of `--reference` over the selected families (`Family.reference_session`),
+    or Problem naming a family that has no reference seats."""
+    from proactive_tui.core import registry
+    from proactive_tui.core.family import Family
+
+    lacking = [name for name in families if type(registry.get(name)).reference_session is Family.reference_session]
+    if lacking:
+        raise Problem(f"--reference: {', '.join(lacking)} has no reference seats (only a model can play its agent)")
+    return lambda spec, env, gateway: registry.get(env.family).reference_session(spec, env, gateway)
+
+
 def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     """The command. `build` replaces the session factory (tests seat scripted participants)."""
     from datetime import datetime, timezone
@@ -251,8 +288,16 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
         err.print(Text(f"error: {message}", style="red"))
         return code
 
-    if args.concurrency < 1:
-        return fail("--concurrency must be at least 1", 2)
+    problem = shared_option_problem(argparse.Namespace(concurrency=args.concurrency, api_base=args.api_base))
+    if problem:
+        return fail(problem, 2)
+    if getattr(args, "stored", False):
+        return fail(RETIRED["stored"], 2)
+    if args.out and args.out.lower().endswith(".json"):
+        return fail(RETIRED["out"].format(folder=args.out[: -len(".json")] or "runs/batch"), 2)
+    reference = bool(getattr(args, "reference", False))
+    if reference and args.agent:
+        return fail("--reference seats the reference agent; give no --agent with it", 2)
     out = Path(args.out or f"eval-{datetime.now(timezone.utc).strftime('%Y%m%d-%H%M%S')}").expanduser()
     try:
         config = load_config()
@@ -270,7 +315,10 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     catalog = load_default(list(config.envs) + list(args.envs or []))
     try:
         manifest, planned = build_plan(args, catalog.environments, lambda path: load_paths([path]).environments,
-                                       default_agent, resolve)
+                                       "reference" if reference else default_agent, resolve)
+        if reference:  # no model sits in any seat: the report must not name the configured ones
+            build = build or reference_build(manifest.families)
+            manifest = manifest.model_copy(update={"models": {seat: "reference" for seat in manifest.models}})
         done = prepare_folder(out, manifest, args.resume)
     except Problem as exc:
         return fail(str(exc), exc.code)

@@ -1,7 +1,7 @@
 """Model-call flags every command that calls models takes: `--structured-mode`.
 
 Given before the command (`proactive-tui --structured-mode json_object run ...`) or after it
-(`run ... --structured-mode json_object`, `eval proactiveeval ... --structured-mode prompt`), it
+(`run ... --structured-mode json_object`, `eval proactiveeval --structured-mode prompt`), it
 means the same as `PROACTIVE_TUI_STRUCTURED_MODE` for every seat, and wins over that variable
 and the config file (`structured = "..."` in a `[roles.*]` table): the flag is applied by
 setting the variables for this process, so each command's usual settings resolution

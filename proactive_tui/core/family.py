@@ -250,7 +250,15 @@ class Family:
         return []
 
     def add_eval_commands(self, subparsers: argparse._SubParsersAction) -> None:
-        """Add the family's own `proactive-tui eval` checks (argparse sub-commands)."""
+        """Add the family's own `proactive-tui eval` checks (argparse sub-commands): things that
+        are not a batch of the family's sessions (a batch is `eval FAMILY...`, every family's one
+        command), such as checking a judge against human labels."""
+
+    def reference_session(self, spec: "SessionSpec", env: Any, gateway: Any) -> Any | None:
+        """The session with protocol-following seats and no model (`eval SELECTOR... --reference`),
+        a check that the environments and the scoring agree: every rate should be perfect. None
+        (the default) when the family has no such seats."""
+        return None
 
     def printer_class(self) -> type:
         """The headless `run` printer (a cli.printer.EventPrinter subclass)."""

@@ -126,10 +126,14 @@ class ChronosFamily(Family):
 
         return batch_groups(result)
 
-    def add_eval_commands(self, subparsers) -> None:
-        from proactive_tui.families.chronos.eval_cli import add_eval_commands
+    def reference_session(self, spec, env, gateway):
+        """The oracle agent and the scripted user on the scenario (no model): the scoring's own check."""
+        from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession
+        from proactive_tui.families.chronos.settings import ChronosSettings
+        from proactive_tui.families.chronos.testing import OracleAgent, ScriptedPersona
 
-        add_eval_commands(subparsers)
+        return ChronosSession(env, ChronosSeats(agent=OracleAgent(), user=ScriptedPersona()),
+                              ChronosSettings(**spec.settings))
 
     def setup_screen(self):
         from proactive_tui.families.chronos.ui.setup import ChronosSetupScreen

@@ -140,11 +140,6 @@ class ProactiveEvalFamily(Family):
 
         return batch_groups(result)
 
-    def add_eval_commands(self, subparsers) -> None:
-        from proactive_tui.families.proactiveeval.eval_cli import add_eval_commands
-
-        add_eval_commands(subparsers)
-
     def printer_class(self):
         from proactive_tui.families.proactiveeval.cli import ProactiveEvalPrinter
 

@@ -4,8 +4,15 @@ The paper's main table has a row per model and a column per domain, for target p
 dialogue guidance apart; each figure is the mean over the domain's environments, each run at the
 three agreeableness levels. Here each figure is computed per repeat and reported as mean ± std
 over repeats (`evalrun.stats`); "overall" is the mean over every session of the model, not the mean
-of the domain means (domains hold different numbers of items). A table per agreeableness level
-shows how much the user's resistance costs.
+of the domain means (domains hold different numbers of items).
+
+The agreeableness level is a swept setting (`Family.sweeps`: every level runs unless
+`--agreeableness` picks one), so the level is part of each session's key. The "by agreeableness
+level" table shows how much the user's resistance costs (with how many sessions each mean has,
+how many reached the target); the planning and guidance tables per level (rows per level,
+columns per domain) are the per-level, per-domain tables the paper's protocol and the earlier
+`eval proactiveeval` command printed. A session the judge did not score is left out of a mean
+and counted in the "scored" columns, so a mean over fewer sessions than ran is visible.
 
 A session **passes** (pass^k) when its guidance score is at least `PASS_GUIDANCE` (7). The paper
 has no pass threshold: 7 is our choice, the lowest band of our guidance judge's scale that says
@@ -33,6 +40,22 @@ def _scores(result: Any) -> tuple[float | None, float | None]:
     plan = section.planning.score if section is not None else None
     guidance = section.guidance.overall if section is not None and section.guidance is not None else None
     return plan, guidance
+
+
+def _level(result: Any) -> str:
+    """The session's agreeableness level: its key's (the sweep's value)."""
+    return str(result.key.settings.get("agreeableness", ""))
+
+
+def _levels(results: list[Any]) -> list[str]:
+    """The levels that ran, low to high (an unknown one, from an edited folder, last)."""
+    present = {_level(r) for r in results}
+    return [lv for lv in LEVELS if lv in present] + sorted(present - set(LEVELS))
+
+
+def _reached(result: Any) -> bool:
+    termination = result.record.termination
+    return termination is not None and termination.reason == "target_reached"
 
 
 def _figure(results: list[Any], which: int) -> tuple[float | None, float | None]:
@@ -70,21 +93,43 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
             rows.append(row)
         tables.append(ReportTable(id=table_id, title=title, columns=columns, rows=rows,
                                   notes=["mean ± std over repeats; each repeat's figure is the mean over its "
-                                         "sessions (every agreeableness level run)"]))
+                                         "sessions (at every agreeableness level that ran)"]))
     rows = []
     for model in models:
         own = [r for r in results if r.key.agent == model]
-        for level in [lv for lv in LEVELS if any(r.key.settings.get("agreeableness") == lv for r in own)]:
-            at = [r for r in own if r.key.settings.get("agreeableness") == level]
+        for level in _levels(own):
+            at = [r for r in own if _level(r) == level]
             row = ReportRow(model=model, group=level)
             for key, which in (("plan", 0), ("guidance", 1)):
                 row.values[key], row.std[key] = _figure(at, which)
             row.values["sessions"] = float(len(at))
+            row.values["plan_n"] = float(sum(_scores(r)[0] is not None for r in at))
+            row.values["guidance_n"] = float(sum(_scores(r)[1] is not None for r in at))
+            row.values["reached"] = float(sum(_reached(r) for r in at))
             rows.append(row)
     tables.append(ReportTable(id="agreeableness", title="ProactiveEval: by agreeableness level", group_label="level",
                               columns=[Column(key="sessions", label="sessions", unit="count"),
-                                       Column(key="plan", label="planning"), Column(key="guidance", label="guidance")],
-                              rows=rows))
+                                       Column(key="plan", label="planning"), Column(key="guidance", label="guidance"),
+                                       Column(key="plan_n", label="plan scored", unit="count"),
+                                       Column(key="guidance_n", label="guidance scored", unit="count"),
+                                       Column(key="reached", label="target reached", unit="count")],
+                              rows=rows,
+                              notes=["sessions, scored and target reached count every repeat; a mean is over the "
+                                     "scored sessions only"]))
+    for which, table_id, title in ((0, "planning_by_level", "ProactiveEval: target planning per agreeableness level"),
+                                   (1, "guidance_by_level", "ProactiveEval: dialogue guidance per agreeableness level")):
+        rows = []
+        for model in models:
+            own = [r for r in results if r.key.agent == model]
+            for level in _levels(own):
+                at = [r for r in own if _level(r) == level]
+                row = ReportRow(model=model, group=level)
+                for d in domains:
+                    row.values[d], row.std[d] = _figure([r for r in at if _domain(r) == d], which)
+                row.values["overall"], row.std["overall"] = _figure(at, which)
+                rows.append(row)
+        tables.append(ReportTable(id=table_id, title=title, group_label="level", columns=columns, rows=rows,
+                                  notes=["mean ± std over repeats of the sessions at that level"]))
     trials = []
     for r in results:
         guidance = _scores(r)[1]
