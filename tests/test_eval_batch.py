@@ -314,7 +314,7 @@ def test_resume_after_a_stop_runs_exactly_what_did_not_finish(tmp_path) -> None:
 # -- through the fake server and the store ---------------------------------------------------------
 
 
-def test_eval_through_the_fake_server_stores_sessions_and_writes_the_report(tmp_path) -> None:
+def test_eval_through_the_fake_server_stores_sessions_and_writes_the_report(tmp_path, capsys) -> None:
     out = tmp_path / "out"
     with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
         code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "openai/a", "--agent", "openai/b",
@@ -328,6 +328,8 @@ def test_eval_through_the_fake_server_stores_sessions_and_writes_the_report(tmp_
         assert len(server.requests) == first  # nothing left to run: no call made
     assert code == 0 and first > 0 and seeds == {0}
     assert not any(r.body.get("stream") for r in server.requests)  # a batch asks for whole replies by default
+    progress = capsys.readouterr().err
+    assert "Guidance (overall) 8/10" in progress and "Plan " in progress  # each headline score by its name
     report = report_json(out)
     guidance = next(t for t in report["families"]["proactiveeval"] if t["id"] == "guidance")
     assert [(r["model"], r["values"]["persuasion"], r["values"]["overall"]) for r in guidance["rows"]] == [

@@ -349,7 +349,9 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
         display.update()
         if ok:
             write_result(out, SessionResult(key=item.key, seed=item.seed, record=outcome.record))
-            headline = next((s.display for s in outcome.record.scores if s.headline), "")
+            # every headline score with its name: a first-found figure alone read as the guidance
+            # score when only the plan had one
+            headline = ", ".join(f"{s.label} {s.display}" for s in outcome.record.scores if s.headline)
             err.print(Text(f"  done {item.key.id}: {outcome.record.termination.reason} {headline}".rstrip(), style="dim"))
         else:
             reason = outcome.error or (outcome.record.termination.reason if outcome.record and outcome.record.termination
