@@ -71,6 +71,13 @@ def test_selectors_that_match_nothing_stop_the_command_and_are_listed(tmp_path, 
     assert not out.exists()
 
 
+def test_the_batch_options_may_come_before_the_selectors(tmp_path, capsys) -> None:
+    out = tmp_path / "out"
+    code = main(["eval", "--agent", "openai/x", "--repeats", "2", "--out", str(out), "proactiveeval/nowhere"])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 1 and "no environment matches proactiveeval/nowhere" in err  # not openai/x: the option's value
+
+
 def test_a_flag_no_selected_family_takes_is_an_error_naming_it(tmp_path, capsys) -> None:
     out = tmp_path / "out"
     code = main(["eval", "chronos/car-purchase/positive", "--retries", "2", "--out", str(out)])

@@ -75,12 +75,26 @@ def _open_playground(args: argparse.Namespace) -> int:
         return 130
 
 
+def _batch_options_first(argv: list[str]) -> list[str]:
+    """`eval --agent M proactiveeval` as `eval run --agent M proactiveeval`: the batch command's
+    options may come before its selectors (argparse's sub-command choice would otherwise take the
+    first option's value for a selector)."""
+    if "eval" in argv:
+        at = argv.index("eval")
+        following = argv[at + 1] if at + 1 < len(argv) else ""
+        if following.startswith("-") and following not in ("-h", "--help"):
+            from proactive_tui.cli.eval_batch import BATCH_COMMAND
+
+            return [*argv[:at + 1], BATCH_COMMAND, *argv[at + 1:]]
+    return argv
+
+
 def main(argv: list[str] | None = None) -> int:
     playground = _playground_args(argv)
     if playground is not None:
         return _open_playground(playground)
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    args, extra = parser.parse_known_args(_batch_options_first(sys.argv[1:] if argv is None else list(argv)))
     # `--envs` may come before the command or after it: both count (the command's own flag used to
     # replace the global one's value silently)
     args.envs = list(args.envs or []) + list(getattr(args, "sub_envs", None) or [])
