@@ -70,6 +70,8 @@ class SessionScreenBase(Screen[None]):
         self.builder = RunRecordBuilder()
         self.ended: str | None = None
         self.errors: list[str] = []
+        self.calls: list[Any] = []
+        """The session's `model_called` events so far: what `i` (the call inspector) shows."""
         self.awaiting: str | None = None
         self._streaming: dict[str, int] = {}
         """message id -> chunks received, for messages still streaming (status line estimate)."""
@@ -148,6 +150,9 @@ class SessionScreenBase(Screen[None]):
     def _show(self, event: Any) -> Any:
         """Fold the event into the run record, then show it; returns what `apply` returned."""
         self.builder.apply(event)
+        if event.type == "model_called":
+            self.calls.append(event)
+            return None
         try:
             shown = self.apply(event)
         except Exception as exc:  # a display problem must never stop the session
@@ -294,6 +299,16 @@ class SessionScreenBase(Screen[None]):
     def action_copy_transcript(self) -> None:
         self.app.copy_to_clipboard(self.transcript_text())
         self.notify("Transcript copied to the clipboard", timeout=3)
+
+    def action_inspect_calls(self) -> None:
+        """What each model saw (`CallInspector`), opened at the call behind the message in focus
+        (else the latest call)."""
+        from proactive_tui.ui.screens.call_inspector import CallInspector
+
+        focused_id = getattr(self.focused, "message_id", None)
+        selected = next((i for i in reversed(range(len(self.calls))) if focused_id
+                         and self.calls[i].message_id == focused_id and not self.calls[i].call.error), None)
+        self.app.push_screen(CallInspector(self.calls, selected=selected, live=self.running))
 
     def action_show_errors(self) -> None:
         from proactive_tui.ui.screens.text_modal import TextModal

@@ -115,6 +115,8 @@ class ChronosSessionScreen(SessionScreenBase):
         Binding("t", "toggle_spoilers", "Spoilers", show=False, tooltip="Show or hide which state meets the needs"),
         Binding("c", "copy_transcript", "Copy", show=False, tooltip="Copy the transcript to the clipboard (OSC 52)"),
         Binding("e", "show_errors", "Errors", show=False, tooltip="Details of the errors so far"),
+        Binding("i", "inspect_calls", "Calls", show=False,
+                tooltip="What each model was sent and what came back, call by call"),
         Binding("ctrl+d", "end_conversation", "Leave", priority=True, tooltip="As a player: leave the session"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
     ]
@@ -481,6 +483,7 @@ class ChronosSessionScreen(SessionScreenBase):
         ("copy_transcript", "Copy transcript", "Copy the whole transcript to the clipboard (OSC 52)"),
         ("toggle_panel", "Toggle side panels", "Show or hide the timeline and task panels"),
         ("show_errors", "Show errors", "Details of the errors so far"),
+        ("inspect_calls", "Inspect model calls", "What each model was sent and what came back, call by call"),
     )
 
     def action_fast_forward(self) -> None:

@@ -67,6 +67,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         Binding("m", "toggle_panel", "Metrics", show=False, tooltip="Show or hide the metrics panel"),
         Binding("c", "copy_transcript", "Copy", show=False, tooltip="Copy the transcript to the clipboard (OSC 52)"),
         Binding("e", "show_errors", "Errors", show=False, tooltip="Details of the errors so far"),
+        Binding("i", "inspect_calls", "Calls", show=False,
+                tooltip="What each model was sent and what came back, call by call"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
     ]
 
@@ -291,6 +293,7 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         ("copy_transcript", "Copy transcript", "Copy the events, proposals and verdicts to the clipboard (OSC 52)"),
         ("toggle_panel", "Toggle metrics panel", "Show or hide the metrics panel"),
         ("show_errors", "Show errors", "Details of the errors so far"),
+        ("inspect_calls", "Inspect model calls", "What each model was sent and what came back, call by call"),
     )
 
     def transcript_text(self) -> str:

@@ -131,6 +131,8 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         Binding("c", "copy_transcript", "Copy", show=False, tooltip="Copy the transcript to the clipboard (OSC 52)"),
         Binding("y", "copy_message", "Copy message", show=False, tooltip="Copy the focused message"),
         Binding("e", "show_errors", "Errors", show=False, tooltip="Details of the errors so far"),
+        Binding("i", "inspect_calls", "Calls", show=False,
+                tooltip="What each model was sent and what came back, call by call"),
         # priority: the compose box would otherwise take ctrl+d as "delete right"
         Binding("ctrl+d", "end_conversation", "End chat", priority=True, tooltip="As the user: end the conversation"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
@@ -578,6 +580,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         ("toggle_panel", "Toggle judge panels", "Show or hide the judge panels"),
         ("toggle_target", "Show or hide the reference", "The target, sub-targets and plan your seat is not told"),
         ("show_errors", "Show errors", "Details of the errors so far"),
+        ("inspect_calls", "Inspect model calls", "What each model was sent and what came back, call by call"),
         ("export_session", "Export session…", "Write this session in a format of your choice (run record, markdown…)"),
     )
 
