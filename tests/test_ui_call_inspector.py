@@ -3,6 +3,7 @@ what the model was sent and what came back, shown literally (issue 17)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -136,3 +137,28 @@ def test_snapshot_call_inspector(snap_compare, size) -> None:
         await settle(pilot)
 
     assert snap_compare(Inspecting(), terminal_size=size, run_before=run_before)
+
+
+async def test_a_replayed_session_shows_the_calls_it_made_when_it_ran(tmp_path) -> None:
+    """History's replay of a stored session: the inspector reads the calls from the stored events."""
+    from proactive_tui.cli.main import main
+    from proactive_tui.ui.screens.history import open_stored
+
+    run = RUNS["proactiveeval"]
+    with FakeOpenAIServer(responder=run.responder) as server:
+        argv = ["run", run.env_id, *run.args, "--api-base", server.base_url, "--out", str(tmp_path / "r.json")]
+        assert await asyncio.to_thread(main, argv) == 0  # the run command has its own event loop
+        received = len(server.chat_requests())
+    session_id = json.loads((tmp_path / "r.json").read_text())["id"]
+    app = ProactiveApp()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert open_stored(app, session_id)
+        screen = app.screen
+        await wait_for(pilot, lambda: len(screen.calls) == received)
+        await settle(pilot)
+        screen.action_inspect_calls()
+        await wait_for(pilot, lambda: isinstance(app.screen, CallInspector))
+        await settle(pilot, app.screen)
+        assert len(app.screen.calls) == received and not app.screen.live
+        assert app.screen.query_one("#call-detail", DescriptionView).plain_text()
