@@ -579,3 +579,19 @@ def test_snapshot_results_failing_judge_80x24_light(snap_compare, failures) -> N
         await settle(pilot)
 
     assert snap_compare(ProactiveApp(report=str(failures)), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_chart_labels_drop_the_shared_prefix_and_keep_their_distinguishing_end() -> None:
+    from proactive_tui.ui.widgets.bar_chart import short_labels
+
+    assert short_labels(["openai/a · low", "openai/b · medium"]) == ["a · low", "b · medium"]
+    assert short_labels(["openai/a", "anthropic/b"]) == ["openai/a", "anthropic/b"]  # nothing shared to a /
+    assert short_labels(["local/smollm2"]) == ["local/smollm2"]
+
+
+def test_a_long_chart_label_shortens_its_longest_part() -> None:
+    from proactive_tui.ui.widgets.bar_chart import fit_label
+
+    assert fit_label("m4 · all traces", 12) == "m4 · all tr…"
+    assert fit_label("gpt-4.1-mini · medium", 14) == "gpt-… · medium"
+    assert fit_label("short", 12) == "short"

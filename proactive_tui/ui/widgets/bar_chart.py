@@ -54,19 +54,50 @@ class Bars(Widget):
         if not self.rows:
             return Content.styled(self.empty_text, VALUE_STYLE)
         width = max(self.content_region.width, 12)
-        labels = [label for label, _, _ in self.rows]
+        labels = short_labels([label for label, _, _ in self.rows])
         label_w = min(max(len(x) for x in labels), max(6, width // 3))
         value_w = max(len(text) for _, _, text in self.rows)
         room = max(1, width - label_w - value_w - 2)
         top = max([v for _, v, _ in self.rows if v is not None and v > 0] or [1.0])
         lines = []
-        for index, (label, value, text) in enumerate(self.rows):
-            shown = label if len(label) <= label_w else label[:label_w - 1] + "…"
+        for index, ((_, value, text), label) in enumerate(zip(self.rows, labels)):
+            shown = fit_label(label, label_w)
             drawn = bar(value / top, room) if value is not None else ""
             style = CURRENT_STYLE if index == self.current else LABEL_STYLE
             lines.append(Content.assemble((shown.ljust(label_w) + " ", style),
                                           (drawn.ljust(room) + " ", BAR_STYLE), (text.rjust(value_w), VALUE_STYLE)))
         return Content("\n").join(lines)
+
+
+def short_labels(labels: list[str]) -> list[str]:
+    """The labels without the prefix every one of them shares up to a `/` (`openai/a · low` and
+    `openai/b · low` become `a · low` and `b · low`): what tells the bars apart is what is left,
+    and a label too long for its column loses its start, not the level or split at its end."""
+    if len(labels) < 2:
+        return labels
+    common = labels[0]
+    for label in labels[1:]:
+        while not label.startswith(common):
+            common = common[:-1]
+    cut = common.rfind("/") + 1
+    return [label[cut:] or label for label in labels] if cut else labels
+
+
+def fit_label(label: str, width: int) -> str:
+    """`label` in `width` cells: its ` · ` parts (model, then group) shortened longest first, each
+    keeping its start, so a short model name and a long group both stay recognisable."""
+    if len(label) <= width:
+        return label
+    parts = label.split(" · ")
+    if len(parts) == 1 or width < 4 * len(parts):
+        return label[:width - 1] + "…"
+    while len(" · ".join(parts)) > width:
+        i = max(range(len(parts)), key=lambda k: len(parts[k]))
+        body = parts[i].removesuffix("…")
+        if len(body) <= 1:
+            return label[:width - 1] + "…"
+        parts[i] = body[:-1] + "…"
+    return " · ".join(parts)
 
 
 class BarChart(VerticalScroll, can_focus=True):
