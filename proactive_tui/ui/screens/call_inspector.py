@@ -109,7 +109,10 @@ class CallInspector(ModalScreen[None]):
         return call_sections(self.calls[self.selected])
 
     def on_mount(self) -> None:
-        options = self.query_one("#call-list", OptionList)
+        found = self.query("#call-list").results(OptionList)
+        options = next(found, None)
+        if options is None:  # the app is closing while the screen mounts
+            return
         if self.calls:
             options.highlighted = self.selected
         options.focus()
