@@ -50,6 +50,25 @@ def check_golden(produced: Path, name: str) -> None:
     assert produced.read_text(encoding="utf-8") == golden.read_text(encoding="utf-8"), f"{name} differs from its golden file"
 
 
+def test_problems_say_which_seat_failed_in_markdown_and_the_text_views(golden_record: RunRecord, tmp_path) -> None:
+    from proactive_tui.core.run_record import ErrorDetail
+    from proactive_tui.export.rich_view import transcript
+
+    record = golden_record.model_copy(update={
+        "errors": ["plan scoring failed: judge down", "an old error"],
+        "error_details": [ErrorDetail(seat="judge", purpose="plan score", judgement=True)]})
+    load_formats()
+    (written,) = export([record], "markdown", tmp_path / "p.md")
+    text = written.read_text(encoding="utf-8")
+    assert "- judge · plan score: plan scoring failed: judge down" in text
+    assert "- unknown seat: an old error" in text  # a record that does not say who failed
+    from rich.console import Console
+
+    console = Console(width=200, record=True)
+    console.print(transcript(record))
+    assert "judge · plan score: plan scoring failed" in console.export_text()
+
+
 def test_builtin_formats_are_registered() -> None:
     assert {"proactiveeval", "run-record", "markdown", "html", "svg"} <= set(load_formats())
 

@@ -67,6 +67,10 @@ class ErrorDetail(BaseModel):
     """As `ErrorRaised.judgement`: True a judging call, False a dialogue seat's reply, None unknown."""
     fatal: bool = False
 
+    def label(self) -> str:
+        """Who failed, in a few words: `judge · plan score`, `agent`, `unknown seat`."""
+        return " · ".join(part for part in (self.seat or "unknown seat", self.purpose) if part)
+
 
 class RunRecord(BaseModel):
     format_version: int = FORMAT_VERSION

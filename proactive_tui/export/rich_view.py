@@ -94,7 +94,7 @@ def transcript(record: Any) -> Group:
     parts += render_sections(family_sections(record))
     if record.errors:
         parts.append(Text("Problems", style="bold red"))
-        parts += [_t(f"- {e}", "red") for e in record.errors]
+        parts += [_t(f"- {record.error_detail(i).label()}: {e}", "red") for i, e in enumerate(record.errors)]
     return Group(*parts)
 
 

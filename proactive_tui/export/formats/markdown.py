@@ -75,7 +75,8 @@ def render(record: Any) -> str:
         for block in section.blocks:
             lines += _block(block)
     if record.errors:
-        lines += ["", "## Problems", ""] + [f"- {_text(e)}" for e in record.errors]
+        lines += ["", "## Problems", ""] + [f"- {_text(record.error_detail(i).label())}: {_text(e)}"
+                                            for i, e in enumerate(record.errors)]
     return "\n".join(lines) + "\n"
 
 
