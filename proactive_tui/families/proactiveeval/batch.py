@@ -21,6 +21,7 @@ has no pass threshold: 7 is our choice, the lowest band of our guidance judge's 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from proactive_tui.evalrun.report import Column, ReportRow, ReportTable, Trial, consistency_table, per_repeat
@@ -51,6 +52,14 @@ def _levels(results: list[Any]) -> list[str]:
     """The levels that ran, low to high (an unknown one, from an edited folder, last)."""
     present = {_level(r) for r in results}
     return [lv for lv in LEVELS if lv in present] + sorted(present - set(LEVELS))
+
+
+def _by_model_and_level(results: list[Any], models: list[str]) -> Iterator[tuple[str, str, list[Any]]]:
+    """(model, level, its sessions) for every level each model ran, models in order, levels low to high."""
+    for model in models:
+        own = [r for r in results if r.key.agent == model]
+        for level in _levels(own):
+            yield model, level, [r for r in own if _level(r) == level]
 
 
 def _reached(result: Any) -> bool:
@@ -95,18 +104,15 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
                                   notes=["mean ± std over repeats; each repeat's figure is the mean over its "
                                          "sessions (at every agreeableness level that ran)"]))
     rows = []
-    for model in models:
-        own = [r for r in results if r.key.agent == model]
-        for level in _levels(own):
-            at = [r for r in own if _level(r) == level]
-            row = ReportRow(model=model, group=level)
-            for key, which in (("plan", 0), ("guidance", 1)):
-                row.values[key], row.std[key] = _figure(at, which)
-            row.values["sessions"] = float(len(at))
-            row.values["plan_n"] = float(sum(_scores(r)[0] is not None for r in at))
-            row.values["guidance_n"] = float(sum(_scores(r)[1] is not None for r in at))
-            row.values["reached"] = float(sum(_reached(r) for r in at))
-            rows.append(row)
+    for model, level, at in _by_model_and_level(results, models):
+        row = ReportRow(model=model, group=level)
+        for key, which in (("plan", 0), ("guidance", 1)):
+            row.values[key], row.std[key] = _figure(at, which)
+        row.values["sessions"] = float(len(at))
+        row.values["plan_n"] = float(sum(_scores(r)[0] is not None for r in at))
+        row.values["guidance_n"] = float(sum(_scores(r)[1] is not None for r in at))
+        row.values["reached"] = float(sum(_reached(r) for r in at))
+        rows.append(row)
     tables.append(ReportTable(id="agreeableness", title="ProactiveEval: by agreeableness level", group_label="level",
                               columns=[Column(key="sessions", label="sessions", unit="count"),
                                        Column(key="plan", label="planning"), Column(key="guidance", label="guidance"),
@@ -119,15 +125,12 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
     for which, table_id, title in ((0, "planning_by_level", "ProactiveEval: target planning per agreeableness level"),
                                    (1, "guidance_by_level", "ProactiveEval: dialogue guidance per agreeableness level")):
         rows = []
-        for model in models:
-            own = [r for r in results if r.key.agent == model]
-            for level in _levels(own):
-                at = [r for r in own if _level(r) == level]
-                row = ReportRow(model=model, group=level)
-                for d in domains:
-                    row.values[d], row.std[d] = _figure([r for r in at if _domain(r) == d], which)
-                row.values["overall"], row.std["overall"] = _figure(at, which)
-                rows.append(row)
+        for model, level, at in _by_model_and_level(results, models):
+            row = ReportRow(model=model, group=level)
+            for d in domains:
+                row.values[d], row.std[d] = _figure([r for r in at if _domain(r) == d], which)
+            row.values["overall"], row.std["overall"] = _figure(at, which)
+            rows.append(row)
         tables.append(ReportTable(id=table_id, title=title, group_label="level", columns=columns, rows=rows,
                                   notes=["mean ± std over repeats of the sessions at that level"]))
     trials = []
