@@ -60,22 +60,32 @@ def _build(out: Path) -> None:
     run(["proactiveeval/persuasion/fair/0", "proactivebench/coding_01", "chronos/car-purchase/positive",
          "--agent", "m1", "--agent", "m2", "--agreeableness", "low", "--repeats", "2", "--max-turns", "1",
          "--max-events", "2", "--no-store", "--concurrency", "1", "--out", str(out)], Mixed())
+    _fix_written_time(out)
+
+
+def _fix_written_time(out: Path) -> None:
     report = json.loads((out / "report.json").read_text())
     report["timing"]["generated_at"] = WRITTEN  # a fixed time, so the snapshots are stable
     (out / "report.json").write_text(json.dumps(report, indent=2))
 
 
+def _built_copy(name: str, build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder `build` makes (once per run), copied as `name` into the test's own working
+    folder and given relative (shown as given: stable)."""
+    if name not in _BUILT:
+        built = tmp_path / f"built-{name}"
+        build(built)
+        _BUILT[name] = built
+    target = tmp_path / "work" / name
+    shutil.copytree(_BUILT[name], target)
+    monkeypatch.chdir(target.parent)
+    return Path(name)
+
+
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The report folder as `report` in the test's own working folder (shown as given: stable)."""
-    if "report" not in _BUILT:
-        built = tmp_path / "built"
-        _build(built)
-        _BUILT["report"] = built
-    target = tmp_path / "work" / "report"
-    shutil.copytree(_BUILT["report"], target)
-    monkeypatch.chdir(target.parent)
-    return Path("report")
+    """The report folder as `report` in the test's own working folder."""
+    return _built_copy("report", _build, tmp_path, monkeypatch)
 
 
 def cells(screen: ResultsScreen) -> list[list[str]]:
@@ -373,21 +383,12 @@ def _build_failures(out: Path) -> None:
         if data["key"]["agent"] == "m3" and data["key"]["family"] == "proactiveeval":
             assert data["record"].pop("error_details")  # as a record written before the field
             path.write_text(json.dumps(data))
-    report = json.loads((out / "report.json").read_text())
-    report["timing"]["generated_at"] = WRITTEN  # a fixed time, so the snapshot is stable
-    (out / "report.json").write_text(json.dumps(report, indent=2))
+    _fix_written_time(out)
 
 
 @pytest.fixture
 def failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    if "failures" not in _BUILT:
-        built = tmp_path / "built-failures"
-        _build_failures(built)
-        _BUILT["failures"] = built
-    target = tmp_path / "work" / "failures"
-    shutil.copytree(_BUILT["failures"], target)
-    monkeypatch.chdir(target.parent)
-    return Path("failures")
+    return _built_copy("failures", _build_failures, tmp_path, monkeypatch)
 
 
 def listed(screen: ResultsScreen) -> list[tuple[str, str]]:
