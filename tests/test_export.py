@@ -60,13 +60,13 @@ def test_problems_say_which_seat_failed_in_markdown_and_the_text_views(golden_re
     load_formats()
     (written,) = export([record], "markdown", tmp_path / "p.md")
     text = written.read_text(encoding="utf-8")
-    assert "- judge · plan score: plan scoring failed: judge down" in text
+    assert "- plan score · judge seat scripted-judge: plan scoring failed: judge down" in text
     assert "- unknown seat: an old error" in text  # a record that does not say who failed
     from rich.console import Console
 
     console = Console(width=200, record=True)
     console.print(transcript(record))
-    assert "judge · plan score: plan scoring failed" in console.export_text()
+    assert "plan score · judge seat scripted-judge: plan scoring failed" in console.export_text()
 
 
 def test_builtin_formats_are_registered() -> None:

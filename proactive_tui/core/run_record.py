@@ -13,7 +13,7 @@ still reads it: `upgrade_v1` moves those fields into `section` and recomputes th
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -66,10 +66,6 @@ class ErrorDetail(BaseModel):
     judgement: bool | None = None
     """As `ErrorRaised.judgement`: True a judging call, False a dialogue seat's reply, None unknown."""
     fatal: bool = False
-
-    def label(self) -> str:
-        """Who failed, in a few words: `judge · plan score`, `agent`, `unknown seat`."""
-        return " · ".join(part for part in (self.seat or "unknown seat", self.purpose) if part)
 
 
 class RunRecord(BaseModel):
@@ -127,6 +123,54 @@ class RunRecord(BaseModel):
     def error_detail(self, index: int) -> ErrorDetail:
         """Who failed for `errors[index]`; an unknown seat when the record does not say."""
         return self.error_details[index] if 0 <= index < len(self.error_details) else ErrorDetail()
+
+
+class Failure(BaseModel):
+    """One reason a session counts as failing, with who failed as far as its files say.
+
+    `kind` is "judge" for a judging call that failed (a score, a verdict, a reading of a reply:
+    the event said so, or the seat is the one named `judge`, which only judges), "seat" for a
+    dialogue seat's own reply (the event said so, or the seat is the agent's, which never
+    judges), "unknown" when the record does not say (records written before
+    `RunRecord.error_details`, a failure kept in failed/ with no record, an error that ended the
+    session away from any call; or a `user` seat in an event log from before `judgement` was
+    kept: ProactiveBench's user seat judges, the other families' does not)."""
+
+    kind: Literal["judge", "seat", "unknown"]
+    seat: str | None = None
+    purpose: str = ""
+    model: str = ""
+    """The seat's model (or person, or script) as the record's seats name it."""
+    message: str
+
+    @property
+    def who(self) -> str:
+        """Who failed, in words true to the record: `guidance score · judge seat gpt-x`."""
+        if self.seat is None:
+            return "unknown seat"
+        seat = f"{self.seat} seat" + (f" {self.model}" if self.model else "")
+        if self.kind == "unknown":
+            seat += " (judging or not: not recorded)"
+        return f"{self.purpose} · {seat}" if self.purpose else seat
+
+
+def failures_of(record: Any, reason: str = "") -> list[Failure]:
+    """Every failure a session's files hold: `reason` (the failure kept in failed/, or an error
+    ending no error event names) when no error of the record says it, then one per error the
+    record holds."""
+    out: list[Failure] = []
+    errors = list(record.errors) if record is not None else []
+    if reason and reason not in errors:
+        out.append(Failure(kind="unknown", message=reason))
+    for index, message in enumerate(errors):
+        detail = record.error_detail(index)
+        judging = detail.judgement if detail.judgement is not None else {"judge": True, "agent": False}.get(
+            detail.seat or "")
+        kind = "unknown" if judging is None else ("judge" if judging else "seat")
+        seat_info = record.seats.get(detail.seat) if detail.seat else None
+        out.append(Failure(kind=kind, seat=detail.seat, purpose=detail.purpose,
+                           model=seat_info.label if seat_info is not None else "", message=message))
+    return out
 
 
 def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:

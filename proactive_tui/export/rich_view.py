@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from proactive_tui.export.formats.common import header_facts
+from proactive_tui.core.run_record import failures_of
 from proactive_tui.textsafe import plain
 
 SPEAKER_STYLE = {"agent": "bold cyan", "user": "bold green", "judge": "bold magenta", "observation": "bold blue",
@@ -94,7 +95,7 @@ def transcript(record: Any) -> Group:
     parts += render_sections(family_sections(record))
     if record.errors:
         parts.append(Text("Problems", style="bold red"))
-        parts += [_t(f"- {record.error_detail(i).label()}: {e}", "red") for i, e in enumerate(record.errors)]
+        parts += [_t(f"- {f.who}: {f.message}", "red") for f in failures_of(record)]
     return Group(*parts)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from proactive_tui.export.formats.common import header_facts, write_documents
 from proactive_tui.export.registry import Exporter, register
+from proactive_tui.core.run_record import failures_of
 from proactive_tui.textsafe import plain
 
 
@@ -75,8 +76,7 @@ def render(record: Any) -> str:
         for block in section.blocks:
             lines += _block(block)
     if record.errors:
-        lines += ["", "## Problems", ""] + [f"- {_text(record.error_detail(i).label())}: {_text(e)}"
-                                            for i, e in enumerate(record.errors)]
+        lines += ["", "## Problems", ""] + [f"- {_text(f.who)}: {_text(f.message)}" for f in failures_of(record)]
     return "\n".join(lines) + "\n"
 
 
