@@ -24,8 +24,9 @@ from typing import Any
 
 BATCH_COMMAND = "run"
 RESUME_COMMAND = "resume"
-RUNTIME_OPTIONS = ("concurrency", "no_store", "stream")
-"""Options `eval resume` may change: how the rest is run, never what a session is."""
+RUNTIME_OPTIONS = ("concurrency", "no_store", "stream", "structured_mode")
+"""Options `eval resume` may change: how the rest is run, never what a session is
+(`--structured-mode` comes with every eval command, `eval_cmd.add_parser`)."""
 
 
 def family_flags() -> dict[str, list[tuple[str, Any]]]:
@@ -130,8 +131,7 @@ def resume_batch_eval(args: argparse.Namespace) -> int:
     from proactive_tui.cli import model_flags
 
     options = dict(command.options)
-    options.update({k: getattr(args, k) for k in (*RUNTIME_OPTIONS, "structured_mode")
-                    if getattr(args, k, None) is not None})
+    options.update({k: getattr(args, k) for k in RUNTIME_OPTIONS if getattr(args, k, None) is not None})
     again = argparse.Namespace(**options)
     again.resume, again.out = True, str(folder)
     model_flags.apply(again)  # the folder's --structured-mode (main applied only this command line's)
