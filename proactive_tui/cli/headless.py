@@ -36,8 +36,12 @@ class SetupError(Exception):
 
 class HeadlessRun:
     def __init__(self, spec: Any, env: Any, out: str | None, quiet: bool, store: bool = True,
-                 resume_from: Any = None) -> None:
+                 resume_from: Any = None, fork: Any = None, branch: Any = None) -> None:
         self.spec = spec
+        self.fork = fork
+        """A `core.fork.ForkPlan`: run a branch of a stored session (`sessions fork`)."""
+        self.branch = branch
+        """A `core.fork.BranchStart` when the resumed session is a branch."""
         self.store = store
         """Record the session in the session history (proactive_tui.store); `--no-store` turns it off."""
         self.resume_from = resume_from
@@ -126,7 +130,12 @@ class HeadlessRun:
         from proactive_tui.llm.gateway import Gateway
 
         self._announce_models()
-        session = build_session(self.spec, self.env, Gateway(), resume_from=self.resume_from)
+        if self.fork is not None:
+            from proactive_tui.core.fork import build_fork
+
+            session = build_fork(self.fork, Gateway())
+        else:
+            session = build_session(self.spec, self.env, Gateway(), resume_from=self.resume_from, branch=self.branch)
         builder = RunRecordBuilder()
         loop = asyncio.get_running_loop()
 

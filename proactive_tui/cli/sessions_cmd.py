@@ -44,6 +44,35 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     resume.add_argument("--quiet", action="store_true", help="print only the final scores")
     resume.set_defaults(func=run_resume)
 
+    fork = sub.add_parser("fork", help="branch a session at a turn: edit or regenerate one reply, then run on (headless)",
+                          description="Branch a recorded session at a turn: the branch keeps the session's turns "
+                          "before that point (read from it, not copied), changes the reply there (edited from "
+                          "--edit-file/--edit, or asked again, of another model with --agent/--user/--judge, "
+                          "at another --temperature or with an added --instruction), and runs on from there. "
+                          "The original stays as it was.")
+    fork.add_argument("session_id", metavar="ID")
+    fork.add_argument("--turn", type=int, metavar="N", help="the turn to fork at (ProactiveEval: dialogue turn; "
+                      "ProactiveBench: trace event; Chronos: turn); --list shows them")
+    fork.add_argument("--seat", choices=("agent", "user"), default="agent",
+                      help="whose reply at that turn changes (default agent; ProactiveBench's user seat gives the verdict)")
+    fork.add_argument("--edit-file", metavar="FILE", help="the edited reply, read from this file (UTF-8)")
+    fork.add_argument("--edit", metavar="TEXT", help="the edited reply, given on the command line")
+    fork.add_argument("--instruction", metavar="TEXT", default="", help="regenerate the reply with this added to the seat's system prompt")
+    fork.add_argument("--temperature", type=float, metavar="T", help="regenerate with the forked seat at this temperature (and keep it for the branch)")
+    for seat in ("agent", "user", "judge"):
+        fork.add_argument(f"--{seat}", metavar="MODEL", help=f"the branch's {seat} seat model (from the fork point on)")
+    fork.add_argument("--api-base", metavar="URL", help="call every model seat at this base URL instead of the recorded one")
+    fork.add_argument("--out", metavar="FILE.json", help="write the branch's run record here")
+    fork.add_argument("--no-store", action="store_true", help="do not save the branch in the history")
+    fork.add_argument("--quiet", action="store_true", help="print only the final scores")
+    fork.add_argument("--list", action="store_true", help="list the replies this session can be forked at, and exit")
+    fork.set_defaults(func=run_fork)
+
+    tree = sub.add_parser("tree", help="a session's branches (and theirs), with each branch's score differences")
+    tree.add_argument("session_id", metavar="ID")
+    tree.add_argument("--json", action="store_true", help="print the tree as JSON")
+    tree.set_defaults(func=run_tree)
+
 
 def _fail(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
@@ -199,8 +228,153 @@ def run_resume(args: argparse.Namespace) -> int:
     print(f"resuming session {plan.session_id} after {plan.turns} complete turn{'s' * (plan.turns != 1)}", file=sys.stderr)
     from proactive_tui.core.spec import UnsupportedFamily
 
-    runner = HeadlessRun(spec, plan.env, args.out, args.quiet, store=not args.no_store, resume_from=plan.record)
+    runner = HeadlessRun(spec, plan.env, args.out, args.quiet, store=not args.no_store, resume_from=plan.record,
+                         branch=plan.branch)
     try:
         return asyncio.run(runner.main())
     except UnsupportedFamily as exc:
         return _fail(str(exc))
+
+
+def _edit_text(args: argparse.Namespace) -> str | None:
+    if args.edit_file and args.edit is not None:
+        raise ValueError("give the edited reply once: --edit-file or --edit")
+    if args.edit_file:
+        from pathlib import Path
+
+        try:
+            return Path(args.edit_file).read_text(encoding="utf-8").rstrip("\n")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"--edit-file {args.edit_file}: {exc}") from None
+    return args.edit
+
+
+def _branch_spec(spec: Any, args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
+    """The parent's spec with the seats the command changes; seat -> new model for those that changed."""
+    roles = spec.roles
+    changed: dict[str, str] = {}
+    updates: dict[str, Any] = {}
+    for role in ("agent", "user", "judge"):
+        settings = roles.for_role(role)
+        change: dict[str, Any] = {}
+        model = getattr(args, role)
+        if model:
+            change["model"] = model
+            changed[role] = model
+        if args.temperature is not None and role == args.seat:
+            change["temperature"] = args.temperature
+            changed.setdefault(role, model or settings.model)
+        if args.api_base:
+            change["api_base"] = args.api_base
+        if change:
+            updates[role] = settings.model_copy(update=change)
+    seats = dict(spec.seats)
+    for role in changed:
+        seats[role] = "model"
+    return spec.model_copy(update={"roles": roles.model_copy(update=updates), "seats": seats}), changed
+
+
+def run_fork(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from proactive_tui.cli.headless import HeadlessRun
+    from proactive_tui.core import registry
+    from proactive_tui.core.fork import ForkChange, ForkError, ForkPoint
+    from proactive_tui.store import StoreError, load_record, resolve_id
+    from proactive_tui.store.queries import fork_plan, stored_spec
+
+    try:
+        with _open() as store:
+            session_id = resolve_id(store, args.session_id)
+            record = load_record(store, session_id)
+            family = registry.find(record.family)
+            if family is None or not family.forkable:
+                return _fail(f"session {session_id}: {record.family} sessions cannot be forked")
+            steps = family.fork_steps(record)
+            if args.list or args.turn is None:
+                if not args.list:
+                    print("error: --turn N is needed (the replies it can be forked at:)", file=sys.stderr)
+                for step in steps:
+                    print(f"--turn {step.turn} --seat {step.seat}\t{step.label}\t{_one_line(step.text)}")
+                return 0 if args.list else 2
+            text = _edit_text(args)
+            if text is not None and (args.instruction or args.temperature is not None):
+                return _fail("--instruction and --temperature regenerate the reply; an edited reply is not asked again")
+            spec, changed = _branch_spec(stored_spec(store, session_id), args)
+            point = ForkPoint(turn=args.turn, seat=args.seat)
+            plan = fork_plan(store, session_id, point, ForkChange(text=text, instruction=args.instruction),
+                             spec=spec, changed_seats=changed)
+    except (StoreError, ValueError) as exc:
+        return _fail(str(exc))
+    step = next((s for s in steps if (s.turn, s.seat) == (point.turn, point.seat)), None)
+    if step is None:
+        return _fail(f"session {session_id} has no {point.seat} reply at turn {point.turn} to fork from; "
+                     f"`proactive-tui sessions fork {session_id} --list` shows them")
+    what = "edited" if text is not None else "asked again"
+    print(f"forking session {session_id} at {step.label}: the reply is {what}", file=sys.stderr)
+    from proactive_tui.cli.headless import SetupError
+
+    runner = HeadlessRun(plan.spec, plan.env, args.out, args.quiet, store=not args.no_store, fork=plan)
+    try:
+        runner.check_seats()
+        return asyncio.run(runner.main())
+    except SetupError as exc:
+        return _fail(str(exc))
+    except ForkError as exc:
+        return _fail(str(exc))
+
+
+def _one_line(text: str, width: int = 70) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def score_differences(parent: Any, branch: Any) -> list[tuple[str, Any, Any]]:
+    """(score, parent's value, branch's value) for the headline values that differ."""
+    out = []
+    for key in sorted(set(parent) | set(branch)):
+        if key in ("turns", "messages"):
+            continue
+        if parent.get(key) != branch.get(key):
+            out.append((key, parent.get(key), branch.get(key)))
+    return out
+
+
+def run_tree(args: argparse.Namespace) -> int:
+    from proactive_tui.core.fork import describe_fork
+    from proactive_tui.store import StoreError, resolve_id
+    from proactive_tui.store.queries import session_tree
+
+    try:
+        with _open() as store:
+            session_id = resolve_id(store, args.session_id)
+            root = session_tree(store, session_id)
+    except StoreError as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json_text(root.model_dump(), indent=2))
+        return 0
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    parents: dict[str, Any] = {}
+    for _depth, node in root.walk():
+        for child in node.children:
+            parents[child.id] = node
+    for depth, node in root.walk():
+        line = Text("  " * depth + ("└ " if depth else ""))
+        line.append(node.id, style="bold" + (" reverse" if node.id == session_id else ""))
+        summary = node.summary
+        if node.forked_from is not None:
+            line.append(f"  {describe_fork(node.forked_from)}", style="cyan")
+        line.append(f"  {summary.status}", style="dim")
+        line.append(f"  {headline_text(summary.headline)}")
+        parent = parents.get(node.id)
+        if parent is not None:
+            diffs = score_differences(parent.summary.headline, summary.headline)
+            if diffs:
+                line.append("  (vs parent: " + ", ".join(f"{k} {a if a is not None else '-'} → {b if b is not None else '-'}"
+                                                       for k, a, b in diffs) + ")", style="yellow")
+        console.print(line, soft_wrap=True)  # the terminal wraps it: an id is never split by us
+    return 0

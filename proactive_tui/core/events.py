@@ -79,6 +79,9 @@ class SessionStarted(EventBase):
     app_version: str
     resumed_from: dict[str, Any] | None = None
     """For a resumed session: {"session_id": the interrupted session, "turns": complete turns kept}."""
+    forked_from: dict[str, Any] | None = None
+    """For a branch: where it forks from (`core.fork.ForkedFrom` as a dict). Its events up to the
+    fork point are the parent's (stitched in by the store, not copied)."""
 
 
 class PhaseChanged(EventBase):

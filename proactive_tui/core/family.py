@@ -203,6 +203,38 @@ class Family:
         """Turns a resume keeps (for families that resume)."""
         return 0
 
+    # -- forks (core.fork) ------------------------------------------------------------------
+
+    forkable: ClassVar[bool] = False
+    """A finished or interrupted session can be forked at any of its `fork_steps`."""
+
+    def fork_steps(self, record: "RunRecord") -> list[Any]:
+        """The replies a branch can start from (`core.fork.ForkStep`), in the order they were given."""
+        return []
+
+    def fork_sides(self, point: Any) -> Any:
+        """A fresh classifier (`core.fork.Classifier`) saying of each event whether it comes before
+        or after the fork point; it may keep state (a message's deltas follow its start)."""
+        raise NotImplementedError
+
+    def recorded_answers(self, record: "RunRecord") -> list[Any]:
+        """Every seat's recorded replies in the order they were asked (`core.replay`), for
+        families that fork by replay."""
+        raise NotImplementedError
+
+    def edit_answer(self, point: Any, text: str, record: "RunRecord") -> Any:
+        """A person's edit of the reply at `point` as the recorded answer the seat gives instead
+        (`core.replay.RecordedAnswer`); ForkError when the text cannot be that reply."""
+        raise NotImplementedError
+
+    def build_fork(self, spec: "SessionSpec", env: Any, seats: dict[str, Any], parent: "RunRecord",
+                   prefix: "RunRecord", point: Any, change: Any, session_id: str | None = None) -> Any:
+        """The branch's engine session (before `inherit`): by default the parent's replies replayed
+        up to the fork point, then the edit, then live seats (`core.fork.replay_fork`)."""
+        from proactive_tui.core.fork import replay_fork
+
+        return replay_fork(self, spec, env, seats, parent, point, change, session_id=session_id)
+
     def event_types(self) -> tuple[type, ...]:
         """The family's own event classes; each `type` literal starts with `<name>.`."""
         return ()

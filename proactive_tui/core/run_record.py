@@ -94,6 +94,8 @@ class RunRecord(BaseModel):
     started_at: str = ""
     ended_at: str | None = None
     resumed_from: dict[str, Any] | None = None
+    forked_from: dict[str, Any] | None = None
+    """For a branch: the parent session, fork point and change (`core.fork.ForkedFrom`)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -212,7 +214,7 @@ class RunRecordBuilder:
                 mode=event.mode, human_seats=[s for s, info in event.seats.items() if info.kind == "human"],
                 seats=event.seats, models=event.models, settings=event.settings,
                 versions={"app": event.app_version, "prompts": event.prompt_version}, started_at=event.ts,
-                resumed_from=event.resumed_from,
+                resumed_from=event.resumed_from, forked_from=event.forked_from,
             )
             return self.record
         rec = self.record

@@ -12,7 +12,7 @@ import asyncio
 import uuid
 from typing import Any, AsyncIterator
 
-from proactive_tui.core.events import ModelCalled, SessionEnded, now_iso
+from proactive_tui.core.events import ModelCalled, Retrying, SessionEnded, SessionStarted, now_iso
 from proactive_tui.llm import trace
 
 
@@ -31,13 +31,54 @@ class SessionBase:
         self.holding = False
         """True while the protocol waits at `checkpoint` (paused between turns), so a viewer can say
         "paused" only when nothing is running, not while the turn a step let through runs."""
+        self.forked_from: Any = None
+        """For a branch (`core.fork`): where it comes from (a ForkedFrom), set by `inherit`."""
+        self._inherited: list[Any] = []
+        self._fork_sides: Any = None
+        self._fork_live = False
+        self.steer: Any = None
+        """An `llm.trace.STEER` for this session's calls (a fork's added instruction)."""
+
+    def inherit(self, forked_from: Any, prefix: list[Any], sides: Any, keep_resumed: bool = False) -> None:
+        """Make this session a branch: `prefix` (the parent's events before the fork point) goes
+        out right after this session's start, and what the protocol emits while it catches up on
+        those turns is dropped, since the parent's events already say it (`sides`, the family's
+        classifier, tells which events come before the fork point; an event it cannot place is
+        dropped until the first event after the fork point, except retry notices, which only a
+        live call makes)."""
+        self.forked_from = forked_from
+        self._inherited = list(prefix)
+        self._fork_sides = sides
+        self._keep_resumed = keep_resumed
+
+    def _caught_up(self, event: Any) -> bool:
+        """Whether a branch passes this event on (False: a replay of an inherited one)."""
+        side = self._fork_sides(event)
+        if side == "after" or isinstance(event, SessionEnded):
+            self._fork_live = True
+            return True
+        if side == "before":
+            return False
+        return self._fork_live or isinstance(event, Retrying)
 
     def emit(self, event: Any) -> Any:
         """Stamp and queue one event. Protocols call this; consumers read `events()`."""
+        if self._fork_sides is not None:
+            if isinstance(event, SessionStarted):
+                event.forked_from = self.forked_from.model_dump()
+                if not self._keep_resumed:  # a new branch resumes nothing (its prefix is restored, not resumed)
+                    event.resumed_from = None
+            elif not self._caught_up(event):
+                return event
         self._seq += 1
         event.seq = self._seq
         event.ts = now_iso()
         self._queue.put_nowait(event)
+        if isinstance(event, SessionStarted) and self._inherited:
+            for inherited in self._inherited:  # the parent's events, as they were (a copy, renumbered)
+                self._seq += 1
+                self._queue.put_nowait(inherited.model_copy(update={"seq": self._seq}))
+            self._inherited = []
         return event
 
     async def run_protocol(self) -> None:  # pragma: no cover - interface
@@ -54,6 +95,8 @@ class SessionBase:
 
     async def _guarded(self) -> None:
         trace.SINK.set(self._on_call)  # this task's context: the protocol's calls and the tasks it starts
+        if self.steer is not None:
+            trace.STEER.set(self.steer)
         try:
             await self.run_protocol()
         except BaseException as exc:  # the protocol must always end the stream

@@ -74,16 +74,19 @@ def build_seats(spec: SessionSpec, gateway: Any) -> dict[str, Participant]:
 
 
 def build_session(spec: SessionSpec, env: Any, gateway: Any, seats: dict[str, Participant] | None = None,
-                  session_id: str | None = None, resume_from: Any = None):
+                  session_id: str | None = None, resume_from: Any = None, branch: Any = None):
     """The engine session for `env`'s family, seated per the spec.
 
     `resume_from` (a RunRecord) continues an interrupted session, for families that say they
-    are `resumable`.
+    are `resumable`; `branch` (a `core.fork.BranchStart`) when that session is a branch.
     """
     from proactive_tui.core import registry
 
     family = registry.get(env.family)
     if resume_from is not None and not family.resumable:
         raise UnsupportedFamily(f"{env.family} sessions cannot be resumed yet")
-    return family.build_session(spec, env, seats or build_seats(spec, gateway), session_id=session_id,
-                                resume_from=resume_from)
+    session = family.build_session(spec, env, seats or build_seats(spec, gateway), session_id=session_id,
+                                   resume_from=resume_from)
+    if branch is not None:
+        branch.apply(session, family)
+    return session

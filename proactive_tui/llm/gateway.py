@@ -337,6 +337,7 @@ class Gateway:
         judges do not need token-by-token text) and the iterator yields it as one piece.
         `structured` marks a reply that must hold JSON (the embedded model's cap is larger then).
         """
+        messages = trace.steered(messages)
         return ModelStream(self, settings, messages, on_retry, extra, streaming=streaming, structured=structured)
 
     async def complete(

@@ -65,6 +65,22 @@ Sink = Callable[[CallTrace, "CallLabel | None"], None]
 
 SINK: ContextVar[Sink | None] = ContextVar("proactive_tui_call_sink", default=None)
 LABEL: ContextVar[CallLabel | None] = ContextVar("proactive_tui_call_label", default=None)
+Steer = Callable[["CallLabel | None", list[dict[str, Any]]], list[dict[str, Any]]]
+STEER: ContextVar[Steer | None] = ContextVar("proactive_tui_call_steer", default=None)
+"""Rewrites the messages of the calls made in this context before they are sent: a forked
+session's added instruction for the one reply it regenerates (`core.fork`). Applied where every
+call starts (`Gateway.stream`), so the trace records what was really sent, re-asks included."""
+
+
+def steered(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messages` as this context's STEER (if any) rewrites them for the current LABEL."""
+    steer = STEER.get()
+    if steer is None:
+        return messages
+    try:
+        return steer(LABEL.get(), messages)
+    except Exception:  # noqa: BLE001 - a steering bug must not break the call it steers
+        return messages
 
 
 def request_of(kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -74,6 +74,13 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE sessions ADD COLUMN resumed_from TEXT",
         "CREATE INDEX sessions_created ON sessions(created_at)",
     ],
+    [  # v3: branches (core.fork): the parent, the fork point, and how many parent events it inherits
+        "ALTER TABLE sessions ADD COLUMN forked_from TEXT",
+        "ALTER TABLE sessions ADD COLUMN fork_turn INTEGER",
+        "ALTER TABLE sessions ADD COLUMN fork_seat TEXT",
+        "ALTER TABLE sessions ADD COLUMN fork_prefix INTEGER",
+        "CREATE INDEX sessions_forked ON sessions(forked_from)",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -119,6 +126,12 @@ class SessionRow(BaseModel):
     summary: dict[str, Any] | None = None
     pid: int | None = None
     resumed_from: str | None = None
+    forked_from: str | None = None
+    """A branch's parent session; its events up to the fork point are the parent's, not stored here."""
+    fork_turn: int | None = None
+    fork_seat: str | None = None
+    fork_prefix: int | None = None
+    """How many parent events the branch inherits (its own rows start after them)."""
 
 
 _JSON_COLUMNS = ("seats", "models", "settings", "spec", "summary")
@@ -320,6 +333,13 @@ class Store:
             sql += f" LIMIT {int(limit)}"
         with self._guard("list sessions") as conn:
             rows = conn.execute(sql, params).fetchall()
+        return [_decode(r) for r in rows]
+
+    def branches(self, session_id: str) -> list[SessionRow]:
+        """The sessions forked from this one (not their branches), oldest first."""
+        with self._guard("list a session's branches") as conn:
+            rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM sessions WHERE forked_from = ? "
+                                "ORDER BY created_at, id", (session_id,)).fetchall()
         return [_decode(r) for r in rows]
 
     def ids_with_prefix(self, prefix: str) -> list[str]:

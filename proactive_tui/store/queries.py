@@ -89,6 +89,10 @@ class SessionSummary(BaseModel):
     human_seats: list[str]
     headline: dict[str, Any]
     resumed_from: str | None = None
+    forked_from: str | None = None
+    """A branch's parent session (`core.fork`)."""
+    fork_turn: int | None = None
+    fork_seat: str | None = None
 
 
 def summarise(store: Store, row: SessionRow) -> SessionSummary:
@@ -105,7 +109,8 @@ def summarise(store: Store, row: SessionRow) -> SessionSummary:
         created_at=row.created_at, updated_at=updated,
         models={seat: str(info.get("model", "")) for seat, info in row.models.items() if isinstance(info, dict)},
         human_seats=[seat for seat, info in row.seats.items() if isinstance(info, dict) and info.get("kind") == "human"],
-        headline=summary, resumed_from=row.resumed_from,
+        headline=summary, resumed_from=row.resumed_from, forked_from=row.forked_from,
+        fork_turn=row.fork_turn, fork_seat=row.fork_seat,
     )
 
 
@@ -140,8 +145,7 @@ def session_row(store: Store, session_id: str) -> SessionRow:
 # -- events and records -------------------------------------------------------------------------
 
 
-def load_events(store: Store, session_id: str) -> list[Any]:
-    """The session's events in order. An event this version cannot read (a family added later) is skipped."""
+def _own_events(store: Store, session_id: str) -> list[Any]:
     events = []
     for _seq, _type, payload, _ts in store.event_rows(session_id):
         try:
@@ -149,6 +153,34 @@ def load_events(store: Store, session_id: str) -> list[Any]:
         except (ValidationError, ValueError):
             continue
     return events
+
+
+def load_events(store: Store, session_id: str, _seen: frozenset[str] = frozenset()) -> list[Any]:
+    """The session's events in order. An event this version cannot read (a family added later) is
+    skipped. A branch's (`core.fork`) are its start, its parent's events before the fork point
+    (read from the parent, never stored twice) and its own, numbered as the branch saw them."""
+    events = _own_events(store, session_id)
+    start = events[0] if events and getattr(events[0], "type", "") == "session_started" else None
+    forked = getattr(start, "forked_from", None) if start is not None else None
+    if not forked:
+        return events
+    from proactive_tui.core import registry
+    from proactive_tui.core.fork import ForkedFrom, ForkPoint, prefix_events
+
+    info = ForkedFrom.model_validate(forked)
+    if info.session_id in _seen or store.session(info.session_id) is None:
+        raise StoreError(f"session {session_id} is a branch of {info.session_id}, which is no longer in the "
+                         "store: its turns before the fork point cannot be read")
+    family = registry.find(start.family)
+    if family is None:
+        raise StoreError(f"session {session_id} is a {start.family} branch; that family is not installed")
+    parent = load_events(store, info.session_id, _seen | {session_id})
+    prefix = prefix_events(parent, family.fork_sides(ForkPoint(turn=info.turn, seat=info.seat)))
+    stitched = [start] + [e.model_copy(update={"seq": i}) for i, e in enumerate(prefix, start=2)]
+    own = events[1:]
+    if len(prefix) != info.prefix_events:  # an older reading of the parent: keep the order, renumber
+        own = [e.model_copy(update={"seq": i}) for i, e in enumerate(own, start=len(stitched) + 1)]
+    return stitched + own
 
 
 def load_record(store: Store, session_id: str) -> RunRecord:
@@ -163,6 +195,10 @@ def delete_session(store: Store, session_id: str) -> None:
     row = session_row(store, session_id)
     if effective_status(row) == "running" and row.pid != os.getpid():
         raise StoreError(f"session {session_id} is still running (process {row.pid}); stop it first")
+    branches = store.branches(session_id)
+    if branches:
+        raise StoreError(f"session {session_id} has {len(branches)} branch(es) that read their first turns from it "
+                         f"({', '.join(b.id for b in branches[:5])}); delete those first")
     store.delete_session(session_id)
 
 
@@ -181,6 +217,9 @@ class ResumePlan(BaseModel):
     record: RunRecord
     turns: int
     """Complete turns that the resumed session keeps."""
+    branch: Any = None
+    """For an interrupted branch: a `core.fork.BranchStart`, so the resumed session is a branch of
+    the same parent at the same point (its prefix read from the parent, not copied)."""
 
 
 def spec_from_record(record: RunRecord) -> Any:
@@ -234,4 +273,87 @@ def resume_spec(store: Store, session_id: str) -> ResumePlan:
     except ValidationError as exc:
         raise StoreError(f"session {session_id}: its stored settings cannot be read by this version ({exc.error_count()} problems)") from None
     return ResumePlan(session_id=session_id, spec=spec, env=_environment(record), record=record,
-                      turns=complete_turns(record))
+                      turns=complete_turns(record), branch=_branch_start(store, record, family))
+
+
+def _branch_start(store: Store, record: RunRecord, family: Any) -> Any:
+    if not record.forked_from:
+        return None
+    from proactive_tui.core.fork import BranchStart, ForkedFrom, ForkPoint, prefix_events
+
+    forked = ForkedFrom.model_validate(record.forked_from)
+    parent = load_events(store, forked.session_id)
+    prefix = prefix_events(parent, family.fork_sides(ForkPoint(turn=forked.turn, seat=forked.seat)))
+    return BranchStart(forked_from=forked, prefix=prefix, resumed=True)
+
+
+# -- forks --------------------------------------------------------------------------------------
+
+
+def fork_plan(store: Store, session_id: str, point: Any, change: Any, spec: Any = None,
+              changed_seats: dict[str, str] | None = None) -> Any:
+    """What forking a stored session at `point` with `change` needs (`core.fork.ForkPlan`). `spec`
+    replaces the parent's SessionSpec (another model for a seat); a running session cannot be
+    forked (its prefix is still being written)."""
+    from proactive_tui.core.fork import ForkPlan
+    from proactive_tui.core.spec import SessionSpec
+
+    row = session_row(store, session_id)
+    if effective_status(row) == "running" and row.pid != os.getpid():
+        raise StoreError(f"session {session_id} is still running (process {row.pid}); fork it once it ended")
+    events = load_events(store, session_id)
+    try:
+        record = fold(events)
+    except ValueError:
+        raise StoreError(f"session {session_id} has no recorded start: nothing to fork") from None
+    family = _family(record)
+    if family is None or not getattr(family, "forkable", False):
+        raise StoreError(f"session {session_id}: {record.family} sessions cannot be forked")
+    if spec is None:
+        try:
+            spec = SessionSpec.model_validate(row.spec) if row.spec else spec_from_record(record)
+        except ValidationError as exc:
+            raise StoreError(f"session {session_id}: its stored settings cannot be read by this version "
+                             f"({exc.error_count()} problems)") from None
+    return ForkPlan(parent_id=session_id, parent=record, parent_events=events, spec=spec, env=_environment(record),
+                    point=point, change=change, changed_seats=changed_seats or {})
+
+
+def stored_spec(store: Store, session_id: str) -> Any:
+    """The SessionSpec a session ran with (rebuilt from its record when none was stored)."""
+    from proactive_tui.core.spec import SessionSpec
+
+    row = session_row(store, session_id)
+    if row.spec:
+        try:
+            return SessionSpec.model_validate(row.spec)
+        except ValidationError:
+            pass
+    return spec_from_record(load_record(store, session_id))
+
+
+def session_tree(store: Store, session_id: str) -> Any:
+    """The fork tree a session belongs to (`core.fork.BranchNode`), from its root down."""
+    from proactive_tui.core.fork import BranchNode, ForkedFrom
+
+    row = session_row(store, session_id)
+    seen = {row.id}
+    while row.forked_from and row.forked_from not in seen:
+        parent = store.session(row.forked_from)
+        if parent is None:
+            break
+        seen.add(parent.id)
+        row = parent
+
+    def node(r: SessionRow) -> BranchNode:
+        forked = None
+        if r.forked_from:
+            try:
+                start = _own_events(store, r.id)[0]
+                forked = ForkedFrom.model_validate(start.forked_from)
+            except (IndexError, ValidationError, AttributeError, TypeError):
+                forked = None
+        return BranchNode(id=r.id, forked_from=forked, summary=summarise(store, r),
+                          children=[node(c) for c in store.branches(r.id)])
+
+    return node(row)

@@ -61,6 +61,8 @@ class SessionRecorder:
         self._backlog: list[Callable[[], None]] = []
         """Writes held up by a locked database, in order; retried before any later write."""
         self.unsaved_reason = ""
+        self._inherited_upto = 0
+        """A branch's events with 1 < seq <= this are its parent's (core.fork): folded, never stored."""
 
     @property
     def saved(self) -> bool:
@@ -103,6 +105,8 @@ class SessionRecorder:
             return
         try:
             self.builder.apply(event)
+            if 1 < event.seq <= self._inherited_upto:
+                return
             if event.type == "message_delta":
                 self._buffer_delta(event)
                 return
@@ -163,6 +167,8 @@ class SessionRecorder:
 
     def _start(self, event: Any) -> None:
         resumed = getattr(event, "resumed_from", None) or {}
+        forked = getattr(event, "forked_from", None) or {}
+        self._inherited_upto = 1 + int(forked.get("prefix_events") or 0) if forked else 0
         self.session_id = event.session_id
         row = SessionRow(
             id=event.session_id, env_id=event.env_id, family=event.family,
@@ -170,7 +176,9 @@ class SessionRecorder:
             models=event.models, settings=event.settings, status="running", created_at=event.ts,
             updated_at=event.ts, title=str(event.environment.get("title", "")),
             spec=self.spec.storable() if self.spec is not None else None,
-            pid=os.getpid(), resumed_from=resumed.get("session_id"),
+            pid=os.getpid(), resumed_from=resumed.get("session_id"), forked_from=forked.get("session_id"),
+            fork_turn=forked.get("turn"), fork_seat=forked.get("seat"),
+            fork_prefix=forked.get("prefix_events") if forked else None,
         )
         self._write(lambda: self.store.create_session(row))
 

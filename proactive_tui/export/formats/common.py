@@ -42,7 +42,7 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
 
     family = registry.find(record.family)
     source = family.source if family is not None else None
-    return {
+    facts = {
         "benchmark": None if source is None else {"name": family.title, **source.model_dump(mode="json")},
         "date": record.started_at,
         "models": record.models,
@@ -52,6 +52,9 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
         "mode": record.mode,
         "termination": record.termination.model_dump() if record.termination else None,
     }
+    if record.forked_from:  # a branch (core.fork): a corrected branch exported as a demonstration says so
+        facts["forked_from"] = record.forked_from
+    return facts
 
 
 def sort_records(records: list[RunRecord]) -> list[RunRecord]:
@@ -111,6 +114,14 @@ def header_facts(record: RunRecord) -> list[tuple[str, str]]:
     facts = [
         ("Session", record.id + (f" (resumed from {record.resumed_from.get('session_id')} after "
                                  f"{record.resumed_from.get('turns')} turns)" if record.resumed_from else "")),
+    ]
+    if record.forked_from:  # a branch: where it comes from and what it changed (core.fork)
+        from proactive_tui.core.fork import ForkedFrom, describe_fork
+
+        forked = ForkedFrom.model_validate(record.forked_from)
+        facts.append(("Branch of", f"{forked.session_id} at {describe_fork(forked)}; the turns before it are that "
+                                   "session's"))
+    facts += [
         ("Environment", record.env_id),
         ("Title", str(record.environment.get("title", "")) or "-"),
         ("Date", when(record.started_at)),

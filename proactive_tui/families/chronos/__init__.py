@@ -27,6 +27,7 @@ class ChronosFamily(Family):
     """The judge seat reads the user's reply to an offer (explicit confirmation or refusal)."""
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     resumable = True
+    forkable = True
     settings_model = ChronosSettings
 
     @property
@@ -66,6 +67,26 @@ class ChronosFamily(Family):
         from proactive_tui.families.chronos.protocol import build_chronos_session
 
         return build_chronos_session(spec, env, seats, session_id, resume_from=resume_from)
+
+    def fork_steps(self, record):
+        from proactive_tui.families.chronos.fork import fork_steps
+
+        return fork_steps(record)
+
+    def fork_sides(self, point):
+        from proactive_tui.families.chronos.fork import Sides
+
+        return Sides(point)
+
+    def recorded_answers(self, record):
+        from proactive_tui.families.chronos.resume import recorded_answers
+
+        return recorded_answers(record)
+
+    def edit_answer(self, point, text, record):
+        from proactive_tui.families.chronos.fork import edit_answer
+
+        return edit_answer(point, text, record)
 
     def complete_turns(self, record) -> int:
         from proactive_tui.families.chronos.resume import complete_turns

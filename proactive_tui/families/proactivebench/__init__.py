@@ -29,6 +29,7 @@ class ProactiveBenchFamily(Family):
     seat_labels = {"user": "judge (user)"}
     play_modes = {"watch": "Watch models", "play_user": "Play the user"}
     resumable = True
+    forkable = True
     settings_model = ProactiveBenchSettings
 
     @property
@@ -81,6 +82,26 @@ class ProactiveBenchFamily(Family):
         from proactive_tui.families.proactivebench.protocol import build_proactivebench_session
 
         return build_proactivebench_session(spec, env, seats, session_id=session_id, resume_from=resume_from)
+
+    def fork_steps(self, record):
+        from proactive_tui.families.proactivebench.fork import fork_steps
+
+        return fork_steps(record)
+
+    def fork_sides(self, point):
+        from proactive_tui.families.proactivebench.fork import Sides
+
+        return Sides(point)
+
+    def recorded_answers(self, record):
+        from proactive_tui.families.proactivebench.resume import recorded_answers
+
+        return recorded_answers(record)
+
+    def edit_answer(self, point, text, record):
+        from proactive_tui.families.proactivebench.fork import edit_answer
+
+        return edit_answer(point, text, record)
 
     def complete_turns(self, record) -> int:
         from proactive_tui.families.proactivebench.resume import complete_events

@@ -127,6 +127,8 @@ def write(records: list[Any], out: Path) -> list[Path]:
             "judge": judge.get("model"), "prompt_version": (record.versions or {}).get("prompts"),
             "not_written": [r.id for r in runs.others],
         }
+        if record.forked_from:  # a branch (core.fork): which session and turn it changed
+            manifest[name]["forked_from"] = record.forked_from
         if runs.others:
             print(f"warning: {stem} was run in {len(runs.others) + 1} of the sessions given; {name} holds "
                   f"{record.id} (the latest), not {', '.join(r.id for r in runs.others)}. Name one session id "

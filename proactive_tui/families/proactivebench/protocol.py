@@ -97,6 +97,8 @@ class _Judged:
     task: str | None
     verdict: Judgement
     thought: str
+    edited: bool = False
+    """A person's edit in a fork gave this verdict (`core.fork`): it is theirs, not the seat's."""
 
 
 def _user(content: str) -> dict[str, str]:
@@ -212,9 +214,13 @@ class ProactiveBenchSession(SessionBase):
                                       purpose="event verdict", judgement=True))
                 return _Judged(candidate, task, "skipped", "")
             self.emit(UsageRecorded(seat="user", model=reply.model, purpose=f"event {index} verdict", usage=reply.usage))
-        return _Judged(candidate, task, value.judgement, value.thought)
+        from proactive_tui.core.fork import EDITED_BY
+
+        return _Judged(candidate, task, value.judgement, value.thought, edited=reply.model == EDITED_BY)
 
     async def _judge(self, index: int, attempt: int, tasks: list[str]) -> list[_Judged]:
+        from proactive_tui.core.fork import EDITED_BY
+
         targets: list[tuple[int | None, str | None]] = list(enumerate(tasks)) if tasks else [(None, None)]
         if self.seats.user.info.kind == "human":
             judged = [await self._judge_one(index, c, t) for c, t in targets]
@@ -222,8 +228,9 @@ class ProactiveBenchSession(SessionBase):
             judged = list(await asyncio.gather(*(self._judge_one(index, c, t) for c, t in targets)))
         user = self.seats.user.info
         for j in judged:
+            by, by_kind = (EDITED_BY, "human") if j.edited else (user.label, user.kind)
             self.emit(ProposalVerdict(index=index, attempt=attempt, candidate=j.candidate, task=j.task, judgement=j.verdict,
-                                      thought=j.thought, by=user.label, by_kind=user.kind))
+                                      thought=j.thought, by=by, by_kind=by_kind))
         return judged
 
     # -- one event --------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ class ProactiveEvalFamily(Family):
     seats = ("agent", "user", "judge")
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     resumable = True
+    forkable = True
     replayable = True
     group_by_tier = True
     settings_model = ProactiveEvalSettings
@@ -82,7 +83,7 @@ class ProactiveEvalFamily(Family):
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 
-    def build_session(self, spec, env, seats, session_id=None, resume_from=None):
+    def build_session(self, spec, env, seats, session_id=None, resume_from=None, fork_at=None):
         from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSeats, ProactiveEvalSession
 
         seed = spec.settings.get("seed")
@@ -93,7 +94,22 @@ class ProactiveEvalFamily(Family):
                     participant.settings = settings.model_copy(update={"seed": int(seed)})
         return ProactiveEvalSession(env, ProactiveEvalSeats(**{s: seats[s] for s in self.seats}),
                                     ProactiveEvalSettings(**spec.settings), session_id=session_id,
-                                    models=spec.models_summary(), resume_from=resume_from)
+                                    models=spec.models_summary(), resume_from=resume_from, fork_at=fork_at)
+
+    def fork_steps(self, record):
+        from proactive_tui.families.proactiveeval.fork import fork_steps
+
+        return fork_steps(record)
+
+    def fork_sides(self, point):
+        from proactive_tui.families.proactiveeval.fork import Sides
+
+        return Sides(point)
+
+    def build_fork(self, spec, env, seats, parent, prefix, point, change, session_id=None):
+        from proactive_tui.families.proactiveeval.fork import build_fork
+
+        return build_fork(self, spec, env, seats, parent, prefix, point, change, session_id=session_id)
 
     def complete_turns(self, record) -> int:
         from proactive_tui.families.proactiveeval.record import complete_turns

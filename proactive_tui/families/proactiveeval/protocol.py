@@ -44,6 +44,7 @@ from proactive_tui.families.proactiveeval.judges import (
     GuidanceJudgement, PlanDraft, PlanJudgement, TurnVerdict, parse_plan_text, probe_message,
 )
 from proactive_tui.core.participants import Participant, ReplyRequest, UserStopped, failed_seat
+from proactive_tui.core.replay import is_replaying
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
 from proactive_tui.families.proactiveeval.record import complete_turns
@@ -65,14 +66,23 @@ class ProactiveEvalSeats(BaseModel):
 
 
 
+async def _ready(message: MessageRecord) -> MessageRecord:
+    return message
+
+
 class ProactiveEvalSession(SessionBase):
     family = "proactiveeval"
 
     def __init__(self, env: ProactiveEvalEnv, seats: ProactiveEvalSeats, settings: ProactiveEvalSettings | None = None,
                  session_id: str | None = None, models: dict[str, dict[str, Any]] | None = None,
-                 resume_from: RunRecord | None = None) -> None:
+                 resume_from: RunRecord | None = None, fork_at: tuple[int, str] | None = None) -> None:
         super().__init__(session_id)
         self.resume_from = resume_from
+        self.fork_at = fork_at
+        """A branch (`core.fork`): `resume_from` is the parent's prefix, which ends just before
+        this (turn, seat)'s message: its turns are restored as they are (nothing the prefix holds
+        is asked or judged again, nothing it lacks is made up), and for a user-seat fork the
+        turn's agent message is restored too, so the dialogue goes on with the user's reply."""
         self.env = env
         self.seats = seats
         self.settings = settings or ProactiveEvalSettings()
@@ -173,7 +183,7 @@ class ProactiveEvalSession(SessionBase):
             parts.append(text)
             self.emit(MessageDelta(message_id=message_id, text=text))
 
-        if participant.info.kind == "human":
+        if participant.info.kind == "human" and not is_replaying(participant):
             self.emit(AwaitingHuman(seat=role, turn=turn, hint="your reply as the user" if role == "user" else "your message as the agent"))
         self._started_ids[(role, turn)] = message_id
         self.emit(MessageStarted(message_id=message_id, role=role, turn=turn, model=participant.info.label))
@@ -203,11 +213,12 @@ class ProactiveEvalSession(SessionBase):
         self.emit(MessageDone(message=message))
         return message
 
-    async def _judge(self, schema: type[BaseModel], prompt: str, purpose: str) -> tuple[Any, str]:
+    async def _judge(self, schema: type[BaseModel], prompt: str, purpose: str, turn: int = 0) -> tuple[Any, str]:
+        """`turn`: the dialogue turn a turn check or live score is about (0: the plan, the final score)."""
         judge: Participant = self.seats.judge
         request = ReplyRequest(seat="judge", system="You are a careful, fair evaluator.",
                                messages=[{"role": "user", "content": prompt}], on_retry=self._retry_cb("judge"),
-                               purpose=purpose)
+                               purpose=purpose, turn=turn)
         value, reply = await judge.reply_structured(request, schema)
         self.emit(UsageRecorded(seat="judge", model=reply.model, purpose=purpose, usage=reply.usage))
         return value, reply.model
@@ -256,7 +267,7 @@ class ProactiveEvalSession(SessionBase):
         n_steps = len(steps)
         try:
             verdict, judge_model = await self._judge(TurnVerdict, prompts.turn_check_prompt(
-                target, steps, self.transcript(turn), agent_text), f"turn {turn} check")
+                target, steps, self.transcript(turn), agent_text), f"turn {turn} check", turn=turn)
         except ModelError as exc:
             self.emit(ErrorRaised(seat="judge", message=f"turn {turn} check failed: {exc.message}", purpose="turn check",
                                   judgement=True))
@@ -288,7 +299,8 @@ class ProactiveEvalSession(SessionBase):
             return
         try:
             verdict, judge_model = await self._judge(GuidanceJudgement, prompt,
-                                                     "live guidance score" if live else "guidance score")
+                                                     "live guidance score" if live else "guidance score",
+                                                     turn=turn if live else 0)
         except ModelError as exc:
             self.emit(ErrorRaised(seat="judge", message=f"{'live ' if live else ''}guidance scoring failed: {exc.message}",
                                   purpose="live guidance score" if live else "guidance score", judgement=True))
@@ -337,6 +349,11 @@ class ProactiveEvalSession(SessionBase):
             if score.turn <= kept:
                 self.emit(GuidanceScored(score=score))
                 scored.add(score.turn)
+        if self.fork_at is not None:  # a branch: the prefix is what it is (see `fork_at`)
+            if self.fork_at[1] == "user" and ("agent", kept + 1) in done:
+                self.agent_msgs[kept + 1] = done[("agent", kept + 1)]
+                self._replay_message(self.agent_msgs[kept + 1])
+            return kept, reached
         for turn in range(1, kept + 1):  # checks the interruption cut off
             if turn not in checks and not reached:
                 reached = await self._check_turn(turn)
@@ -357,6 +374,8 @@ class ProactiveEvalSession(SessionBase):
         speculate = self.seats.agent.info.kind != "human" and not (early_stop and self.agent_shares_judge())
         turn = 1
         if self.resume_from is not None:
+            if self.fork_at is not None:
+                self._plan_to_score = None  # a branch's plan and its score (or its lack) are the parent's
             if self._plan_to_score is not None:  # the interrupted session's plan was never scored
                 self._background.append(asyncio.create_task(self._score_plan(self._plan_to_score)))
                 self._plan_to_score = None
@@ -370,7 +389,10 @@ class ProactiveEvalSession(SessionBase):
                 return "max_turns"
             turn = kept + 1
         await self.checkpoint()
-        agent_task: asyncio.Task[MessageRecord] = asyncio.create_task(self._generate("agent", turn))
+        if turn in self.agent_msgs:  # a branch forked at this turn's user reply: its agent message is the parent's
+            agent_task: asyncio.Task[MessageRecord] = asyncio.create_task(_ready(self.agent_msgs[turn]))
+        else:
+            agent_task = asyncio.create_task(self._generate("agent", turn))
         self._background.append(agent_task)
         if self._plan_to_score is not None:
             self._background.append(asyncio.create_task(self._score_plan(self._plan_to_score)))
@@ -441,7 +463,7 @@ class ProactiveEvalSession(SessionBase):
         try:
             if self.resume_from is not None:
                 self._restore_plan(self.resume_from)
-            if self.settings.planning and self.plan is None:
+            if self.settings.planning and self.plan is None and self.fork_at is None:
                 await self._planning()
             reason = await self._dialogue()
             await self._finish_background(cancel=False)
