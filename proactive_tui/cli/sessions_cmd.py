@@ -85,21 +85,13 @@ def _open():
     return open_store()
 
 
-def headline_text(headline: dict[str, Any]) -> str:
-    parts = []
-    for key, value in headline.items():
-        if key in ("ended", "turns", "messages") or value is None:
-            continue
-        parts.append(f"{key} {value}/10" if key in ("overall", "plan") and isinstance(value, int) else f"{key} {value}")
-    return " · ".join(parts) or "-"
-
-
 def short_time(ts: str) -> str:
     return ts[:16].replace("T", " ") if ts else "-"
 
 
 def run_list(args: argparse.Namespace) -> int:
     from proactive_tui.store import StoreError, list_sessions
+    from proactive_tui.store.queries import headline_text
 
     try:
         with _open() as store:
@@ -249,31 +241,6 @@ def _edit_text(args: argparse.Namespace) -> str | None:
     return args.edit
 
 
-def _branch_spec(spec: Any, args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
-    """The parent's spec with the seats the command changes; seat -> new model for those that changed."""
-    roles = spec.roles
-    changed: dict[str, str] = {}
-    updates: dict[str, Any] = {}
-    for role in ("agent", "user", "judge"):
-        settings = roles.for_role(role)
-        change: dict[str, Any] = {}
-        model = getattr(args, role)
-        if model:
-            change["model"] = model
-            changed[role] = model
-        if args.temperature is not None and role == args.seat:
-            change["temperature"] = args.temperature
-            changed.setdefault(role, model or settings.model)
-        if args.api_base:
-            change["api_base"] = args.api_base
-        if change:
-            updates[role] = settings.model_copy(update=change)
-    seats = dict(spec.seats)
-    for role in changed:
-        seats[role] = "model"
-    return spec.model_copy(update={"roles": roles.model_copy(update=updates), "seats": seats}), changed
-
-
 def run_fork(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -300,16 +267,22 @@ def run_fork(args: argparse.Namespace) -> int:
             text = _edit_text(args)
             if text is not None and (args.instruction or args.temperature is not None):
                 return _fail("--instruction and --temperature regenerate the reply; an edited reply is not asked again")
-            spec, changed = _branch_spec(stored_spec(store, session_id), args)
+            from proactive_tui.core.fork import branch_spec
+
+            models = {seat: getattr(args, seat) for seat in ("agent", "user", "judge") if getattr(args, seat)}
+            spec, changed = branch_spec(stored_spec(store, session_id), models, args.temperature, args.seat, args.api_base)
             point = ForkPoint(turn=args.turn, seat=args.seat)
             plan = fork_plan(store, session_id, point, ForkChange(text=text, instruction=args.instruction),
                              spec=spec, changed_seats=changed)
     except (StoreError, ValueError) as exc:
         return _fail(str(exc))
-    step = next((s for s in steps if (s.turn, s.seat) == (point.turn, point.seat)), None)
-    if step is None:
-        return _fail(f"session {session_id} has no {point.seat} reply at turn {point.turn} to fork from; "
-                     f"`proactive-tui sessions fork {session_id} --list` shows them")
+    from proactive_tui.core.fork import check_fork
+
+    try:
+        check_fork(plan)
+    except ForkError as exc:
+        return _fail(str(exc))
+    step = next(s for s in steps if (s.turn, s.seat) == (point.turn, point.seat))
     what = "edited" if text is not None else "asked again"
     print(f"forking session {session_id} at {step.label}: the reply is {what}", file=sys.stderr)
     from proactive_tui.cli.headless import SetupError
@@ -329,21 +302,10 @@ def _one_line(text: str, width: int = 70) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def score_differences(parent: Any, branch: Any) -> list[tuple[str, Any, Any]]:
-    """(score, parent's value, branch's value) for the headline values that differ."""
-    out = []
-    for key in sorted(set(parent) | set(branch)):
-        if key in ("turns", "messages"):
-            continue
-        if parent.get(key) != branch.get(key):
-            out.append((key, parent.get(key), branch.get(key)))
-    return out
-
-
 def run_tree(args: argparse.Namespace) -> int:
     from proactive_tui.core.fork import describe_fork
     from proactive_tui.store import StoreError, resolve_id
-    from proactive_tui.store.queries import session_tree
+    from proactive_tui.store.queries import headline_text, score_differences, session_tree
 
     try:
         with _open() as store:

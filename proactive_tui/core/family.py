@@ -227,6 +227,11 @@ class Family:
         (`core.replay.RecordedAnswer`); ForkError when the text cannot be that reply."""
         raise NotImplementedError
 
+    def check_edit(self, point: Any, text: str, record: "RunRecord") -> None:
+        """ForkError when `text` cannot be the reply at `point` (by default: the edit is read
+        as `edit_answer` reads it)."""
+        self.edit_answer(point, text, record)
+
     def build_fork(self, spec: "SessionSpec", env: Any, seats: dict[str, Any], parent: "RunRecord",
                    prefix: "RunRecord", point: Any, change: Any, session_id: str | None = None) -> Any:
         """The branch's engine session (before `inherit`): by default the parent's replies replayed

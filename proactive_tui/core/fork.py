@@ -155,6 +155,35 @@ class ForkPlan(BaseModel):
     changed_seats: dict[str, str] = Field(default_factory=dict)
 
 
+def branch_spec(spec: Any, models: dict[str, str] | None = None, temperature: float | None = None,
+                temperature_seat: str | None = None, api_base: str | None = None) -> tuple[Any, dict[str, str]]:
+    """The parent's SessionSpec with what a fork changes: seat -> model (`models`), the forked
+    seat's temperature, every seat's api base. Returns it and seat -> the branch's model for the
+    seats that changed (what `ForkedFrom.changed_seats` records). A seat given a model is a model
+    seat in the branch, even where a person sat in the parent."""
+    roles = spec.roles
+    changed: dict[str, str] = {}
+    updates: dict[str, Any] = {}
+    for role in ("agent", "user", "judge"):
+        settings = roles.for_role(role)
+        change: dict[str, Any] = {}
+        model = (models or {}).get(role)
+        if model:
+            change["model"] = model
+            changed[role] = model
+        if temperature is not None and role == temperature_seat:
+            change["temperature"] = temperature
+            changed.setdefault(role, settings.model)
+        if api_base:
+            change["api_base"] = api_base
+        if change:
+            updates[role] = settings.model_copy(update=change)
+    seats = dict(spec.seats)
+    for role in changed:
+        seats[role] = "model"
+    return spec.model_copy(update={"roles": roles.model_copy(update=updates), "seats": seats}), changed
+
+
 class BranchStart(BaseModel):
     """How a session starts as a branch: where from, and the parent's events it inherits. Made by
     `build_fork` for a new branch, and by `store.queries.resume_spec` for an interrupted branch
@@ -174,12 +203,10 @@ class BranchStart(BaseModel):
         session.inherit(forked, self.prefix, family.fork_sides(point), keep_resumed=self.resumed)
 
 
-def build_fork(plan: ForkPlan, gateway: Any, seats: dict[str, Any] | None = None,
-               session_id: str | None = None) -> Any:
-    """The branch session, ready to run: it inherits the parent's prefix and changes one reply."""
+def check_fork(plan: ForkPlan) -> Any:
+    """The plan's family, once the fork point is one of its steps and the edit reads as the reply
+    it replaces; ForkError naming what is wrong otherwise (before anything runs)."""
     from proactive_tui.core import registry
-    from proactive_tui.core.run_record import fold
-    from proactive_tui.core.spec import build_seats
 
     family = registry.get(plan.parent.family)
     if not getattr(family, "forkable", False):
@@ -188,6 +215,20 @@ def build_fork(plan: ForkPlan, gateway: Any, seats: dict[str, Any] | None = None
     if (plan.point.turn, plan.point.seat) not in steps:
         raise ForkError(f"session {plan.parent_id} has no {plan.point.seat} reply at turn {plan.point.turn} to fork "
                         f"from (see `proactive-tui sessions fork {plan.parent_id} --list`)")
+    if plan.change.text is not None:
+        if not plan.change.text.strip():
+            raise ForkError(f"the edited {plan.point.seat} reply for turn {plan.point.turn} is empty")
+        family.check_edit(plan.point, plan.change.text, plan.parent)
+    return family
+
+
+def build_fork(plan: ForkPlan, gateway: Any, seats: dict[str, Any] | None = None,
+               session_id: str | None = None) -> Any:
+    """The branch session, ready to run: it inherits the parent's prefix and changes one reply."""
+    from proactive_tui.core.run_record import fold
+    from proactive_tui.core.spec import build_seats
+
+    family = check_fork(plan)
     started = next(e for e in plan.parent_events if getattr(e, "type", "") == "session_started")
     prefix = prefix_events(plan.parent_events, family.fork_sides(plan.point))
     prefix_record = fold([started, *prefix])

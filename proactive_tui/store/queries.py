@@ -71,6 +71,27 @@ def headline(record: RunRecord) -> dict[str, Any]:
     return values
 
 
+def headline_text(headline: dict[str, Any]) -> str:
+    """The headline scores of a history row in one line (`overall 7/10 · plan 6/10`)."""
+    parts = []
+    for key, value in headline.items():
+        if key in ("ended", "turns", "messages") or value is None:
+            continue
+        parts.append(f"{key} {value}/10" if key in ("overall", "plan") and isinstance(value, int) else f"{key} {value}")
+    return " · ".join(parts) or "-"
+
+
+def score_differences(parent: Any, branch: Any) -> list[tuple[str, Any, Any]]:
+    """(score, parent's value, branch's value) for the headline values that differ."""
+    out = []
+    for key in sorted(set(parent) | set(branch)):
+        if key in ("turns", "messages"):
+            continue
+        if parent.get(key) != branch.get(key):
+            out.append((key, parent.get(key), branch.get(key)))
+    return out
+
+
 # -- listing ------------------------------------------------------------------------------------
 
 

@@ -12,8 +12,10 @@ from typing import Any
 from proactive_tui.core.spec import SessionSpec, build_seats, build_session
 
 
-async def start_session(spec: SessionSpec, env: Any, resume_from: Any = None) -> tuple[Any, dict[str, Any]]:
-    """`resume_from`: a RunRecord whose complete turns the session continues (history screen)."""
+async def start_session(spec: SessionSpec, env: Any, resume_from: Any = None, fork: Any = None,
+                        branch: Any = None) -> tuple[Any, dict[str, Any]]:
+    """`resume_from`: a RunRecord whose complete turns the session continues (history screen),
+    `branch` when it is a branch; `fork`: a `core.fork.ForkPlan`, a new branch of a stored session."""
     from proactive_tui.llm import gateway as gateway_module
     from proactive_tui.ui import preload
 
@@ -21,4 +23,8 @@ async def start_session(spec: SessionSpec, env: Any, resume_from: Any = None) ->
     await asyncio.to_thread(gateway_module.litellm_module)
     gateway = gateway_module.Gateway()
     seats = build_seats(spec, gateway)
-    return build_session(spec, env, gateway, seats=seats, resume_from=resume_from), seats
+    if fork is not None:
+        from proactive_tui.core.fork import build_fork
+
+        return build_fork(fork, gateway, seats=seats), seats
+    return build_session(spec, env, gateway, seats=seats, resume_from=resume_from, branch=branch), seats

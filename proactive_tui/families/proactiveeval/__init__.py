@@ -106,6 +106,9 @@ class ProactiveEvalFamily(Family):
 
         return Sides(point)
 
+    def check_edit(self, point, text, record) -> None:
+        """Any non-empty text is a message (checked by `core.fork.check_fork`)."""
+
     def build_fork(self, spec, env, seats, parent, prefix, point, change, session_id=None):
         from proactive_tui.families.proactiveeval.fork import build_fork
 

@@ -80,7 +80,7 @@ def scores_text(headline: dict[str, Any]) -> str:
 
 
 def row_cells(summary: Any) -> tuple[str, ...]:
-    status = summary.status + (" (resumed)" if summary.resumed_from else "")
+    status = summary.status + (" (resumed)" if summary.resumed_from else "") + (" (branch)" if summary.forked_from else "")
     ended = str(summary.headline.get("ended") or "-")
     rest = summary.env_id.removeprefix(summary.family + "/")
     return (when(summary.created_at, "\n"), f"{summary.family}\n{rest}", f"{status}\n{ended}",
@@ -348,7 +348,8 @@ class HistoryScreen(Screen[None]):
         self.notify(f"Resuming after {plan.turns} complete turn{'s' * (plan.turns != 1)} as a new session",
                     timeout=5, markup=False)
         screen = registry.get(plan.env.family).session_screen()
-        self.app.push_screen(screen(plan.env, plan.spec, self.session_factory, resume_from=plan.record))
+        self.app.push_screen(screen(plan.env, plan.spec, self.session_factory, resume_from=plan.record,
+                                    branch=plan.branch))
 
     def action_export(self) -> None:
         summary = self.current

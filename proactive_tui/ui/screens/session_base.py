@@ -55,16 +55,22 @@ class SessionScreenBase(Screen[None]):
 
     replay_events: list[Any] | None = None
 
-    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None) -> None:
+    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,
+                 fork: Any = None, branch: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default
-        (tests seat scripted participants this way; when resuming it is also given `resume_from=`).
+        (tests seat scripted participants this way; when resuming it is also given `resume_from=`
+        and `branch=`, when forking `fork=`).
         `resume_from`: the RunRecord of an interrupted session that the new one continues
-        (History, `r`), for families that are `resumable`."""
+        (History, `r`), for families that are `resumable`; `branch` (a `core.fork.BranchStart`)
+        when that session is a branch. `fork`: a `core.fork.ForkPlan`: this screen runs a new
+        branch of a stored session (`f`)."""
         super().__init__()
         self.env = env
         self.spec = spec
         self.session_factory = session_factory
         self.resume_from = resume_from
+        self.fork = fork
+        self.branch = branch
         self.session: Any = None
         self.seats: dict[str, Any] = {}
         self.builder = RunRecordBuilder()
@@ -90,7 +96,11 @@ class SessionScreenBase(Screen[None]):
 
     async def _start(self, factory: Any) -> tuple[Any, dict[str, Any]]:
         """Create the session and its seats (a screen may pass the factory more)."""
+        if self.fork is not None:
+            return await factory(self.spec, self.env, fork=self.fork)
         if self.resume_from is not None:
+            if self.branch is not None:
+                return await factory(self.spec, self.env, resume_from=self.resume_from, branch=self.branch)
             return await factory(self.spec, self.env, resume_from=self.resume_from)
         return await factory(self.spec, self.env)
 
@@ -150,6 +160,8 @@ class SessionScreenBase(Screen[None]):
     def _show(self, event: Any) -> Any:
         """Fold the event into the run record, then show it; returns what `apply` returned."""
         self.builder.apply(event)
+        if event.type == "session_started":
+            self._say_branch(event)
         if event.type == "model_called":
             self.calls.append(event)
             return None
@@ -191,6 +203,15 @@ class SessionScreenBase(Screen[None]):
             transcript.close_open()
         self._streaming.clear()
         self.status.set(streaming=0)
+
+    def _say_branch(self, event: Any) -> None:
+        """Which branch is on screen: a branch names its parent and fork point in the header."""
+        if not event.forked_from:
+            return
+        from proactive_tui.core.fork import ForkedFrom, describe_fork
+
+        forked = ForkedFrom.model_validate(event.forked_from)
+        self.app.sub_title = plain(f"branch {event.session_id} of {forked.session_id} · {describe_fork(forked)}")
 
     def _display_error(self, exc: Exception) -> None:
         self.errors.append(f"display: {type(exc).__name__}: {exc}")
@@ -259,7 +280,23 @@ class SessionScreenBase(Screen[None]):
             return self.running
         if action == "restart":
             return self.ended is not None and not self.replaying
+        if action == "fork":  # from a session that ended (live or replayed): its prefix is complete
+            return self._forkable() and (self.ended is not None or (self.replaying and not self.running))
+        if action == "branches":
+            return self.session_id is not None and getattr(self.app, "store", None) is not None
         return True
+
+    @property
+    def session_id(self) -> str | None:
+        record = self.builder.record
+        return record.id if record is not None else None
+
+    def _forkable(self) -> bool:
+        from proactive_tui.core import registry
+
+        family = registry.find(self.env.family)
+        return bool(getattr(family, "forkable", False)) and self.session_id is not None \
+            and getattr(self.app, "store", None) is not None
 
     def palette_commands(self) -> list[tuple[str, str, Any]]:
         """Command-palette entries for what can be done right now (state-aware)."""
@@ -309,6 +346,65 @@ class SessionScreenBase(Screen[None]):
         selected = next((i for i in reversed(range(len(self.calls))) if focused_id
                          and self.calls[i].message_id == focused_id and not self.calls[i].call.error), None)
         self.app.push_screen(CallInspector(self.calls, selected=selected, live=self.running))
+
+    def action_fork(self) -> None:
+        """Branch this session at a reply (`ForkModal`): the branch runs in a new screen of this
+        family, the original stays as it is (esc comes back to it)."""
+        if not self.check_action("fork", ()):
+            self.notify("A session can be forked once it ended (stop it first: x)", timeout=5)
+            return
+        from proactive_tui.core import registry
+        from proactive_tui.ui.forking import request_plan
+        from proactive_tui.ui.screens.fork_modal import ForkModal
+
+        record = self.builder.record
+        steps = registry.get(record.family).fork_steps(record)
+        if not steps:
+            self.notify("This session has no complete reply to fork from", timeout=5)
+            return
+        session_id, store = record.id, self.app.store
+        selected = self._focused_step(steps, record)
+        models = {seat: info.label for seat, info in record.seats.items()}
+
+        def started(plan: Any) -> None:
+            if plan is not None:
+                self.app.push_screen(type(self)(plan.env, plan.spec, self.session_factory, fork=plan))
+
+        self.app.push_screen(ForkModal(session_id, steps, lambda request: request_plan(store, session_id, request),
+                                       selected=selected, models=models), started)
+
+    def _focused_step(self, steps: list[Any], record: Any) -> int:
+        """The step of the message in focus, else the last one."""
+        focused_id = getattr(self.focused, "message_id", None)
+        message = next((m for m in record.messages if m.id == focused_id), None) if focused_id else None
+        if message is not None:
+            for i, step in enumerate(steps):
+                if (step.turn, step.seat) == (message.turn, message.role):
+                    return i
+        return len(steps) - 1
+
+    def action_branches(self) -> None:
+        """This session's fork tree (`BranchSwitcher`); the one picked opens as History opens it."""
+        from proactive_tui.store import StoreError
+        from proactive_tui.store.queries import session_tree
+        from proactive_tui.ui.screens.branches import BranchSwitcher
+
+        session_id = self.session_id
+        if session_id is None or self.app.store is None:
+            return
+        try:
+            root = session_tree(self.app.store, session_id)
+        except StoreError as exc:
+            self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
+            return
+
+        def chosen(other: str | None) -> None:
+            if other:
+                from proactive_tui.ui.screens.history import open_stored
+
+                open_stored(self.app, other)
+
+        self.app.push_screen(BranchSwitcher(root, session_id), chosen)
 
     def action_show_errors(self) -> None:
         from proactive_tui.ui.screens.text_modal import TextModal

@@ -117,14 +117,17 @@ class ChronosSessionScreen(SessionScreenBase):
         Binding("e", "show_errors", "Errors", show=False, tooltip="Details of the errors so far"),
         Binding("i", "inspect_calls", "Calls", show=False,
                 tooltip="What each model was sent and what came back, call by call"),
+        Binding("F", "fork", "Fork", tooltip="Branch the session at a reply: edit it or ask again, then run on"),
+        Binding("b", "branches", "Branches", show=False, tooltip="This session's branches and how their scores differ"),
         Binding("ctrl+d", "end_conversation", "Leave", priority=True, tooltip="As a player: leave the session"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
     ]
 
-    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None) -> None:
+    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,
+                 fork: Any = None, branch: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default;
         `resume_from`: the interrupted session's RunRecord this one continues (History, `r`)."""
-        super().__init__(env, spec, session_factory, resume_from=resume_from)
+        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch)
         self.turn_limit = spec.settings.get("max_turns") or env.scenario.turn_limit
         self.manual_monitor = "monitor_delay_s" in spec.settings and spec.settings["monitor_delay_s"] is None
         self.agent_messages: dict[str, str] = {}
@@ -484,6 +487,8 @@ class ChronosSessionScreen(SessionScreenBase):
         ("toggle_panel", "Toggle side panels", "Show or hide the timeline and task panels"),
         ("show_errors", "Show errors", "Details of the errors so far"),
         ("inspect_calls", "Inspect model calls", "What each model was sent and what came back, call by call"),
+        ("fork", "Fork the session…", "Branch at a reply: edit it, or ask again with another model or instruction"),
+        ("branches", "Branches…", "This session's fork tree, with each branch's score differences"),
     )
 
     def action_fast_forward(self) -> None:

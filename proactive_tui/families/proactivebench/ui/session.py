@@ -69,13 +69,16 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         Binding("e", "show_errors", "Errors", show=False, tooltip="Details of the errors so far"),
         Binding("i", "inspect_calls", "Calls", show=False,
                 tooltip="What each model was sent and what came back, call by call"),
+        Binding("F", "fork", "Fork", tooltip="Branch the session at a reply: edit it or ask again, then run on"),
+        Binding("b", "branches", "Branches", show=False, tooltip="This session's branches and how their scores differ"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
     ]
 
-    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None) -> None:
+    def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,
+                 fork: Any = None, branch: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default;
         `resume_from`: the interrupted session's RunRecord this one continues (History, `r`)."""
-        super().__init__(env, spec, session_factory, resume_from=resume_from)
+        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch)
         self._proposal: dict[str, Any] = {}
         self._asked = 0
         self._verdicts = 0
@@ -294,6 +297,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         ("toggle_panel", "Toggle metrics panel", "Show or hide the metrics panel"),
         ("show_errors", "Show errors", "Details of the errors so far"),
         ("inspect_calls", "Inspect model calls", "What each model was sent and what came back, call by call"),
+        ("fork", "Fork the session…", "Branch at a reply: edit it, or ask again with another model or instruction"),
+        ("branches", "Branches…", "This session's fork tree, with each branch's score differences"),
     )
 
     def transcript_text(self) -> str:

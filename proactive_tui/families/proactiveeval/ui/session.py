@@ -133,6 +133,8 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         Binding("e", "show_errors", "Errors", show=False, tooltip="Details of the errors so far"),
         Binding("i", "inspect_calls", "Calls", show=False,
                 tooltip="What each model was sent and what came back, call by call"),
+        Binding("F", "fork", "Fork", tooltip="Branch the session at a reply: edit it or ask again, then run on"),
+        Binding("b", "branches", "Branches", show=False, tooltip="This session's branches and how their scores differ"),
         # priority: the compose box would otherwise take ctrl+d as "delete right"
         Binding("ctrl+d", "end_conversation", "End chat", priority=True, tooltip="As the user: end the conversation"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
@@ -140,14 +142,15 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
     ]
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *,
-                 replay_events: list[Any] | None = None, resume_from: Any = None) -> None:
+                 replay_events: list[Any] | None = None, resume_from: Any = None,
+                 fork: Any = None, branch: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default
         (tests seat scripted participants this way; when resuming it is also given `resume_from=`).
 
         `replay_events`: show a recorded session (events from the store) without starting one;
         the controls that need a live session stay off. `resume_from`: a RunRecord whose complete
         turns the new session continues (history screen, `r`)."""
-        super().__init__(env, spec, session_factory, resume_from=resume_from)
+        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch)
         self.replay_events = replay_events
         settings = spec.settings
         self.max_turns = settings.get("max_turns", 6)
@@ -581,6 +584,8 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         ("toggle_target", "Show or hide the reference", "The target, sub-targets and plan your seat is not told"),
         ("show_errors", "Show errors", "Details of the errors so far"),
         ("inspect_calls", "Inspect model calls", "What each model was sent and what came back, call by call"),
+        ("fork", "Fork the session…", "Branch at a reply: edit it, or ask again with another model or instruction"),
+        ("branches", "Branches…", "This session's fork tree, with each branch's score differences"),
         ("export_session", "Export session…", "Write this session in a format of your choice (run record, markdown…)"),
     )
 
