@@ -206,3 +206,50 @@ def test_snapshot_fork_modal(snap_compare, size) -> None:
         await settle(pilot)
 
     assert snap_compare(Forking(), terminal_size=size, run_before=run_before)
+
+
+async def test_fork_from_history_for_a_family_history_shows_as_text(tmp_path) -> None:
+    """ProactiveBench sessions do not replay in their screen; History forks them all the same
+    (F on the row), and b lists the tree there too."""
+    import asyncio
+    import json
+
+    from proactive_tui.cli.main import main
+    from proactive_tui.families.proactivebench.ui.session import ProactiveBenchSessionScreen
+    from proactive_tui.ui.screens.history import HistoryScreen
+
+    run = RUNS["proactivebench"]
+    with FakeOpenAIServer(responder=run.responder) as server:
+        argv = ["run", run.env_id, *run.args, "--api-base", server.base_url, "--out", str(tmp_path / "r.json"), "--quiet"]
+        assert await asyncio.to_thread(main, argv) == 0  # the run command has its own event loop
+        parent_id = json.loads((tmp_path / "r.json").read_text())["id"]
+        app = ProactiveApp()
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            app.push_screen(HistoryScreen())
+            await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.current is not None)
+            history = app.screen
+            await settle(pilot, history)
+            assert history.check_action("fork", ())
+            modal = await open_fork_modal(pilot, app)
+            pick(modal, 2, "user")  # event 2's verdict, asked again of the judge model with an instruction
+            await pilot.pause()
+            modal.query_one("#fork-instruction").value = "be strict"
+            await pilot.press("ctrl+g")
+            await wait_for(pilot, lambda: isinstance(app.screen, ProactiveBenchSessionScreen))
+            branch_screen = app.screen
+            await wait_for(pilot, lambda: branch_screen.ended is not None)
+            await settle(pilot)
+            record = load_record(app.store, branch_screen.session_id)
+            assert record.forked_from == {**record.forked_from, "session_id": parent_id, "turn": 2, "seat": "user",
+                                          "change": "regenerated", "instruction": "be strict"}
+            asked = [e for e in load_events(app.store, branch_screen.session_id)
+                     if e.type == "model_called" and e.seat == "user" and e.turn == 2]
+            assert asked and asked[0].call.request["messages"][0]["content"].endswith("be strict")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is history)
+            await settle(pilot, history)
+            history.action_branches()
+            await wait_for(pilot, lambda: isinstance(app.screen, BranchSwitcher))
+            await settle(pilot, app.screen)
+            assert [sid for sid, _ in app.screen.rows] == [parent_id, branch_screen.session_id]

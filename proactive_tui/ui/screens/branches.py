@@ -94,7 +94,9 @@ class BranchSwitcher(ModalScreen[str | None]):
             yield OptionList(*[Option(text, id=session_id) for session_id, text in self.rows], id="branch-list")
 
     def on_mount(self) -> None:
-        options = self.query_one("#branch-list", OptionList)
+        options = next(self.query("#branch-list").results(OptionList), None)
+        if options is None:  # the app is closing while the screen mounts
+            return
         options.highlighted = next((i for i, (sid, _t) in enumerate(self.rows) if sid == self.current), 0)
         options.focus()
 

@@ -110,7 +110,9 @@ class ForkModal(ModalScreen[Any]):
         return f"{model} (the seat's own)" if model else "the seat's own"
 
     def on_mount(self) -> None:
-        options = self.query_one("#fork-steps", OptionList)
+        options = next(self.query("#fork-steps").results(OptionList), None)
+        if options is None:  # the app is closing while the screen mounts
+            return
         if self.steps:
             options.highlighted = self.selected
         options.focus()

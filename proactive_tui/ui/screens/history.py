@@ -118,6 +118,13 @@ def open_stored(app: Any, session_id: str, *, quiet_if_missing: bool = False, re
     return True
 
 
+def _forkable(family: str) -> bool:
+    from proactive_tui.core import registry
+
+    found = registry.find(family)
+    return bool(found is not None and found.forkable)
+
+
 def _replay_screen(family: str) -> Any:
     from proactive_tui.core import registry
 
@@ -161,6 +168,8 @@ class HistoryScreen(Screen[None]):
     BINDINGS = [
         Binding("r", "resume", "Resume", tooltip="Continue an interrupted session from its last complete turn"),
         Binding("x", "export", "Export", tooltip="Write the session as a run record, markdown, a dataset…"),
+        Binding("F", "fork", "Fork", tooltip="Branch the session at a reply: edit it or ask again, then run on"),
+        Binding("b", "branches", "Branches", show=False, tooltip="The session's branches and how their scores differ"),
         Binding("d", "delete", "Delete", tooltip="Delete the highlighted session (asks first)"),
         Binding("slash", "focus_filter", "Filter", tooltip="Filter by any word: environment, model, status, id"),
         Binding("escape", "back", "Back", tooltip="Clear the filter, or back to the previous screen"),
@@ -300,8 +309,13 @@ class HistoryScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         typing = isinstance(self.focused, Input)
-        if action in ("resume", "export", "delete", "focus_filter") and typing:
+        if action in ("resume", "export", "delete", "focus_filter", "fork", "branches") and typing:
             return False
+        if action == "fork":  # dimmed for a session still running or of a family that cannot fork
+            current = self.current
+            return (current is not None and current.status != "running" and _forkable(current.family)) or None
+        if action == "branches":
+            return self.current is not None
         if action == "export":
             return self.current is not None
         if action == "delete":  # not a session that is being recorded right now (shown dimmed)
@@ -350,6 +364,53 @@ class HistoryScreen(Screen[None]):
         screen = registry.get(plan.env.family).session_screen()
         self.app.push_screen(screen(plan.env, plan.spec, self.session_factory, resume_from=plan.record,
                                     branch=plan.branch))
+
+    def action_fork(self) -> None:
+        """Branch the highlighted session (`ForkModal`); the branch runs in its family's screen."""
+        summary = self.current
+        if summary is None or not self.check_action("fork", ()):
+            return
+        from proactive_tui.core import registry
+        from proactive_tui.ui.forking import request_plan
+        from proactive_tui.ui.screens.fork_modal import ForkModal
+
+        record = self._record(summary.id)
+        if record is None:
+            return
+        steps = registry.get(record.family).fork_steps(record)
+        if not steps:
+            self.notify("This session has no complete reply to fork from", timeout=5)
+            return
+        store, session_id = self.app.store, summary.id
+
+        def started(plan: Any) -> None:
+            if plan is not None:
+                screen = registry.get(plan.env.family).session_screen()
+                self.app.push_screen(screen(plan.env, plan.spec, self.session_factory, fork=plan))
+
+        self.app.push_screen(ForkModal(session_id, steps, lambda request: request_plan(store, session_id, request),
+                                       selected=len(steps) - 1,
+                                       models={seat: info.label for seat, info in record.seats.items()}), started)
+
+    def action_branches(self) -> None:
+        summary = self.current
+        if summary is None:
+            return
+        from proactive_tui.store import StoreError
+        from proactive_tui.store.queries import session_tree
+        from proactive_tui.ui.screens.branches import BranchSwitcher
+
+        try:
+            root = session_tree(self.app.store, summary.id)
+        except StoreError as exc:
+            self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
+            return
+
+        def chosen(other: str | None) -> None:
+            if other:
+                open_stored(self.app, other, replay_screen=self._replay_screen)
+
+        self.app.push_screen(BranchSwitcher(root, summary.id), chosen)
 
     def action_export(self) -> None:
         summary = self.current
