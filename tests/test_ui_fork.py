@@ -12,6 +12,7 @@ from ui_helpers import fake_spec, settle, wait_for
 from proactive_tui.core.fork import EDITED_BY, BranchNode, ForkedFrom, ForkStep
 from proactive_tui.store.queries import SessionSummary, load_events, load_record
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
+from proactive_tui.textsafe import plain
 from proactive_tui.ui.app import ProactiveApp
 from proactive_tui.ui.screens.branches import BranchSwitcher
 from proactive_tui.ui.screens.fork_modal import ForkModal
@@ -60,7 +61,8 @@ async def test_fork_a_finished_session_from_its_screen(family) -> None:
             pick(modal, turn, seat)
             await pilot.pause()
             box = modal.query_one("#fork-text", TextArea)
-            assert box.text == modal.steps[modal.selected].text  # the reply as recorded, to edit
+            assert box.text == plain(modal.steps[modal.selected].text)  # the reply as recorded, to edit
+            assert "\x1b" not in box.text  # model text is data: no escape reaches the terminal
             box.load_text(edit)
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: app.screen is not modal and getattr(app.screen, "fork", None) is not None)
@@ -117,7 +119,7 @@ async def test_a_bad_edit_is_refused_in_the_modal_with_the_text_kept() -> None:
             assert modal.query_one("#fork-text", TextArea).text == "just some words"
             # unchanged text is not an edit; an edit with an instruction is refused too
             pick(modal, 2, "agent")
-            modal.query_one("#fork-text", TextArea).load_text(modal.steps[modal.selected].text)
+            modal.query_one("#fork-text", TextArea).load_text(plain(modal.steps[modal.selected].text))
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert "unchanged" in str(modal.query_one("#fork-error", Static).render()) and app.screen is modal

@@ -37,25 +37,24 @@ def branch_rows(root: Any, current: str) -> list[tuple[str, Text]]:
     for depth, node in root.walk():
         summary = node.summary
         indent = "  " * depth
+        # Every span starts with a visible character: OptionList's wrapping drops a space that
+        # begins a span after another (seen at 80 columns), so separators end the span before.
         line = Text(indent)
         line.append("▶ " if node.id == current else "  ", style="bold")
-        line.append(node.id, style="bold")
-        line.append(" ")
-        line.append(summary.status, style="dim")
-        line.append(" · ")
-        line.append(plain(headline_text(summary.headline)))
+        line.append(node.id + " ", style="bold")
+        line.append(summary.status + " ", style="dim")
+        line.append("· " + plain(headline_text(summary.headline)) + (" · " if node.id == current else ""))
         if node.id == current:
-            line.append(" · ")
             line.append("on screen", style="bold")
         line.append("\n" + indent + "  ")
         if node.forked_from is not None:
-            line.append("└ " + describe_fork(node.forked_from), style="cyan")
+            line.append("└ " + describe_fork(node.forked_from) + " ", style="cyan")
         else:
-            line.append("the original", style="dim")
+            line.append("the original ", style="dim")
         parent = parents.get(node.id)
         if parent is not None:
             diffs = score_differences(parent.summary.headline, summary.headline)
-            line.append(" · ")
+            line.append("· ")
             if diffs:
                 line.append("vs parent: " + ", ".join(
                     f"{k} {a if a is not None else '-'} → {b if b is not None else '-'}" for k, a, b in diffs),

@@ -102,7 +102,9 @@ class ForkModal(ModalScreen[Any]):
                 yield Button("Cancel", id="fork-cancel", compact=True)
 
     def _text(self) -> str:
-        return self.steps[self.selected].text if self.steps else ""
+        """The recorded reply as the box shows it: escape sequences and control characters
+        removed (model text is data: a TextArea would hand them to the terminal)."""
+        return plain(self.steps[self.selected].text) if self.steps else ""
 
     def _model_hint(self) -> str:
         seat = self.steps[self.selected].seat if self.steps else "agent"
@@ -142,7 +144,7 @@ class ForkModal(ModalScreen[Any]):
                 self._say("An edited reply is not asked again: clear the model, temperature and instruction, "
                           "or press Ask again.")
                 return None
-            if text == step.text:
+            if text == self._text():
                 self._say("The reply is unchanged: edit it first, or press Ask again to have it asked anew.")
                 return None
             return ForkRequest(turn=step.turn, seat=step.seat, text=text)
