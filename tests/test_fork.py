@@ -181,6 +181,11 @@ def test_a_branch_can_itself_be_forked_exported_and_shown_as_a_tree(tmp_path: Pa
     shown = capsys.readouterr().out
     assert all(i in shown for i in (root, child, grandchild, sibling)) and "turn 2 user · edited" in shown
     assert "agent openai/other-agent" in shown
+    assert main(["sessions", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert listed.count("(branch)") == 3  # the root is no branch
+    assert main(["sessions", "show", grandchild]) == 0
+    assert f"{child} at turn 2 user · edited" in " ".join(capsys.readouterr().out.split())
     # a branch exports like any session: the whole dialogue, and where it comes from
     out = tmp_path / "export"
     assert main(["export", grandchild, "--format", "run-record", "--out", str(out)]) == 0

@@ -128,7 +128,7 @@ def run_list(args: argparse.Namespace) -> int:
         table.add_column("scores")
     for row in rows:
         agent = "person" if "agent" in row.human_seats else row.models.get("agent", "")
-        status = row.status + (" (resumed)" if row.resumed_from else "")
+        status = row.status + (" (resumed)" if row.resumed_from else "") + (" (branch)" if row.forked_from else "")
         humans = f" · human: {', '.join(row.human_seats)}" if row.human_seats else ""
         turns = row.headline.get("turns", row.headline.get("messages"))
         turns_text = "-" if turns is None else str(turns)
