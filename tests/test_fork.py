@@ -157,7 +157,7 @@ def test_a_branch_can_itself_be_forked_exported_and_shown_as_a_tree(tmp_path: Pa
         grandchild = fork(child, server, tmp_path / "g.json", "--turn", str(turn), "--seat", "user",
                           "--edit", "GRANDCHILD: fine, after lunch then.")
         sibling = fork(root, server, tmp_path / "s.json", "--turn", "1", "--instruction", "be brief",
-                       "--agent", "openai/other-agent")
+                       "--agent", "openai/other-agent", "--temperature", "0.9")
     g = load_record_of(grandchild)
     by_turn = {(m.role, m.turn): m for m in g.messages}
     parent_first = next(m for m in load_record_of(root).messages if (m.role, m.turn) == ("agent", 1))
@@ -169,7 +169,7 @@ def test_a_branch_can_itself_be_forked_exported_and_shown_as_a_tree(tmp_path: Pa
     # regenerated with another model and an added instruction: the call says both
     s_events = load_events(open_store(), sibling)
     regen = next(c for c in calls(s_events) if c.seat == "agent" and c.turn == 1)
-    assert regen.call.model == "openai/other-agent"
+    assert regen.call.model == "openai/other-agent" and regen.call.request["temperature"] == 0.9
     assert regen.call.request["messages"][0]["content"].endswith("Additional instruction for this reply: be brief")
     assert s_events[0].forked_from["changed_seats"] == {"agent": "openai/other-agent"}
     # the tree, from any of its sessions
@@ -180,7 +180,7 @@ def test_a_branch_can_itself_be_forked_exported_and_shown_as_a_tree(tmp_path: Pa
     assert main(["sessions", "tree", child]) == 0
     shown = capsys.readouterr().out
     assert all(i in shown for i in (root, child, grandchild, sibling)) and "turn 2 user · edited" in shown
-    assert "agent openai/other-agent" in shown
+    assert "at temperature 0.9 · agent openai/other-agent" in shown
     assert main(["sessions", "list"]) == 0
     listed = capsys.readouterr().out
     assert listed.count("(branch)") == 3  # the root is no branch

@@ -157,7 +157,7 @@ def fixed_tree() -> BranchNode:
 
     edited = ForkedFrom(session_id="aaaa11112222", turn=2, seat="agent", change="edited")
     again = ForkedFrom(session_id="aaaa11112222", turn=1, seat="agent", change="regenerated", instruction="be brief",
-                       changed_seats={"agent": "openai/other-m"})
+                       temperature=0.9, changed_seats={"agent": "openai/other-m"})
     deeper = ForkedFrom(session_id="bbbb33334444", turn=2, seat="user", change="edited")
     return BranchNode(id="aaaa11112222", summary=summary("aaaa11112222", {"turns": 3, "overall": "7/10", "plan": "6/10"}),
                       children=[
@@ -178,7 +178,7 @@ def test_branch_rows_say_what_changed_and_how_scores_differ() -> None:
     assert "turn 2 agent · edited" in rows["bbbb33334444"].plain and "overall 7/10 → 4/10" in rows["bbbb33334444"].plain
     assert "on screen" in rows["bbbb33334444"].plain and "on screen" not in rows["aaaa11112222"].plain
     assert "same scores as its parent" in rows["cccc55556666"].plain
-    assert "regenerated ('be brief') · agent openai/other-m" in rows["dddd77778888"].plain
+    assert "regenerated ('be brief') at temperature 0.9 · agent openai/other-m" in rows["dddd77778888"].plain
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])

@@ -272,7 +272,8 @@ def run_fork(args: argparse.Namespace) -> int:
             models = {seat: getattr(args, seat) for seat in ("agent", "user", "judge") if getattr(args, seat)}
             spec, changed = branch_spec(stored_spec(store, session_id), models, args.temperature, args.seat, args.api_base)
             point = ForkPoint(turn=args.turn, seat=args.seat)
-            plan = fork_plan(store, session_id, point, ForkChange(text=text, instruction=args.instruction),
+            change = ForkChange(text=text, instruction=args.instruction, temperature=args.temperature)
+            plan = fork_plan(store, session_id, point, change,
                              spec=spec, changed_seats=changed)
     except (StoreError, ValueError) as exc:
         return _fail(str(exc))

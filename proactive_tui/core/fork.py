@@ -54,6 +54,9 @@ class ForkChange(BaseModel):
     verdict word or JSON; Chronos the agent's reply JSON); None asks the seat again."""
     instruction: str = ""
     """Added to the seat's system prompt for the regenerated reply (its re-asks included)."""
+    temperature: float | None = None
+    """The forked seat's temperature in the branch, when the fork changed it (the spec applies
+    it; kept here so the branch says so)."""
 
     @property
     def kind(self) -> Literal["edited", "regenerated"]:
@@ -69,6 +72,7 @@ class ForkedFrom(BaseModel):
     seat: str
     change: Literal["edited", "regenerated"]
     instruction: str = ""
+    temperature: float | None = None
     changed_seats: dict[str, str] = Field(default_factory=dict)
     """Seats whose model the branch changed: seat -> the branch's model (the parent's is in its record)."""
     prefix_events: int = 0
@@ -237,7 +241,7 @@ def build_fork(plan: ForkPlan, gateway: Any, seats: dict[str, Any] | None = None
                                 session_id=session_id)
     forked = ForkedFrom(session_id=plan.parent_id, turn=plan.point.turn, seat=plan.point.seat,
                         change=plan.change.kind, instruction=plan.change.instruction,
-                        changed_seats=plan.changed_seats)
+                        temperature=plan.change.temperature, changed_seats=plan.changed_seats)
     BranchStart(forked_from=forked, prefix=prefix).apply(session, family)
     if plan.change.instruction:
         session.steer = steer_for(plan.point, plan.change.instruction)
@@ -278,6 +282,8 @@ class BranchNode(BaseModel):
 def describe_fork(forked: ForkedFrom) -> str:
     """One line saying where a branch starts and what it changed: "turn 2 agent · edited"."""
     what = forked.change + (f" ({forked.instruction!r})" if forked.instruction else "")
+    if forked.temperature is not None:
+        what += f" at temperature {forked.temperature:g}"
     if forked.changed_seats:
         what += " · " + ", ".join(f"{seat} {model}" for seat, model in sorted(forked.changed_seats.items()))
     return f"turn {forked.turn} {forked.seat} · {what}"

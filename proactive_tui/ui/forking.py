@@ -18,7 +18,7 @@ def request_plan(store: Any, session_id: str, request: Any) -> Any:
         raise StoreError("the session history is not available, and a branch reads its first turns from there")
     models = {request.seat: request.model} if request.model else {}
     spec, changed = branch_spec(stored_spec(store, session_id), models, request.temperature, request.seat)
-    change = ForkChange(text=request.text, instruction=request.instruction)
+    change = ForkChange(text=request.text, instruction=request.instruction, temperature=request.temperature)
     plan = fork_plan(store, session_id, ForkPoint(turn=request.turn, seat=request.seat), change, spec=spec,
                      changed_seats=changed)
     check_fork(plan)
