@@ -173,8 +173,8 @@ class Family:
     def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
         """Where (a path relative to an environments folder, `/`-separated) and what (JSON data)
         to write so that loading that folder reads `env` back, as a new environment with the id
-        `<env's id without "~whatif">~<label>` ("What if", `envs.what_if.save_as_new`). None (the
-        default): this family cannot write its environments as files, and the playground says so."""
+        `<env's id without its what-if marks (envs.what_if.root_id)>~<label>` ("What if",
+        `envs.what_if.save_as_new`). None (the default): this family cannot write its environments as files, and the playground says so."""
         return None
 
     # -- settings -------------------------------------------------------------------------

@@ -47,11 +47,20 @@ def original_id(env_id: str) -> str:
     return env_id.removesuffix(WHAT_IF_SUFFIX)
 
 
+_MARKS = re.compile(r"(~whatif(-\d+)?)+$")
+
+
+def root_id(env_id: str) -> str:
+    """The id every what-if mark is taken from: a saved variant edited and saved again is a
+    sibling (`<id>~whatif-2`), not a variant of a variant."""
+    return _MARKS.sub("", env_id)
+
+
 def file_stem(env_id: str, family: str, label: str) -> str:
     """`<family>/<the id's path after the family>~<label>`: the file path (without `.json`) whose
     loaded id is `<id>~<label>` for families whose ids are their files' paths below a folder named
     after the family (ProactiveBench, Chronos). Characters a file name should not hold become `_`."""
-    rest = original_id(env_id).removeprefix(f"{family}/")
+    rest = root_id(env_id).removeprefix(f"{family}/")
     parts = [re.sub(r"[^A-Za-z0-9._@+-]", "_", part) or "_" for part in rest.split("/")]
     parts = ["_" if part in (".", "..") else part for part in parts]
     return "/".join([family, *parts[:-1], f"{parts[-1]}~{label}"])
@@ -137,7 +146,7 @@ def save_as_new(env: Any, folder: Path | None = None, taken: set[str] | None = N
 
     family = registry.get(env.family)
     folder = Path(folder) if folder is not None else user_envs_dir()
-    base = original_id(env.id)
+    base = root_id(env.id)
     taken = taken or set()
     for n in range(1, 10_000):
         label = f"whatif-{n}"

@@ -84,10 +84,10 @@ class ProactiveEvalFamily(Family):
         fixes the file's name, so the new name is the folder). Its `meta` names the environment it
         came from and the label, which make its id `<source id>~<label>` (`env.record_id`) rather
         than a position id that would collide with the sample's."""
-        from proactive_tui.envs.what_if import original_id
+        from proactive_tui.envs.what_if import root_id
 
         item = env.item.model_dump(mode="json")
-        item["meta"] = {"env_id": original_id(env.id), "what_if": label}
+        item["meta"] = {"env_id": root_id(env.id), "what_if": label}
         return f"{self.name}/{label}/{env.domain}/{env.tier or 'fair'}.json", [item]
 
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
