@@ -254,10 +254,11 @@ class ProactiveApp(App[None]):
         def started(chosen: Any) -> None:
             if chosen is not None:
                 setup_memory.remember(env.family, chosen)
-                self.start_session(env, chosen)
+                # the setup's environment: `env`, or its "What if" edit (chosen.env_id names it)
+                self.start_session(setup.env, chosen)
 
-        self.push_screen(SetupScreen(env, roles=roles, recent=self.config.recent_models, spec=spec,
-                                     remembered=remembered), started)
+        setup = SetupScreen(env, roles=roles, recent=self.config.recent_models, spec=spec, remembered=remembered)
+        self.push_screen(setup, started)
 
     def start_session(self, env: Any, spec: Any) -> None:
         from proactive_tui.core import registry
