@@ -216,6 +216,10 @@ async def test_save_as_new_environment_writes_a_file_that_loads_back(family: str
         assert "saved as a new environment" in label and saved_id in label
         written = [p for p in user_envs_dir().rglob("*.json")]
         assert len(written) == 1 and str(written[0]) in label.replace("\n", "")
+        await pilot.pause()
+        picker = app.screen_stack[0]
+        assert saved_id in [node.data.id for node in picker.tree.leaves()]  # listed at once
+        assert app.environments.get(saved_id) is not None
 
         editor = await open_what_if(app, pilot)  # a second save never overwrites the first file
         first_bytes = written[0].read_bytes()

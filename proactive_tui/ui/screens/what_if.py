@@ -29,6 +29,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
 from proactive_tui.envs import what_if
+from proactive_tui.ui.messages import EnvironmentSaved
 from proactive_tui.ui.widgets.key_bar import KeyBar
 
 
@@ -134,6 +135,7 @@ class WhatIfScreen(ModalScreen[WhatIfResult | None]):
             return
         self.app.notify(f"Saved as a new environment {saved.env.id}: {saved.path}", title="What if",
                         timeout=12, markup=False)
+        self.app.post_message(EnvironmentSaved(saved.env, saved.path))
         self.dismiss(WhatIfResult(saved.env, saved=saved.path))
 
     @on(Button.Pressed, "#what-if-cancel")
