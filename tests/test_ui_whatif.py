@@ -18,10 +18,13 @@ from proactive_tui.core.participants import HumanParticipant
 from proactive_tui.core.spec import build_session
 from proactive_tui.envs import load_default, load_paths
 from proactive_tui.envs.what_if import WHAT_IF_SUFFIX
+from proactive_tui.export import load_formats
+from proactive_tui.export.registry import export
 from proactive_tui.paths import user_envs_dir
 from proactive_tui.ui.app import ProactiveApp
 from proactive_tui.ui.screens.setup_base import SetupScreenBase
 from proactive_tui.ui.screens.what_if import WhatIfScreen
+from plugin_helpers import countdown_plugin  # noqa: F401  (a fixture)
 from ui_helpers import scripted_factory, wait_for
 
 ENVS = {"proactiveeval": "proactiveeval/persuasion/fair/0", "proactivebench": "proactivebench/real/code_11",
@@ -94,7 +97,7 @@ async def type_edit(pilot, editor: WhatIfScreen, family: str) -> None:
     await pilot.pause()
 
 
-async def test_an_edited_persona_reaches_the_session_and_no_file_changes(monkeypatch) -> None:
+async def test_an_edited_persona_reaches_the_session_and_no_file_changes(monkeypatch, tmp_path) -> None:
     app = ProactiveApp()
     sessions = []
 
@@ -134,6 +137,15 @@ async def test_an_edited_persona_reaches_the_session_and_no_file_changes(monkeyp
     assert digest(sample) == before  # nothing written: the sample is as it was
     assert not user_envs_dir().exists()
     assert edited_text("proactiveeval", load_default().get(original.id)) != PERSONA
+    # an export names the edit too, and reads back as its own environment, not the benchmark item
+    out = tmp_path / "export"
+    load_formats()
+    export([record], "proactiveeval", out)
+    exported = json.loads((out / original.domain / f"{original.tier}.json").read_text(encoding="utf-8"))
+    assert exported[0]["meta"]["env_id"] == original.id + WHAT_IF_SUFFIX
+    assert exported[0]["environment"]["user_information"] == PERSONA
+    back = load_paths([out]).environments
+    assert [e.id for e in back] == [f"{original.id}{WHAT_IF_SUFFIX}@{record.id}"]
 
 
 @pytest.mark.parametrize("family", ["proactivebench", "chronos"])
@@ -239,3 +251,27 @@ async def test_save_as_new_environment_writes_a_file_that_loads_back(family: str
     assert not [p for p in everything.problems if "duplicate" in p.message]
     assert everything.get(saved_id) is not None and edited_text(family, everything.get(original.id)) != PERSONA
 
+
+
+async def test_a_family_that_cannot_write_files_says_so_and_still_edits(countdown_plugin, monkeypatch) -> None:
+    """The plug-in `countdown` family has no `environment_file`: Save is disabled with the reason,
+    and an edit for the session still works (validated by the family's own model)."""
+    app = ProactiveApp()
+    started = []
+    monkeypatch.setattr(app, "start_session", lambda env, spec: started.append((env, spec)))
+    async with app.run_test(size=(110, 36)) as pilot:
+        app.open_setup(app.environments.get("countdown/three"))
+        await wait_for(pilot, lambda: isinstance(app.screen, SetupScreenBase))
+        setup = app.screen
+        editor = await open_what_if(app, pilot)
+        assert editor.query_one("#what-if-save", Button).disabled
+        assert "cannot be written back as files" in str(editor.query_one("#what-if-save-note", Static).render())
+        area = editor.query_one("#what-if-editor", TextArea)
+        area.load_text(json.dumps({**json.loads(area.text), "title": PERSONA}))
+        await pilot.press("ctrl+s")
+        await back_on(pilot, app, setup, editor)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: bool(started))
+    env, spec = started[0]
+    assert env.title == PERSONA and spec.env_id == "countdown/three" + WHAT_IF_SUFFIX
+    assert not user_envs_dir().exists()
