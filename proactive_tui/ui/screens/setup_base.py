@@ -13,7 +13,7 @@ keeps it; `original_env` stays the environment as loaded.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -28,6 +28,9 @@ from proactive_tui.core.spec import SessionSpec
 from proactive_tui.llm import keys
 from proactive_tui.llm.settings import DEFAULT_MODEL, ModelSettings, RoleSettings, resolve_roles
 from proactive_tui.ui.widgets.key_bar import KeyBar
+
+if TYPE_CHECKING:  # the editor is imported when `w` opens it
+    from proactive_tui.ui.screens.what_if import WhatIfResult
 
 PRESET_MODELS = [
     DEFAULT_MODEL, "openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-4o", "anthropic/claude-sonnet-4-5",
@@ -155,7 +158,7 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
         taken = {env.id for env in getattr(loaded, "environments", [])}
         self.app.push_screen(WhatIfScreen(self.original_env, self.env, taken=taken), self._what_if_done)
 
-    def _what_if_done(self, result: Any) -> None:
+    def _what_if_done(self, result: WhatIfResult | None) -> None:
         if result is None:
             return
         self.env = result.env
