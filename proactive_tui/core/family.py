@@ -170,6 +170,13 @@ class Family:
     def validate_env(self, data: Any) -> Any:
         return self.env_model.model_validate(data)
 
+    def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
+        """Where (a path relative to an environments folder, `/`-separated) and what (JSON data)
+        to write so that loading that folder reads `env` back, as a new environment with the id
+        `<env's id without its what-if marks (envs.what_if.root_id)>~<label>` ("What if",
+        `envs.what_if.save_as_new`). None (the default): this family cannot write its environments as files, and the playground says so."""
+        return None
+
     # -- settings -------------------------------------------------------------------------
 
     def settings(self, values: dict[str, Any] | None = None) -> BaseModel:

@@ -29,7 +29,7 @@ from textual.screen import Screen
 from proactive_tui.config import AppConfig, ConfigError, load_config, save_config
 from proactive_tui.textsafe import plain
 from proactive_tui.ui import preload
-from proactive_tui.ui.messages import EnvironmentChosen
+from proactive_tui.ui.messages import EnvironmentChosen, EnvironmentSaved
 from proactive_tui.ui.themes import load_themes
 
 if TYPE_CHECKING:  # the screens import their widgets; keep them off the import path
@@ -237,6 +237,16 @@ class ProactiveApp(App[None]):
         )
         self.push_screen(EnvironmentDetailScreen(message.env, reveal_reference=message.reveal_reference))
 
+    def on_environment_saved(self, message: EnvironmentSaved) -> None:
+        """A what-if saved as a new environment: in the loaded set and the picker from now on."""
+        from proactive_tui.ui.screens.picker import PickerScreen
+
+        if self.environments is not None and self.environments.get(message.env.id) is None:
+            self.environments.environments.append(message.env)
+        for screen in self.screen_stack:
+            if isinstance(screen, PickerScreen):
+                screen.add_environment(message.env)
+
     # -- sessions ---------------------------------------------------------------------------
 
     def open_setup(self, env: Any, spec: Any = None) -> None:
@@ -254,10 +264,11 @@ class ProactiveApp(App[None]):
         def started(chosen: Any) -> None:
             if chosen is not None:
                 setup_memory.remember(env.family, chosen)
-                self.start_session(env, chosen)
+                # the setup's environment: `env`, or its "What if" edit (chosen.env_id names it)
+                self.start_session(setup.env, chosen)
 
-        self.push_screen(SetupScreen(env, roles=roles, recent=self.config.recent_models, spec=spec,
-                                     remembered=remembered), started)
+        setup = SetupScreen(env, roles=roles, recent=self.config.recent_models, spec=spec, remembered=remembered)
+        self.push_screen(setup, started)
 
     def start_session(self, env: Any, spec: Any) -> None:
         from proactive_tui.core import registry

@@ -19,3 +19,13 @@ class EnvironmentChosen(Message):
         super().__init__()
         self.env = env
         self.reveal_reference = reveal_reference
+
+
+class EnvironmentSaved(Message):
+    """A new environment file was written while the app runs ("What if…" → Save as new
+    environment): the app lists it in the picker at once, rather than from the next start."""
+
+    def __init__(self, env: Any, path: Any) -> None:
+        super().__init__()
+        self.env = env
+        self.path = path

@@ -60,6 +60,12 @@ class ChronosFamily(Family):
     def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]):
         return env_module.load_scenarios(file.relative_stem(self.name), file.display, data)
 
+    def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
+        """One scenario file (one branch, so no `branches`) at `chronos/<id path>~<label>.json`."""
+        from proactive_tui.envs.what_if import file_stem
+
+        return file_stem(env.id, self.name, label) + ".json", env.scenario.model_dump(mode="json")
+
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 

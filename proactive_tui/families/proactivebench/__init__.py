@@ -75,6 +75,14 @@ class ProactiveBenchFamily(Family):
         return env_module.load_trace(file.path.stem, file.display, data, companions.get("splits.json") or {},
                                      id_stem=file.relative_stem(self.name))
 
+    def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
+        """The trace (its events, annotations kept) at `proactivebench/<id path>~<label>.json`. Split
+        membership lives in `splits.json`, which is not changed: the saved trace belongs to no split
+        and takes its theme from its file name, as any trace outside the splits does."""
+        from proactive_tui.envs.what_if import file_stem
+
+        return file_stem(env.id, self.name, label) + ".json", [event.model_dump(mode="json") for event in env.events]
+
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 

@@ -80,6 +80,17 @@ class ProactiveEvalFamily(Family):
                                                                 "with a ProactiveEval domain folder name")]
         return env_module.load_tier_file(file.path, file.display, domain, file.path.stem, data)
 
+    def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
+        """A tier file of one item, `proactiveeval/<label>/<domain>/<tier>.json` (upstream's layout
+        fixes the file's name, so the new name is the folder). Its `meta` names the environment it
+        came from and the label, which make its id `<source id>~<label>` (`env.record_id`) rather
+        than a position id that would collide with the sample's."""
+        from proactive_tui.envs.what_if import root_id
+
+        item = env.item.model_dump(mode="json")
+        item["meta"] = {"env_id": root_id(env.id), "what_if": label}
+        return f"{self.name}/{label}/{env.domain}/{env.tier or 'fair'}.json", [item]
+
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 

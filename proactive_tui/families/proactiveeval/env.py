@@ -103,11 +103,18 @@ def record_id(raw: dict[str, Any], domain: str, tier: str, index: int) -> str:
     exported from a session (`meta.session_id`, see export.py) `<source env id>@<session id>`, the
     form every family's read-back export uses. An export keeps the source's domain and tier and
     its positions start at 0 again, so position ids collided with the samples' and the exported
-    sessions were skipped as duplicates when read back beside them."""
+    sessions were skipped as duplicates when read back beside them.
+
+    A record saved from the playground's "What if" editor (`meta.what_if`, a label such as
+    `whatif-1`, see `envs.what_if`) is `<source env id>~<label>`, for the same reason."""
     meta = raw.get("meta")
     meta = meta if isinstance(meta, dict) else {}
     session_id, source = meta.get("session_id"), meta.get("env_id")
     position = f"{FAMILY}/{domain}/{tier}/{index}"
+    what_if = meta.get("what_if")
+    if isinstance(what_if, str) and what_if.strip():
+        base = source if isinstance(source, str) and source.startswith(f"{FAMILY}/") else position
+        return f"{base}~{what_if.strip()}"
     if isinstance(session_id, str) and session_id.strip():
         base = source if isinstance(source, str) and source.startswith(f"{FAMILY}/") else position
         return f"{base}@{session_id.strip()}"

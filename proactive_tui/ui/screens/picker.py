@@ -130,6 +130,14 @@ class PickerScreen(Screen[None]):
         and the picker's count is back."""
         self._say_count()
 
+    def add_environment(self, env: Any) -> None:
+        """List one more environment (saved while the app runs), keeping the filter and the
+        highlighted one."""
+        if any(e.id == env.id for e in self.index.environments):
+            return
+        self.index = EnvironmentIndex([*self.index.environments, env])
+        self._rebuild()
+
     def _say_count(self) -> None:
         count = len(self.index)
         self.app.sub_title = f"{count} environment{'s' if count != 1 else ''}"

@@ -4,11 +4,16 @@ Defaults put the embedded offline model everywhere, labelled for what it is. Eac
 shows where its key would come from (env var, keyring, none); starting with a missing key asks
 for a second confirmation instead of failing later mid-session. The form opens on the family's last
 choices (`setup_memory`), with the focus on the mode: the first thing a person decides.
+
+"What if…" (`w`) edits the environment for this session (`ui/screens/what_if.py`): the form then
+says so ("what if: edited"), `env` is the edited environment (id `<id>~whatif`, see
+`envs.what_if`) and the spec names it, so the app starts the session on it and the run record
+keeps it; `original_env` stays the environment as loaded.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -23,6 +28,9 @@ from proactive_tui.core.spec import SessionSpec
 from proactive_tui.llm import keys
 from proactive_tui.llm.settings import DEFAULT_MODEL, ModelSettings, RoleSettings, resolve_roles
 from proactive_tui.ui.widgets.key_bar import KeyBar
+
+if TYPE_CHECKING:  # the editor is imported when `w` opens it
+    from proactive_tui.ui.screens.what_if import WhatIfResult
 
 PRESET_MODELS = [
     DEFAULT_MODEL, "openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-4o", "anthropic/claude-sonnet-4-5",
@@ -62,6 +70,7 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "start", "Start", priority=True),
+        Binding("w", "what_if", "What if…", tooltip="Edit this session's environment (persona, trigger, target, trace)"),
     ]
 
     def __init__(self, env: Any, roles: RoleSettings | None = None, recent: list[str] | None = None,
@@ -70,6 +79,8 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
         setup (a `SetupMemory`: mode, models, api base, settings)."""
         super().__init__()
         self.env = env
+        """The environment the session runs on: `original_env`, or its what-if edit."""
+        self.original_env = env
         self.roles = roles or resolve_roles()
         self.models = list(dict.fromkeys((recent or []) + PRESET_MODELS))
         self.previous = spec
@@ -111,7 +122,8 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
     def compose(self) -> ComposeResult:
         prev = self.initial_settings()
         with Vertical(id="setup"):
-            yield Static(Text.assemble(("New session  ", "bold"), (self.env.id, ""), "\n", (self.env.title, "dim")), id="setup-title")
+            yield Static(self._title(), id="setup-title")
+            yield Static("", id="what-if-label")
             with VerticalScroll(id="setup-body"):
                 mode = self.initial_mode()
                 with RadioSet(id="mode"):
@@ -129,9 +141,41 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
                 yield from self.compose_settings(prev)
                 yield Static("", id="setup-warning")
             with Horizontal(id="setup-buttons"):
+                yield Button("What if…", id="what-if-open")
                 yield Button("Start", variant="primary", id="start")
                 yield Button("Cancel", id="cancel")
         yield KeyBar()  # the form's own keys, over the picker's (which do nothing here)
+
+    def _title(self) -> Text:
+        return Text.assemble(("New session  ", "bold"), (self.env.id, ""), "\n", (self.env.title, "dim"))
+
+    @on(Button.Pressed, "#what-if-open")
+    def action_what_if(self) -> None:
+        """The environment editor; what it returns is the environment this session runs on."""
+        from proactive_tui.ui.screens.what_if import WhatIfScreen
+
+        loaded = getattr(self.app, "environments", None)
+        taken = {env.id for env in getattr(loaded, "environments", [])}
+        self.app.push_screen(WhatIfScreen(self.original_env, self.env, taken=taken), self._what_if_done)
+
+    def _what_if_done(self, result: WhatIfResult | None) -> None:
+        if result is None:
+            return
+        self.env = result.env
+        if result.saved is not None:  # a new environment of its own: later edits start from it
+            self.original_env = result.env
+            note = Text.assemble(("what if: saved as a new environment ", "bold"), (result.env.id, ""), "\n",
+                                 (str(result.saved), "dim"))
+        elif result.edited:
+            note = Text.assemble(("what if: edited", "bold"),
+                                 (" (this session only, nothing written; the session is marked ", ""),
+                                 (self.env.id, ""), (")", ""))
+        else:
+            note = Text("")
+        self.query_one("#setup-title", Static).update(self._title())
+        label = self.query_one("#what-if-label", Static)
+        label.update(note)
+        label.set_class(bool(note.plain), "-shown")  # no empty line in the form until there is an edit
 
     def compose_settings(self, prev: Any) -> ComposeResult:
         """The family's protocol settings part of the form; `prev` is its typed settings model."""
