@@ -10,6 +10,7 @@ new judge) differently, so the new scores can only have come from the new judge'
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from datetime import datetime
@@ -212,3 +213,48 @@ def test_the_v4_migration_adds_gradings_and_keeps_a_v3_database_readable(tmp_pat
     with sqlite3.connect(old.with_name("sessions.v3.backup.db")) as raw:
         assert raw.execute("PRAGMA user_version").fetchone()[0] == 3
         assert raw.execute("SELECT count(*) FROM events").fetchone()[0] == len(rows)
+
+
+async def test_history_regrades_the_highlighted_session_in_a_worker(tmp_path: Path, monkeypatch) -> None:
+    """`g` on a row asks for the judge (prefilled with the session's), re-grades without blocking
+    the screen, and notifies how the scores changed; the session's own grading stays."""
+    from ui_helpers import wait_for
+    from textual.widgets import Input
+
+    from proactive_tui.ui.app import ProactiveApp
+    from proactive_tui.ui.screens.history import HistoryScreen
+    from proactive_tui.ui.screens.regrade_modal import RegradeModal
+
+    monkeypatch.setenv("PROACTIVE_TUI_NO_PRELOAD", "1")
+    with FakeOpenAIServer(responder=two_judges(RUNS["proactiveeval"].responder)) as server:
+        # headless `run` starts its own event loop: in a thread, beside this test's
+        session_id = await asyncio.to_thread(run_session, "proactiveeval", server, tmp_path / "h.json")
+        before = snapshot(session_id)
+        app = ProactiveApp()
+        notes: list[str] = []
+        original_notify = app.notify
+
+        def notify(message, *args, **kwargs):
+            notes.append(str(message))
+            return original_notify(message, *args, **kwargs)
+
+        monkeypatch.setattr(app, "notify", notify)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("h")
+            await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+            history = app.screen
+            monkeypatch.setattr(history, "notify", notify)
+            await pilot.press("g")
+            await wait_for(pilot, lambda: isinstance(app.screen, RegradeModal))
+            model = app.screen.query_one("#regrade-model", Input)
+            assert model.value == "openai/judge-m"  # the session's judge
+            assert app.screen.query_one("#regrade-api-base", Input).value == server.base_url
+            model.value = NEW_JUDGE
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+            await wait_for(pilot, lambda: any("re-graded by" in n for n in notes))
+    done = next(n for n in notes if "re-graded by" in n)
+    assert NEW_JUDGE in done and "overall 7/10 → 4/10" in done and "plan 6/10 → 3/10" in done
+    assert snapshot(session_id) == before
+    with open_store() as store:
+        assert [g.judge for g in store.gradings(session_id)] == [NEW_JUDGE]
