@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from proactive_tui.core.events import ErrorRaised, ModelCalled, now_iso, parse_event
+from proactive_tui.core.events import ErrorRaised, now_iso, parse_event
 from proactive_tui.core.run_record import RunRecord, fold
 
 
@@ -94,11 +94,10 @@ def parse_grading_events(rows: list[dict[str, Any]]) -> list[Any]:
 
 
 def judge_failures(grading_events: list[Any]) -> list[str]:
-    """What went wrong in a grading: the errors it raised and the judge calls that failed."""
-    out = [e.message for e in grading_events if isinstance(e, ErrorRaised)]
-    out += [f"{e.purpose}: {e.call.error}" for e in grading_events
-            if isinstance(e, ModelCalled) and e.call.error and not out]
-    return out
+    """What went wrong in a grading: the errors its protocol raised (every judge call that fails
+    in the end is one). Not a traced call's own error: a server that refuses one structured mode
+    fails a call that the negotiation then answers in another."""
+    return [e.message for e in grading_events if isinstance(e, ErrorRaised)]
 
 
 async def regrade_session(store: Any, session_id: str, judge_settings: Any, gateway: Any) -> RegradeResult:
@@ -137,6 +136,8 @@ async def regrade_session(store: Any, session_id: str, judge_settings: Any, gate
         grading_events = await family.regrade(record, env, judge)
     except ModelError as exc:
         raise RegradeError(f"session {session_id}: the judge {judge_settings.model} failed: {exc.message}") from None
+    except Exception as exc:  # noqa: BLE001 - one session that cannot be read this way must not stop the others
+        raise RegradeError(f"session {session_id} could not be re-graded: {type(exc).__name__}: {exc}") from None
     failures = judge_failures(grading_events)
     if failures:
         raise RegradeError(f"session {session_id}: the judge {judge_settings.model} failed "
