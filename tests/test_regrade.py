@@ -258,3 +258,29 @@ async def test_history_regrades_the_highlighted_session_in_a_worker(tmp_path: Pa
     assert snapshot(session_id) == before
     with open_store() as store:
         assert [g.judge for g in store.gradings(session_id)] == [NEW_JUDGE]
+
+
+def test_proactivebench_retries_are_judged_as_recorded(tmp_path: Path, capsys) -> None:
+    """With `retries`, the retry a rejection by the session's judge caused stays (the dialogue is
+    frozen): the new judge judges both attempts and the event counts on its last, as it did."""
+    run = RUNS["proactivebench"]
+    args = [a for a in run.args if a not in ("--max-events", "2")]
+    with FakeOpenAIServer(responder=two_judges(run.responder)) as server:
+        out = tmp_path / "r.json"
+        assert main(["run", run.env_id, *args, "--max-events", "4", "--retries", "1", "--api-base", server.base_url,
+                     "--out", str(out), "--quiet"]) == 0
+        session_id = json.loads(out.read_text(encoding="utf-8"))["id"]
+        original = load_record_of(session_id)
+        assert [ev.outcome for ev in original.section.events] == ["TP", "TP", "FN", "FN"]
+        assert [len(ev.attempts) for ev in original.section.events] == [1, 1, 2, 2]
+        assert main(["regrade", session_id, "--judge", NEW_JUDGE, "--api-base", server.base_url]) == 0
+    with open_store() as store:
+        (grading,) = store.gradings(session_id)
+        regraded = grading_record(store, grading)
+    section = regraded.section
+    assert [len(ev.attempts) for ev in section.events] == [1, 1, 2, 2]  # no retry removed, none added
+    assert [[v.judgement for a in ev.attempts for v in a.verdicts] for ev in section.events] == \
+        [["rejected"], ["rejected"], ["accepted", "accepted"], ["accepted", "accepted"]]
+    assert [ev.outcome for ev in section.events] == ["FP", "FP", "TN", "TN"]
+    assert section.confusion == Confusion(fp=2, tn=2, proposals=2, accepted_proposals=0)
+    assert section.metrics == metrics(section.confusion)
