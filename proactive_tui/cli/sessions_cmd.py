@@ -152,6 +152,7 @@ def run_show(args: argparse.Namespace) -> int:
             session_id = resolve_id(store, args.session_id)
             row = store.session(session_id)
             record = load_record(store, session_id)
+            gradings = store.gradings(session_id)
     except StoreError as exc:
         return _fail(str(exc))
     if args.json:
@@ -166,6 +167,13 @@ def run_show(args: argparse.Namespace) -> int:
 
     console = Console(highlight=False)
     console.print(transcript(record))
+    if gradings:
+        from proactive_tui.store.queries import headline_text
+
+        console.print(Text(f"re-gradings ({len(gradings)}; the scores above are the session's own):", style="bold"))
+        for grading in gradings:
+            console.print(Text(f"  {short_time(grading.created_at)}  {grading.judge}  "
+                               f"{headline_text(grading.summary or {})}  (grading {grading.id})"), soft_wrap=True)
     status = effective_status(row) if row else "?"
     note = f"status: {status}"
     from proactive_tui.core import registry

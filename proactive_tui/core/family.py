@@ -247,6 +247,28 @@ class Family:
 
         return replay_fork(self, spec, env, seats, parent, point, change, session_id=session_id)
 
+    # -- re-grading (core.regrade) -----------------------------------------------------------
+
+    regradable: ClassVar[bool] = False
+    """A stored session's judges can be run again with another judge model, over the dialogue as
+    recorded (`regrade`), without running the dialogue again."""
+    regrade_seat: ClassVar[str] = "judge"
+    """The seat whose model does the judging a re-grade replaces (ProactiveBench: its user seat,
+    the reward judge); its role's settings are the new judge's defaults."""
+    not_regradable_reason: ClassVar[str] = "this family's sessions cannot be re-graded"
+    """Why not, in words for the person asking (`regrade` prints it)."""
+
+    def judge_event_types(self) -> tuple[type, ...]:
+        """The family's events that say what its judges decided: a re-graded record has these
+        from the grading, and every other event from the session as recorded."""
+        return ()
+
+    async def regrade(self, record: "RunRecord", env: Any, judge: Any) -> list[Any]:
+        """The judge events (in the family's own types, stamped in order, with the `model_called`
+        events of the judge's calls) that `judge` (a Participant) gives the recorded dialogue of
+        `record`, asked with the very prompts the protocol uses. Nothing is stored or changed here."""
+        raise UnsupportedFamily(self.not_regradable_reason)
+
     def event_types(self) -> tuple[type, ...]:
         """The family's own event classes; each `type` literal starts with `<name>.`."""
         return ()

@@ -81,6 +81,17 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE sessions ADD COLUMN fork_prefix INTEGER",
         "CREATE INDEX sessions_forked ON sessions(forked_from)",
     ],
+    [  # v4: re-gradings (core.regrade): the judges run again over a stored session, each kept beside it
+        """CREATE TABLE gradings (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            judge TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            events TEXT NOT NULL,
+            summary TEXT
+        )""",
+        "CREATE INDEX gradings_session ON gradings(session_id)",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -134,6 +145,26 @@ class SessionRow(BaseModel):
     """How many parent events the branch inherits (its own rows start after them)."""
 
 
+class GradingRow(BaseModel):
+    """One re-grading of a stored session (`core.regrade`): which judge, when, what it decided.
+
+    Kept beside the session, never in its event log: the original grading (the session's own
+    judge events and stored summary) never changes, and every later grading can be compared with
+    it."""
+
+    id: str
+    session_id: str
+    judge: str
+    """The judge's model string."""
+    created_at: str
+    events: list[dict[str, Any]] = []
+    """The judge events this grading produced, as stored JSON, in the family's own event types
+    (and the `model_called` events: what the judge was sent and replied)."""
+    summary: dict[str, Any] | None = None
+    """The headline scores of the session as this grading scores it (`queries.headline`)."""
+
+
+_GRADING_COLUMNS = tuple(GradingRow.model_fields)
 _JSON_COLUMNS = ("seats", "models", "settings", "spec", "summary")
 _COLUMNS = tuple(SessionRow.model_fields)
 
@@ -305,9 +336,38 @@ class Store:
         with self._guard("delete a session") as conn:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM gradings WHERE session_id = ?", (session_id,))
             gone = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
             conn.execute("COMMIT")
         return bool(gone)
+
+    def add_grading(self, row: GradingRow) -> None:
+        """Keep one re-grading (its own row: the session's events and summary are not touched)."""
+        values = row.model_dump()
+        values["events"] = json.dumps(values["events"], ensure_ascii=False)
+        values["summary"] = json.dumps(values["summary"]) if values["summary"] is not None else None
+        with self._guard("save a grading") as conn:
+            conn.execute(f"INSERT INTO gradings ({', '.join(_GRADING_COLUMNS)}) "
+                         f"VALUES ({', '.join('?' for _ in _GRADING_COLUMNS)})", [values[c] for c in _GRADING_COLUMNS])
+
+    def gradings(self, session_id: str) -> list[GradingRow]:
+        """A session's re-gradings, oldest first."""
+        with self._guard("read a session's gradings") as conn:
+            rows = conn.execute(f"SELECT {', '.join(_GRADING_COLUMNS)} FROM gradings WHERE session_id = ? "
+                                "ORDER BY created_at, id", (session_id,)).fetchall()
+        out = []
+        for row in rows:
+            data = dict(zip(_GRADING_COLUMNS, row))
+            try:
+                data["events"] = json.loads(data["events"]) if data["events"] else []
+            except ValueError:
+                data["events"] = []
+            try:
+                data["summary"] = json.loads(data["summary"]) if data["summary"] else None
+            except ValueError:
+                data["summary"] = None
+            out.append(GradingRow.model_validate(data))
+        return out
 
     # -- reading --------------------------------------------------------------------------------
 

@@ -28,6 +28,14 @@ class ChronosFamily(Family):
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     resumable = True
     forkable = True
+    regradable = False
+    """Not offered: success and the action checks are the rule-based oracle's, which a judge model
+    does not change; the one model judgement (the confirmation reading of the user's replies)
+    decides where the dialogue goes next, so reading a reply differently would mean a different
+    dialogue, which only running it again (a fork) can give."""
+    not_regradable_reason = ("they are graded by rules (the oracle), and their one model judgement, reading "
+                             "whether the user confirmed, steers the dialogue, so judging it again would need "
+                             "a different dialogue; fork the session with another --judge instead")
     settings_model = ChronosSettings
 
     @property

@@ -116,6 +116,19 @@ class ProactiveBenchFamily(Family):
 
         return complete_events(record)
 
+    regradable = True
+    regrade_seat = "user"
+
+    def judge_event_types(self):
+        from proactive_tui.families.proactivebench.events import ProposalVerdict, ProposalMetricsUpdated
+
+        return (ProposalVerdict, ProposalMetricsUpdated)
+
+    async def regrade(self, record, env, judge):
+        from proactive_tui.families.proactivebench.regrade import regrade
+
+        return await regrade(record, env, judge)
+
     def event_types(self):
         from proactive_tui.families.proactivebench.events import EVENTS
 

@@ -130,6 +130,19 @@ class ProactiveEvalFamily(Family):
 
         return complete_turns(record)
 
+    regradable = True
+    regrade_seat = "judge"
+
+    def judge_event_types(self):
+        from proactive_tui.families.proactiveeval.events import PlanScored, TurnChecked, GuidanceScored
+
+        return (PlanScored, TurnChecked, GuidanceScored)
+
+    async def regrade(self, record, env, judge):
+        from proactive_tui.families.proactiveeval.regrade import regrade
+
+        return await regrade(record, env, judge)
+
     def event_types(self):
         from proactive_tui.families.proactiveeval.events import EVENTS
 

@@ -4,6 +4,8 @@ Rows come from `store.queries.list_sessions` (status with dead processes shown a
 headline scores per family). Enter replays a session: families whose session screen takes
 `replay_events` show the stored events in that screen; others show the run record as markdown.
 `r` continues an interrupted ProactiveEval session from its last complete turn in a new session.
+`g` re-grades a session with another judge (`core.regrade`), in a worker: the table stays usable
+and a notification says how the scores changed.
 """
 
 from __future__ import annotations
@@ -125,6 +127,13 @@ def _forkable(family: str) -> bool:
     return bool(found is not None and found.forkable)
 
 
+def _regradable(family: str) -> bool:
+    from proactive_tui.core import registry
+
+    found = registry.find(family)
+    return bool(found is not None and found.regradable)
+
+
 def _replay_screen(family: str) -> Any:
     from proactive_tui.core import registry
 
@@ -169,6 +178,8 @@ class HistoryScreen(Screen[None]):
         Binding("r", "resume", "Resume", tooltip="Continue an interrupted session from its last complete turn"),
         Binding("x", "export", "Export", tooltip="Write the session as a run record, markdown, a dataset…"),
         Binding("F", "fork", "Fork", tooltip="Branch the session at a reply: edit it or ask again, then run on"),
+        Binding("g", "regrade", "Re-grade", show=False, tooltip="Judge the session again with another judge model; "
+                "its own grading stays as it is"),
         Binding("b", "branches", "Branches", show=False, tooltip="The session's branches and how their scores differ"),
         Binding("d", "delete", "Delete", tooltip="Delete the highlighted session (asks first)"),
         Binding("slash", "focus_filter", "Filter", tooltip="Filter by any word: environment, model, status, id"),
@@ -309,8 +320,11 @@ class HistoryScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         typing = isinstance(self.focused, Input)
-        if action in ("resume", "export", "delete", "focus_filter", "fork", "branches") and typing:
+        if action in ("resume", "export", "delete", "focus_filter", "fork", "branches", "regrade") and typing:
             return False
+        if action == "regrade":  # dimmed for a session still running or of a family graded by rules
+            current = self.current
+            return (current is not None and current.status != "running" and _regradable(current.family)) or None
         if action == "fork":  # dimmed for a session still running or of a family that cannot fork
             current = self.current
             return (current is not None and current.status != "running" and _forkable(current.family)) or None
@@ -391,6 +405,41 @@ class HistoryScreen(Screen[None]):
         self.app.push_screen(ForkModal(session_id, steps, lambda request: request_plan(store, session_id, request),
                                        selected=len(steps) - 1,
                                        models={seat: info.label for seat, info in record.seats.items()}), started)
+
+    def action_regrade(self) -> None:
+        """Ask which judge (prefilled with the session's), then re-grade in a worker."""
+        summary = self.current
+        if summary is None or not self.check_action("regrade", ()):
+            return
+        from proactive_tui.core import registry
+        from proactive_tui.core.regrade import recorded_judge
+        from proactive_tui.ui.screens.regrade_modal import RegradeChoice, RegradeModal
+
+        record = self._record(summary.id)
+        if record is None:
+            return
+        family = registry.get(record.family)
+        seat = family.regrade_seat
+        api_base = (record.models.get(seat) or {}).get("api_base")
+        what = (f"{family.title} · {record.env_id}: the dialogue is judged again as recorded; "
+                f"the session's own grading stays as it is.")
+
+        def chosen(choice: RegradeChoice | None) -> None:
+            if choice is not None:
+                self.run_worker(self._regrade(summary.id, choice), group="regrade", exit_on_error=False)
+
+        self.app.push_screen(RegradeModal(summary.id, recorded_judge(record), api_base, what), chosen)
+
+    async def _regrade(self, session_id: str, choice: Any) -> None:
+        from proactive_tui.core.regrade import RegradeError, regrade_many
+
+        self.notify(plain(f"Re-grading {session_id[:8]} with {choice.model}…"), timeout=4, markup=False)
+        (result,) = await regrade_many(self.app.store, [session_id], choice.model, choice.api_base)
+        if isinstance(result, RegradeError):
+            self.notify(plain(str(result)), severity="error", timeout=10, markup=False)
+            return
+        self.notify(plain(f"{session_id[:8]} re-graded by {result.grading.judge}: {result.changes_text()}"),
+                    title="Re-graded", timeout=10, markup=False)
 
     def action_branches(self) -> None:
         summary = self.current
