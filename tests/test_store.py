@@ -590,3 +590,27 @@ def test_sessions_list_at_80_columns_keeps_model_names_whole(isolated_dirs: Path
         assert all(len(line) <= int(columns) for line in lines), proc.stdout
         assert model in proc.stdout and "chronos/house-hunting-bungalow/negative" in proc.stdout, proc.stdout
         assert "finished" in proc.stdout
+
+
+def test_labels_and_comparisons_are_kept_beside_sessions_and_go_with_them(tmp_path: Path) -> None:
+    """Schema v5 (issue 18): a person's label replaces their earlier one on the same verdict and
+    reads back typed; a comparison keeps its sessions in order and its vote; deleting a session
+    deletes its labels."""
+    from proactive_tui.store.db import ComparisonRow, LabelRow
+
+    with Store(tmp_path / "s.db") as store:
+        store.create_session(SessionRow(id="s1", env_id="e", family="proactiveeval", status="finished",
+                                        created_at="2026-12-02T00:00:00", updated_at="2026-12-02T00:00:00"))
+        first = LabelRow(session_id="s1", verdict="turn_check:2", kind="turn check", judge="openai/j",
+                         judge_value=True, agree=True, value=True, created_at="2026-12-02T00:01:00")
+        store.put_label(first)
+        store.put_label(first.model_copy(update={"agree": False, "value": False, "note": "not yet, [b]really[/b]"}))
+        (label,) = store.labels("s1")
+        assert (label.agree, label.value, label.judge_value, label.note) == (False, False, True, "not yet, [b]really[/b]")
+        assert store.labels() == [label] and store.labels("other") == []
+        comparison = ComparisonRow(id="c1", env_id="e", sessions=["s1", "s2"], blind=True, created_at="2026-12-02T00:02:00")
+        store.put_comparison(comparison)
+        store.put_comparison(comparison.model_copy(update={"vote": "s2", "reason": "asked first", "voted_at": "t"}))
+        (kept,) = store.comparisons("s2")
+        assert kept.sessions == ["s1", "s2"] and kept.blind and kept.vote == "s2" and store.comparisons("s3") == []
+        assert store.delete_session("s1") and store.labels() == []

@@ -92,6 +92,30 @@ MIGRATIONS: list[list[str]] = [
         )""",
         "CREATE INDEX gradings_session ON gradings(session_id)",
     ],
+    [  # v5: a person's verdicts on judge verdicts (core.labels), and side-by-side comparisons with their vote
+        """CREATE TABLE labels (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            verdict TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            judge TEXT NOT NULL,
+            judge_value TEXT NOT NULL,
+            agree INTEGER NOT NULL,
+            value TEXT,
+            note TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, verdict)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE comparisons (
+            id TEXT PRIMARY KEY,
+            env_id TEXT NOT NULL,
+            sessions TEXT NOT NULL,
+            blind INTEGER NOT NULL DEFAULT 0,
+            vote TEXT,
+            reason TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            voted_at TEXT
+        )""",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -143,6 +167,47 @@ class SessionRow(BaseModel):
     fork_seat: str | None = None
     fork_prefix: int | None = None
     """How many parent events the branch inherits (its own rows start after them)."""
+
+
+class LabelRow(BaseModel):
+    """A person's label on one judge verdict of a session (`core.labels`): agreeing, or not with a
+    corrected value, and a note. One per verdict (a new label replaces the old one); kept beside
+    the session, never in its event log, so the judge's verdict stays what the judge said."""
+
+    session_id: str
+    verdict: str
+    """The verdict's key within its session (`core.labels.Verdict.key`: "turn_check:2")."""
+    kind: str
+    """What sort of verdict ("turn check", "plan score", "proposal verdict", "action check"...)."""
+    judge: str
+    """Who gave the verdict: the judge's model string, or the rule set ("oracle (rules)")."""
+    judge_value: Any = None
+    """The verdict as the judge gave it (JSON: a bool, a score, a word)."""
+    agree: bool
+    value: Any = None
+    """The person's value: the judge's when they agree, their correction otherwise."""
+    note: str = ""
+    created_at: str
+
+
+class ComparisonRow(BaseModel):
+    """Sessions run side by side on the same environment (`core.compare`), and a person's vote."""
+
+    id: str
+    env_id: str
+    sessions: list[str]
+    """The compared sessions, in the order shown (A, B, ...)."""
+    blind: bool = False
+    """The agents were shown as A and B until the vote."""
+    vote: str | None = None
+    """The session voted better, "tie", or None before a vote."""
+    reason: str = ""
+    created_at: str
+    voted_at: str | None = None
+
+
+_LABEL_COLUMNS = tuple(LabelRow.model_fields)
+_COMPARISON_COLUMNS = tuple(ComparisonRow.model_fields)
 
 
 class GradingRow(BaseModel):
@@ -337,6 +402,7 @@ class Store:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
             conn.execute("DELETE FROM gradings WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM labels WHERE session_id = ?", (session_id,))
             gone = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
             conn.execute("COMMIT")
         return bool(gone)
@@ -367,6 +433,70 @@ class Store:
             except ValueError:
                 data["summary"] = None
             out.append(GradingRow.model_validate(data))
+        return out
+
+    def put_label(self, row: LabelRow) -> None:
+        """Keep a person's label on one verdict (replacing their earlier label on it)."""
+        values = row.model_dump()
+        for col in ("judge_value", "value"):
+            values[col] = json.dumps(values[col], ensure_ascii=False)
+        values["agree"] = int(row.agree)
+        with self._guard("save a label") as conn:
+            conn.execute(f"INSERT OR REPLACE INTO labels ({', '.join(_LABEL_COLUMNS)}) "
+                         f"VALUES ({', '.join('?' for _ in _LABEL_COLUMNS)})", [values[c] for c in _LABEL_COLUMNS])
+
+    def delete_label(self, session_id: str, verdict: str) -> bool:
+        with self._guard("delete a label") as conn:
+            return bool(conn.execute("DELETE FROM labels WHERE session_id = ? AND verdict = ?",
+                                     (session_id, verdict)).rowcount)
+
+    def labels(self, session_id: str | None = None) -> list[LabelRow]:
+        """The labels of one session (or of every session), oldest first."""
+        sql = f"SELECT {', '.join(_LABEL_COLUMNS)} FROM labels"
+        params: tuple[Any, ...] = ()
+        if session_id is not None:
+            sql += " WHERE session_id = ?"
+            params = (session_id,)
+        with self._guard("read labels") as conn:
+            rows = conn.execute(sql + " ORDER BY created_at, session_id, verdict", params).fetchall()
+        out = []
+        for row in rows:
+            data = dict(zip(_LABEL_COLUMNS, row))
+            for col in ("judge_value", "value"):
+                try:
+                    data[col] = json.loads(data[col]) if data[col] is not None else None
+                except ValueError:
+                    data[col] = None
+            data["agree"] = bool(data["agree"])
+            out.append(LabelRow.model_validate(data))
+        return out
+
+    def put_comparison(self, row: ComparisonRow) -> None:
+        """Keep a comparison (insert, or update its vote)."""
+        values = row.model_dump()
+        values["sessions"] = json.dumps(values["sessions"])
+        values["blind"] = int(row.blind)
+        with self._guard("save a comparison") as conn:
+            conn.execute(f"INSERT OR REPLACE INTO comparisons ({', '.join(_COMPARISON_COLUMNS)}) "
+                         f"VALUES ({', '.join('?' for _ in _COMPARISON_COLUMNS)})",
+                         [values[c] for c in _COMPARISON_COLUMNS])
+
+    def comparisons(self, session_id: str | None = None) -> list[ComparisonRow]:
+        """Every comparison (or those a session is part of), oldest first."""
+        with self._guard("read comparisons") as conn:
+            rows = conn.execute(f"SELECT {', '.join(_COMPARISON_COLUMNS)} FROM comparisons "
+                                "ORDER BY created_at, id").fetchall()
+        out = []
+        for row in rows:
+            data = dict(zip(_COMPARISON_COLUMNS, row))
+            try:
+                data["sessions"] = json.loads(data["sessions"])
+            except ValueError:
+                data["sessions"] = []
+            data["blind"] = bool(data["blind"])
+            comparison = ComparisonRow.model_validate(data)
+            if session_id is None or session_id in comparison.sessions:
+                out.append(comparison)
         return out
 
     # -- reading --------------------------------------------------------------------------------
