@@ -36,11 +36,15 @@ class SetupError(Exception):
 
 class HeadlessRun:
     def __init__(self, spec: Any, env: Any, out: str | None, quiet: bool, store: bool = True,
-                 resume_from: Any = None, fork: Any = None, branch: Any = None) -> None:
+                 resume_from: Any = None, fork: Any = None, branch: Any = None, rerun: Any = None) -> None:
         self.spec = spec
         self.fork = fork
         """A `core.fork.ForkPlan`: run a branch of a stored session (`sessions fork`)."""
         self.branch = branch
+        self.rerun = rerun
+        """A `core.rerun.RerunPlan`: re-run a stored session against a new agent (`sessions rerun`)."""
+        self.record: Any = None
+        """The session's run record once `main` returned."""
         """A `core.fork.BranchStart` when the resumed session is a branch."""
         self.store = store
         """Record the session in the session history (proactive_tui.store); `--no-store` turns it off."""
@@ -134,6 +138,10 @@ class HeadlessRun:
             from proactive_tui.core.fork import build_fork
 
             session = build_fork(self.fork, Gateway())
+        elif self.rerun is not None:
+            from proactive_tui.core.rerun import build_rerun
+
+            session = build_rerun(self.rerun, Gateway())
         else:
             session = build_session(self.spec, self.env, Gateway(), resume_from=self.resume_from, branch=self.branch)
         builder = RunRecordBuilder()
@@ -167,7 +175,7 @@ class HeadlessRun:
                     loop.remove_signal_handler(signum)
                 except (NotImplementedError, RuntimeError):
                     pass
-        record = builder.record
+        record = self.record = builder.record
         if record is not None:
             self.printer.summary(record)
             recorder = getattr(self, "_recorder", None)

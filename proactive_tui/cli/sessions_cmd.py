@@ -68,6 +68,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     fork.add_argument("--list", action="store_true", help="list the replies this session can be forked at, and exit")
     fork.set_defaults(func=run_fork)
 
+    rerun = sub.add_parser("rerun", help="run a recorded session again against a new agent, the user's turns frozen or simulated",
+                           description="Run a recorded session again with another agent model: same environment, "
+                           "settings, seed, user and judge models. By default the user's recorded turns are sent "
+                           "again verbatim, in order (frozen), so a score difference is the agent's; "
+                           "--simulated-user lets the user model answer the new agent. Prints the original's and "
+                           "the re-run's headline scores side by side.")
+    rerun.add_argument("session_id", metavar="ID")
+    rerun.add_argument("--agent", metavar="MODEL", required=True, help="the new agent's model")
+    rerun.add_argument("--simulated-user", action="store_true", help="let the user model answer (default: frozen turns)")
+    rerun.add_argument("--api-base", metavar="URL", help="call every model seat at this base URL instead of the recorded one")
+    rerun.add_argument("--out", metavar="FILE.json", help="write the re-run's run record here")
+    rerun.add_argument("--no-store", action="store_true", help="do not save the re-run in the history")
+    rerun.add_argument("--quiet", action="store_true", help="print only the final scores")
+    rerun.set_defaults(func=run_rerun)
+
     tree = sub.add_parser("tree", help="a session's branches (and theirs), with each branch's score differences")
     tree.add_argument("session_id", metavar="ID")
     tree.add_argument("--json", action="store_true", help="print the tree as JSON")
@@ -349,3 +364,44 @@ def run_tree(args: argparse.Namespace) -> int:
                                                        for k, a, b in diffs) + ")", style="yellow")
         console.print(line, soft_wrap=True)  # the terminal wraps it: an id is never split by us
     return 0
+
+
+def run_rerun(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from proactive_tui.cli.headless import HeadlessRun, SetupError
+    from proactive_tui.core.fork import branch_spec
+    from proactive_tui.core.rerun import RerunError, RerunPlan, check_rerun
+    from proactive_tui.store import StoreError, load_record, resolve_id
+    from proactive_tui.store.queries import _environment, headline, headline_text, score_differences, stored_spec
+
+    try:
+        with _open() as store:
+            session_id = resolve_id(store, args.session_id)
+            original = load_record(store, session_id)
+            spec, _changed = branch_spec(stored_spec(store, session_id), {"agent": args.agent}, api_base=args.api_base)
+            env = _environment(original)
+    except StoreError as exc:
+        return _fail(str(exc))
+    plan = RerunPlan(original_id=session_id, original=original, spec=spec, env=env,
+                     user="simulated" if args.simulated_user else "frozen")
+    try:
+        check_rerun(plan)
+    except RerunError as exc:
+        return _fail(str(exc))
+    print(f"re-running session {session_id} against {args.agent}, the user "
+          f"{'simulated' if args.simulated_user else 'frozen'}", file=sys.stderr)
+    runner = HeadlessRun(spec, env, args.out, args.quiet, store=not args.no_store, rerun=plan)
+    try:
+        runner.check_seats()
+        code = asyncio.run(runner.main())
+    except (SetupError, RerunError) as exc:
+        return _fail(str(exc))
+    if runner.record is not None:
+        before, after = headline(original), headline(runner.record)
+        print(f"original {session_id}: {headline_text(before)}")
+        print(f"re-run   {runner.record.id}: {headline_text(after)}")
+        diffs = [(k, a, b) for k, a, b in score_differences(before, after) if k != "ended"]
+        print("differences: " + (", ".join(f"{k} {a if a is not None else '-'} → {b if b is not None else '-'}"
+                                           for k, a, b in diffs) or "none in the headline scores"))
+    return code

@@ -79,6 +79,9 @@ class SessionStarted(EventBase):
     app_version: str
     resumed_from: dict[str, Any] | None = None
     """For a resumed session: {"session_id": the interrupted session, "turns": complete turns kept}."""
+    rerun_of: dict[str, Any] | None = None
+    """For a re-run against a new agent (`core.rerun`): the original session, whether the user's
+    turns were frozen or simulated, and how many recorded ones were given."""
     forked_from: dict[str, Any] | None = None
     """For a branch: where it forks from (`core.fork.ForkedFrom` as a dict). Its events up to the
     fork point are the parent's (stitched in by the store, not copied)."""

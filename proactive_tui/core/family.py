@@ -210,6 +210,16 @@ class Family:
         """Turns a resume keeps (for families that resume)."""
         return 0
 
+    # -- re-runs against a new agent (core.rerun) -------------------------------------------
+
+    frozen_user: ClassVar[bool] = False
+    """The family's user speaks in turns that a re-run can send again verbatim (`user_turns`)."""
+
+    def user_turns(self, record: "RunRecord") -> list[Any]:
+        """The user's finished messages (`MessageRecord`s) in the order they were said: what a
+        re-run with the user frozen sends again."""
+        return []
+
     # -- forks (core.fork) ------------------------------------------------------------------
 
     forkable: ClassVar[bool] = False

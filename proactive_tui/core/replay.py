@@ -117,6 +117,21 @@ class ReplaySeat(Participant):
         return reading, self._reply(answer), reading
 
 
+class FrozenSeat(ReplaySeat):
+    """A seat that gives recorded replies in the order they were given, whatever turn asks for
+    them: a session re-run against a new agent with the user's turns frozen (`core.rerun`). The
+    new agent may take the dialogue elsewhere, so turns cannot be matched one to one as a
+    resume does; the k-th time the seat is asked it says what it said the k-th time. Once the
+    recording is used up the live participant answers (the user is simulated from there)."""
+
+    def _next(self, request: ReplyRequest) -> RecordedAnswer:
+        answer = self.answers.pop(0)
+        self.replayed += 1
+        if answer.error is not None:
+            raise ModelError(answer.error, "structured", answer.model, partial_text=answer.text)
+        return answer
+
+
 def wrap_seats(seats: dict[str, Participant | None], answers: list[RecordedAnswer]) -> dict[str, Participant | None]:
     """Every present seat behind a ReplaySeat holding its own recorded answers, in order."""
     return {seat: None if p is None else ReplaySeat(p, [a for a in answers if a.seat == seat])

@@ -96,6 +96,8 @@ class RunRecord(BaseModel):
     resumed_from: dict[str, Any] | None = None
     forked_from: dict[str, Any] | None = None
     """For a branch: the parent session, fork point and change (`core.fork.ForkedFrom`)."""
+    rerun_of: dict[str, Any] | None = None
+    """For a re-run against a new agent: the original and how its user turns were given (`core.rerun`)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -214,7 +216,7 @@ class RunRecordBuilder:
                 mode=event.mode, human_seats=[s for s, info in event.seats.items() if info.kind == "human"],
                 seats=event.seats, models=event.models, settings=event.settings,
                 versions={"app": event.app_version, "prompts": event.prompt_version}, started_at=event.ts,
-                resumed_from=event.resumed_from, forked_from=event.forked_from,
+                resumed_from=event.resumed_from, forked_from=event.forked_from, rerun_of=event.rerun_of,
             )
             return self.record
         rec = self.record

@@ -36,6 +36,8 @@ class SessionBase:
         self._inherited: list[Any] = []
         self._fork_sides: Any = None
         self._fork_live = False
+        self.rerun_of: dict[str, Any] | None = None
+        """For a re-run against a new agent (`core.rerun`): what it re-runs, put in SessionStarted."""
         self.steer: Any = None
         """An `llm.trace.STEER` for this session's calls (a fork's added instruction)."""
 
@@ -63,6 +65,8 @@ class SessionBase:
 
     def emit(self, event: Any) -> Any:
         """Stamp and queue one event. Protocols call this; consumers read `events()`."""
+        if self.rerun_of is not None and isinstance(event, SessionStarted):
+            event.rerun_of = self.rerun_of
         if self._fork_sides is not None:
             if isinstance(event, SessionStarted):
                 event.forked_from = self.forked_from.model_dump()

@@ -54,6 +54,8 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
     }
     if record.forked_from:  # a branch (core.fork): a corrected branch exported as a demonstration says so
         facts["forked_from"] = record.forked_from
+    if record.rerun_of:  # a re-run against a new agent (core.rerun): which session, user frozen or not
+        facts["rerun_of"] = record.rerun_of
     return facts
 
 
@@ -121,6 +123,10 @@ def header_facts(record: RunRecord) -> list[tuple[str, str]]:
         forked = ForkedFrom.model_validate(record.forked_from)
         facts.append(("Branch of", f"{forked.session_id} at {describe_fork(forked)}; the turns before it are that "
                                    "session's"))
+    if record.rerun_of:  # a re-run against a new agent (core.rerun)
+        from proactive_tui.core.rerun import describe_rerun
+
+        facts.append(("Re-run", describe_rerun(record.rerun_of)))
     facts += [
         ("Environment", record.env_id),
         ("Title", str(record.environment.get("title", "")) or "-"),

@@ -28,6 +28,7 @@ class ChronosFamily(Family):
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     resumable = True
     forkable = True
+    frozen_user = True
     regradable = False
     """Not offered: success and the action checks are the rule-based oracle's, which a judge model
     does not change; the one model judgement (the confirmation reading of the user's replies)
@@ -81,6 +82,11 @@ class ChronosFamily(Family):
         from proactive_tui.families.chronos.protocol import build_chronos_session
 
         return build_chronos_session(spec, env, seats, session_id, resume_from=resume_from)
+
+    def user_turns(self, record):
+        # turn 1's input is the scenario's opening, not something the user was asked for
+        return sorted((m for m in record.messages if m.role == "user" and not m.partial and m.turn > 1),
+                      key=lambda m: m.turn)
 
     def fork_steps(self, record):
         from proactive_tui.families.chronos.fork import fork_steps

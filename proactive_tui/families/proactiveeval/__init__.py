@@ -26,6 +26,7 @@ class ProactiveEvalFamily(Family):
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     resumable = True
     forkable = True
+    frozen_user = True
     replayable = True
     group_by_tier = True
     settings_model = ProactiveEvalSettings
@@ -106,6 +107,9 @@ class ProactiveEvalFamily(Family):
         return ProactiveEvalSession(env, ProactiveEvalSeats(**{s: seats[s] for s in self.seats}),
                                     ProactiveEvalSettings(**spec.settings), session_id=session_id,
                                     models=spec.models_summary(), resume_from=resume_from, fork_at=fork_at)
+
+    def user_turns(self, record):
+        return sorted((m for m in record.messages if m.role == "user" and not m.partial), key=lambda m: m.turn)
 
     def fork_steps(self, record):
         from proactive_tui.families.proactiveeval.fork import fork_steps
