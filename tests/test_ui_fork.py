@@ -255,3 +255,48 @@ async def test_fork_from_history_for_a_family_history_shows_as_text(tmp_path) ->
             await wait_for(pilot, lambda: isinstance(app.screen, BranchSwitcher))
             await settle(pilot, app.screen)
             assert [sid for sid, _ in app.screen.rows] == [parent_id, branch_screen.session_id]
+
+
+async def test_rerun_from_history_with_the_user_frozen(tmp_path) -> None:
+    """History's `n`: the highlighted session again against a new agent, the user's recorded
+    turns sent verbatim; the screen's header says what it is."""
+    import asyncio
+    import json
+
+    from proactive_tui.cli.main import main
+    from proactive_tui.families.proactiveeval.ui.session import ProactiveEvalSessionScreen
+    from proactive_tui.ui.screens.history import HistoryScreen
+    from proactive_tui.ui.screens.rerun_modal import RerunModal
+    from textual.widgets import Input
+
+    run = RUNS["proactiveeval"]
+    with FakeOpenAIServer(responder=run.responder) as server:
+        argv = ["run", run.env_id, *run.args, "--api-base", server.base_url, "--out", str(tmp_path / "r.json"), "--quiet"]
+        assert await asyncio.to_thread(main, argv) == 0
+        original_id = json.loads((tmp_path / "r.json").read_text())["id"]
+        app = ProactiveApp()
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            app.push_screen(HistoryScreen())
+            await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.current is not None)
+            history = app.screen
+            await settle(pilot, history)
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, RerunModal))
+            modal = app.screen
+            await settle(pilot, modal)
+            box = modal.query_one("#rerun-model", Input)
+            assert box.value == "openai/agent-m"  # the session's own agent, to change
+            box.value = "openai/new-agent"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ProactiveEvalSessionScreen))
+            screen = app.screen
+            await wait_for(pilot, lambda: screen.ended is not None)
+            await settle(pilot)
+            assert f"re-run of {original_id} against openai/new-agent" in app.sub_title
+            record = load_record(app.store, screen.session_id)
+            original = load_record(app.store, original_id)
+            assert record.rerun_of["user"] == "frozen" and record.rerun_of["session_id"] == original_id
+            said = [m.content for m in sorted(original.messages, key=lambda m: m.turn) if m.role == "user"]
+            heard = [m.content for m in sorted(record.messages, key=lambda m: m.turn) if m.role == "user"]
+            assert heard and heard == said[:len(heard)]

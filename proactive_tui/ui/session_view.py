@@ -13,9 +13,10 @@ from proactive_tui.core.spec import SessionSpec, build_seats, build_session
 
 
 async def start_session(spec: SessionSpec, env: Any, resume_from: Any = None, fork: Any = None,
-                        branch: Any = None) -> tuple[Any, dict[str, Any]]:
+                        branch: Any = None, rerun: Any = None) -> tuple[Any, dict[str, Any]]:
     """`resume_from`: a RunRecord whose complete turns the session continues (history screen),
-    `branch` when it is a branch; `fork`: a `core.fork.ForkPlan`, a new branch of a stored session."""
+    `branch` when it is a branch; `fork`: a `core.fork.ForkPlan`, a new branch of a stored session;
+    `rerun`: a `core.rerun.RerunPlan`, a stored session again against a new agent."""
     from proactive_tui.llm import gateway as gateway_module
     from proactive_tui.ui import preload
 
@@ -27,4 +28,8 @@ async def start_session(spec: SessionSpec, env: Any, resume_from: Any = None, fo
         from proactive_tui.core.fork import build_fork
 
         return build_fork(fork, gateway, seats=seats), seats
+    if rerun is not None:
+        from proactive_tui.core.rerun import build_rerun
+
+        return build_rerun(rerun, gateway, seats=seats), seats
     return build_session(spec, env, gateway, seats=seats, resume_from=resume_from, branch=branch), seats

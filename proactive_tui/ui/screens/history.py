@@ -178,6 +178,8 @@ class HistoryScreen(Screen[None]):
         Binding("r", "resume", "Resume", tooltip="Continue an interrupted session from its last complete turn"),
         Binding("x", "export", "Export", tooltip="Write the session as a run record, markdown, a dataset…"),
         Binding("F", "fork", "Fork", tooltip="Branch the session at a reply: edit it or ask again, then run on"),
+        Binding("n", "rerun", "Re-run", show=False, tooltip="Run the session again against a new agent, the user's "
+                "turns frozen (sent again verbatim) or simulated"),
         Binding("g", "regrade", "Re-grade", show=False, tooltip="Judge the session again with another judge model; "
                 "its own grading stays as it is"),
         Binding("b", "branches", "Branches", show=False, tooltip="The session's branches and how their scores differ"),
@@ -320,8 +322,10 @@ class HistoryScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         typing = isinstance(self.focused, Input)
-        if action in ("resume", "export", "delete", "focus_filter", "fork", "branches", "regrade") and typing:
+        if action in ("resume", "export", "delete", "focus_filter", "fork", "branches", "regrade", "rerun") and typing:
             return False
+        if action == "rerun":  # dimmed for a session still running
+            return (self.current is not None and self.current.status != "running") or None
         if action == "regrade":  # dimmed for a session still running or of a family graded by rules
             current = self.current
             return (current is not None and current.status != "running" and _regradable(current.family)) or None
@@ -405,6 +409,43 @@ class HistoryScreen(Screen[None]):
         self.app.push_screen(ForkModal(session_id, steps, lambda request: request_plan(store, session_id, request),
                                        selected=len(steps) - 1,
                                        models={seat: info.label for seat, info in record.seats.items()}), started)
+
+    def action_rerun(self) -> None:
+        """The highlighted session again against a new agent (`RerunModal`, `core.rerun`), in its
+        family's session screen; the original stays as it was."""
+        summary = self.current
+        if summary is None or not self.check_action("rerun", ()):
+            return
+        from proactive_tui.core import registry
+        from proactive_tui.core.fork import branch_spec
+        from proactive_tui.core.rerun import RerunError, RerunPlan, check_rerun
+        from proactive_tui.store import StoreError
+        from proactive_tui.store.queries import _environment, stored_spec
+        from proactive_tui.ui.screens.rerun_modal import RerunChoice, RerunModal
+
+        record = self._record(summary.id)
+        if record is None:
+            return
+        family = registry.get(record.family)
+        agent = record.seats.get("agent")
+        store, session_id = self.app.store, summary.id
+
+        def chosen(choice: RerunChoice | None) -> None:
+            if choice is None:
+                return
+            try:
+                spec, _changed = branch_spec(stored_spec(store, session_id), {"agent": choice.model})
+                plan = RerunPlan(original_id=session_id, original=record, spec=spec, env=_environment(record),
+                                 user="frozen" if choice.frozen else "simulated")
+                check_rerun(plan)
+            except (RerunError, StoreError) as exc:
+                self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
+                return
+            screen = family.session_screen()
+            self.app.push_screen(screen(plan.env, plan.spec, self.session_factory, rerun=plan))
+
+        self.app.push_screen(RerunModal(session_id, agent.label if agent is not None and agent.kind == "llm" else "",
+                                        can_freeze=bool(getattr(family, "frozen_user", False))), chosen)
 
     def action_regrade(self) -> None:
         """Ask which judge (prefilled with the session's), then re-grade in a worker."""

@@ -56,14 +56,15 @@ class SessionScreenBase(Screen[None]):
     replay_events: list[Any] | None = None
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,
-                 fork: Any = None, branch: Any = None) -> None:
+                 fork: Any = None, branch: Any = None, rerun: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default
         (tests seat scripted participants this way; when resuming it is also given `resume_from=`
         and `branch=`, when forking `fork=`).
         `resume_from`: the RunRecord of an interrupted session that the new one continues
         (History, `r`), for families that are `resumable`; `branch` (a `core.fork.BranchStart`)
         when that session is a branch. `fork`: a `core.fork.ForkPlan`: this screen runs a new
-        branch of a stored session (`f`)."""
+        branch of a stored session (`F`). `rerun`: a `core.rerun.RerunPlan`: this screen runs a
+        stored session again against a new agent (History, `n`)."""
         super().__init__()
         self.env = env
         self.spec = spec
@@ -71,6 +72,7 @@ class SessionScreenBase(Screen[None]):
         self.resume_from = resume_from
         self.fork = fork
         self.branch = branch
+        self.rerun = rerun
         self.session: Any = None
         self.seats: dict[str, Any] = {}
         self.builder = RunRecordBuilder()
@@ -98,6 +100,8 @@ class SessionScreenBase(Screen[None]):
         """Create the session and its seats (a screen may pass the factory more)."""
         if self.fork is not None:
             return await factory(self.spec, self.env, fork=self.fork)
+        if self.rerun is not None:
+            return await factory(self.spec, self.env, rerun=self.rerun)
         if self.resume_from is not None:
             if self.branch is not None:
                 return await factory(self.spec, self.env, resume_from=self.resume_from, branch=self.branch)
@@ -205,7 +209,12 @@ class SessionScreenBase(Screen[None]):
         self.status.set(streaming=0)
 
     def _say_branch(self, event: Any) -> None:
-        """Which branch is on screen: a branch names its parent and fork point in the header."""
+        """Which branch is on screen: a branch names its parent and fork point in the header (a
+        re-run, what it re-runs)."""
+        if event.rerun_of:
+            from proactive_tui.core.rerun import describe_rerun
+
+            self.app.sub_title = plain(describe_rerun(event.rerun_of))
         if not event.forked_from:
             return
         from proactive_tui.core.fork import ForkedFrom, describe_fork

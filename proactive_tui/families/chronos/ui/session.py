@@ -124,10 +124,11 @@ class ChronosSessionScreen(SessionScreenBase):
     ]
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,
-                 fork: Any = None, branch: Any = None) -> None:
+                 fork: Any = None, branch: Any = None, rerun: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default;
         `resume_from`: the interrupted session's RunRecord this one continues (History, `r`)."""
-        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch)
+        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch,
+                         rerun=rerun)
         self.turn_limit = spec.settings.get("max_turns") or env.scenario.turn_limit
         self.manual_monitor = "monitor_delay_s" in spec.settings and spec.settings["monitor_delay_s"] is None
         self.agent_messages: dict[str, str] = {}

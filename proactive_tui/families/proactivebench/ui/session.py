@@ -75,10 +75,11 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
     ]
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,
-                 fork: Any = None, branch: Any = None) -> None:
+                 fork: Any = None, branch: Any = None, rerun: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default;
         `resume_from`: the interrupted session's RunRecord this one continues (History, `r`)."""
-        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch)
+        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch,
+                         rerun=rerun)
         self._proposal: dict[str, Any] = {}
         self._asked = 0
         self._verdicts = 0

@@ -143,14 +143,15 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *,
                  replay_events: list[Any] | None = None, resume_from: Any = None,
-                 fork: Any = None, branch: Any = None) -> None:
+                 fork: Any = None, branch: Any = None, rerun: Any = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default
         (tests seat scripted participants this way; when resuming it is also given `resume_from=`).
 
         `replay_events`: show a recorded session (events from the store) without starting one;
         the controls that need a live session stay off. `resume_from`: a RunRecord whose complete
         turns the new session continues (history screen, `r`)."""
-        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch)
+        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch,
+                         rerun=rerun)
         self.replay_events = replay_events
         settings = spec.settings
         self.max_turns = settings.get("max_turns", 6)
