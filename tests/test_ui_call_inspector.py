@@ -162,3 +162,32 @@ async def test_a_replayed_session_shows_the_calls_it_made_when_it_ran(tmp_path) 
         await settle(pilot, app.screen)
         assert len(app.screen.calls) == received and not app.screen.live
         assert app.screen.query_one("#call-detail", DescriptionView).plain_text()
+
+
+async def test_a_turn_check_row_opens_the_judges_reasoning() -> None:
+    """Turn-check reasons were stored and never shown: Enter on a row of the judge panel shows
+    the reasoning (literally) and the verdict it came with."""
+
+    from proactive_tui.families.proactiveeval.ui.turn_checks import TurnChecks
+    from proactive_tui.ui.screens.text_modal import TextModal
+    from ui_helpers import scripted_factory
+
+    app = ProactiveApp()
+    async with app.run_test(size=(140, 40)) as pilot:
+        env = app.environments.get(PE_ENV)
+        app.push_screen(screen_class("proactiveeval")(env, fake_spec(env.id, "http://127.0.0.1:9", max_turns=2),
+                                                       scripted_factory()))
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.ended is not None)
+        await settle(pilot)
+        table = screen.query_one(TurnChecks)
+        assert table.row_count == 2
+        table.focus()
+        table.move_cursor(row=1)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextModal))
+        modal = app.screen
+        await settle(pilot, modal)
+        shown = modal.query_one(DescriptionView).plain_text()
+        assert "turn 2 checked" in shown and "target reached: no" in shown and "judge: scripted-judge" in shown
+        assert modal.title_text == "Turn 2 check"
