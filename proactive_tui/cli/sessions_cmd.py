@@ -285,7 +285,7 @@ def run_fork(args: argparse.Namespace) -> int:
                 if not args.list:
                     print("error: --turn N is needed (the replies it can be forked at:)", file=sys.stderr)
                 for step in steps:
-                    print(f"--turn {step.turn} --seat {step.seat}\t{step.label}\t{_one_line(step.text)}")
+                    print(f"--turn {step.turn} --seat {step.seat}\t{step.label}\t{_one_line(step.line())}")
                 return 0 if args.list else 2
             text = _edit_text(args)
             if text is not None and (args.instruction or args.temperature is not None):

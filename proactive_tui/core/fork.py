@@ -88,6 +88,11 @@ class ForkStep(BaseModel):
     """How a person finds it: "turn 3 · agent message", "event 2 · verdict"."""
     text: str
     """The reply there as recorded: what an edit starts from."""
+    summary: str = ""
+    """One line for a list of steps (default: the text, flattened)."""
+
+    def line(self) -> str:
+        return self.summary or " ".join(self.text.split())
 
 
 def prefix_events(events: list[Any], sides: Classifier) -> list[Any]:

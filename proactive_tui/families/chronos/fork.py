@@ -27,8 +27,14 @@ def fork_steps(record: Any) -> list[ForkStep]:
         if user is not None:
             steps.append(ForkStep(turn=outcome.turn, seat="user", label=f"turn {outcome.turn} · user message",
                                   text=user.content))
-        text = outcome.reply.model_dump_json() if outcome.reply is not None else outcome.raw
-        steps.append(ForkStep(turn=outcome.turn, seat="agent", label=f"turn {outcome.turn} · agent reply", text=text))
+        if outcome.reply is not None:  # the JSON a person edits, one field a line; the list shows the gist
+            reply = outcome.reply
+            text = reply.model_dump_json(indent=2)
+            summary = f"{reply.proactive_action} / {reply.task_description.status}: {reply.response_text}"
+        else:
+            text, summary = outcome.raw, f"(format failure) {outcome.raw}"
+        steps.append(ForkStep(turn=outcome.turn, seat="agent", label=f"turn {outcome.turn} · agent reply", text=text,
+                              summary=summary))
     return steps
 
 

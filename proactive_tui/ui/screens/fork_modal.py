@@ -44,8 +44,9 @@ class ForkRequest(BaseModel):
 
 
 def step_title(step: Any) -> Text:
-    flat = " ".join(plain(step.text).split())
-    return Text.assemble((step.label, "bold"), "  ", (flat[:80] + ("…" if len(flat) > 80 else ""), "dim"))
+    flat = " ".join(plain(step.line()).split())
+    # one line a step, so the list stays short on an 80x24 terminal (the box shows it whole)
+    return Text.assemble((step.label, "bold"), ("  " + flat[:46] + ("…" if len(flat) > 46 else ""), "dim"))
 
 
 class ForkModal(ModalScreen[Any]):
@@ -57,8 +58,8 @@ class ForkModal(ModalScreen[Any]):
     DEFAULT_CSS = """
     ForkModal { align: center middle; }
     ForkModal > #fork { width: 96%; height: 94%; border: round $accent; background: $surface; padding: 0 1; }
-    ForkModal #fork-steps { height: auto; max-height: 8; border: none; }
-    ForkModal #fork-text { height: 1fr; min-height: 3; }
+    ForkModal #fork-steps { height: auto; max-height: 30%; border: none; }
+    ForkModal #fork-text { height: 1fr; min-height: 5; }
     ForkModal .fork-row { height: 1; margin-top: 1; }
     ForkModal .fork-row Input { width: 1fr; }
     ForkModal .fork-row Label { padding: 0 1 0 0; }
