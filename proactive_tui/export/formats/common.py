@@ -54,6 +54,8 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
     }
     if record.forked_from:  # a branch (core.fork): a corrected branch exported as a demonstration says so
         facts["forked_from"] = record.forked_from
+    if record.comparisons:  # a side of a comparison (core.compare): the person's vote and why
+        facts["comparisons"] = record.comparisons
     return facts
 
 
