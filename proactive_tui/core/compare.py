@@ -192,47 +192,14 @@ class TurnScores(BaseModel):
     final: float | None = None
 
 
-def _proactiveeval(record: Any) -> TurnScores:
-    section = record.section
-    live = [float(score.overall) for score in getattr(section, "live_scores", [])]
-    final = section.guidance.overall if getattr(section, "guidance", None) is not None else None
-    return TurnScores(label="guidance overall (live)", per_turn=live, final_label="overall",
-                      final=None if final is None else float(final))
-
-
-def _proactivebench(record: Any) -> TurnScores:
-    from proactive_tui.families.proactivebench.metrics import Confusion, metrics
-
-    confusion = Confusion()
-    running: list[float | None] = []
-    for event in record.section.events:
-        if event.judgement is None:  # not judged (cut off): no metrics for it
-            continue
-        for cell in event.cells:
-            confusion = confusion.add(cell)
-        running.append(metrics(confusion).f1)
-    final = record.section.metrics.f1
-    return TurnScores(label="running F1", per_turn=running, final_label="F1", final=final)
-
-
-def _chronos(record: Any) -> TurnScores:
-    per_turn = [1.0 if turn.action_correct else 0.0 for turn in record.section.turns]
-    outcome = record.section.outcome
-    success = None if outcome is None or outcome.success is None else (1.0 if outcome.success else 0.0)
-    return TurnScores(label="action correct", per_turn=per_turn, final_label="success", final=success)
-
-
-TURN_SCORES: dict[str, Callable[[Any], TurnScores]] = {
-    "proactiveeval": _proactiveeval, "proactivebench": _proactivebench, "chronos": _chronos,
-}
-
-
 def turn_scores(record: Any) -> TurnScores:
-    """The family's comparable score per turn; for another family, none per turn."""
-    fn = TURN_SCORES.get(record.family)
-    if fn is None:
-        return TurnScores(label="-", per_turn=[], final_label="-")
-    return fn(record)
+    """The family's comparable score per turn (`Family.turn_scores`); for a family without one,
+    none per turn."""
+    from proactive_tui.core import registry
+
+    family = registry.find(record.family)
+    scores = family.turn_scores(record) if family is not None else None
+    return scores if scores is not None else TurnScores(label="-", per_turn=[], final_label="-")
 
 
 class TurnRow(BaseModel):

@@ -210,6 +210,12 @@ class Family:
         """Turns a resume keeps (for families that resume)."""
         return 0
 
+    def turn_scores(self, record: "RunRecord") -> Any:
+        """The score a side-by-side comparison (`core.compare`) sets against the other side's per
+        turn, and at the end: a `core.compare.TurnScores`, or None when the family has no such
+        score (a comparison then shows the headline scores only)."""
+        return None
+
     # -- forks (core.fork) ------------------------------------------------------------------
 
     forkable: ClassVar[bool] = False
