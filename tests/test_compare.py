@@ -206,3 +206,13 @@ def test_other_families_compare_by_their_own_per_turn_score(tmp_path: Path, fami
     assert turn_table(records).model_dump(mode="json") == table
     if family == "chronos":
         assert table["rows"][0]["values"][0] == float(records[0].section.turns[0].action_correct)
+
+
+def test_compare_without_run_is_compare_run_only_as_the_command() -> None:
+    from proactive_tui.cli.compare_cmd import insert_run
+
+    assert insert_run(["compare", ENV_ID, "--agent", "a"]) == ["compare", "run", ENV_ID, "--agent", "a"]
+    assert insert_run(["--envs", "x", "compare", ENV_ID]) == ["--envs", "x", "compare", "run", ENV_ID]
+    for left in (["compare", "vote", "abc", "A"], ["compare", "list"], ["compare", "-h"],
+                 ["run", ENV_ID, "--agent", "compare", "x"]):
+        assert insert_run(left) == left

@@ -300,11 +300,18 @@ def run_list(args: argparse.Namespace) -> int:
 
 def insert_run(argv: list[str]) -> list[str]:
     """`compare ENV_ID ...` as `compare run ENV_ID ...` (the issue's spelling), leaving
-    `compare vote|list|run|-h` alone."""
-    if "compare" not in argv:
+    `compare vote|list|run|-h` alone. Only when `compare` is the command (the first word after the
+    global options), never a flag's value elsewhere (`run ENV --agent compare`)."""
+    at = 0
+    while at < len(argv) and argv[at].startswith("-"):
+        at += 1 if "=" in argv[at] or argv[at] not in GLOBAL_VALUED else 2
+    if at >= len(argv) or argv[at] != "compare":
         return argv
-    at = argv.index("compare")
     following = argv[at + 1] if at + 1 < len(argv) else ""
     if following and following not in ACTIONS and following not in ("-h", "--help"):
         return [*argv[:at + 1], "run", *argv[at + 1:]]
     return argv
+
+
+GLOBAL_VALUED = ("--envs", "--report", "--structured-mode")
+"""The global options that take a value (main.build_parser)."""
