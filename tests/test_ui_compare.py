@@ -76,9 +76,12 @@ async def test_compare_two_fake_server_agents_blind_then_vote() -> None:
             assert all(app.store.session(sid) is not None for sid in row.sessions)
 
 
-async def test_palette_offers_compare_on_the_highlighted_environment() -> None:
+async def test_palette_offers_compare_on_the_highlighted_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     from proactive_tui.ui.screens.compare_setup import CompareSetupModal
 
+    # every seat a model the preflight accepts (nothing is answered: the sides are stopped at once)
+    monkeypatch.setenv("PROACTIVE_TUI_MODEL", "openai/fake")
+    monkeypatch.setenv("PROACTIVE_TUI_API_BASE", "http://127.0.0.1:9/v1")
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("slash", *PE_ENV, "enter")
@@ -92,7 +95,8 @@ async def test_palette_offers_compare_on_the_highlighted_environment() -> None:
         app.screen.query_one("#compare-start", Button).press()
         await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
         screen = app.screen
-        assert screen.plan.blind and [a.model for a in screen.plan.agents][1] == "openai/other"
+        assert screen.plan.blind and [a.model for a in screen.plan.agents] == ["openai/fake", "openai/other"]
+        assert screen.plan.user.model == screen.plan.judge.model == "openai/fake"
         screen.workers.cancel_group(screen, "compare")
 
 

@@ -375,6 +375,16 @@ class ProactiveApp(App[None]):
             except Exception as exc:  # a model string the settings refuse
                 self.notify(plain(str(exc)), title="Compare", severity="error", timeout=NOTIFY_TIMEOUT, markup=False)
                 return
+            from proactive_tui.cli.preflight import check_seats
+            from proactive_tui.core import registry
+
+            family = registry.get(env.family)
+            problems = [f"{chr(65 + i)}: {p.render()}" for i, spec in enumerate(plan.specs())
+                        for p in check_seats(spec, family.seats)]
+            if problems:  # named before any call, as `run` and `compare` do
+                self.notify(plain("\n".join(problems)), title="Compare: seats that cannot run", severity="error",
+                            timeout=NOTIFY_TIMEOUT, markup=False)
+                return
             self.push_screen(CompareScreen(plan, env))
 
         self.push_screen(CompareSetupModal(env.id, resolve_default_agent(self.config)), chosen)
