@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from typing import Any, Callable, Literal
+from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
@@ -312,5 +312,3 @@ def vote_text(comparison: Any) -> str:
         return f"{letter(comparison.sessions.index(comparison.vote))} (session {comparison.vote})"
     return comparison.vote
 
-
-VoteChoice = Literal["A", "B", "tie"]
