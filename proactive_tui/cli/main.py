@@ -11,7 +11,7 @@ from proactive_tui import __version__
 # Each command module exposes `add_parser(subparsers)` which sets `func` on its parsers. Named,
 # not imported, here: opening the playground needs none of them (they cost ~40 ms of start-up).
 COMMAND_MODULES = ("envs_cmd", "keys_cmd", "locate_cmd", "run_cmd", "eval_cmd", "report_cmd", "sessions_cmd",
-                   "regrade_cmd", "export_cmd")
+                   "regrade_cmd", "export_cmd", "compare_cmd")
 
 
 def _playground_args(argv: list[str] | None) -> argparse.Namespace | None:
@@ -94,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     if playground is not None:
         return _open_playground(playground)
     parser = build_parser()
-    args, extra = parser.parse_known_args(_batch_options_first(sys.argv[1:] if argv is None else list(argv)))
+    from proactive_tui.cli.compare_cmd import insert_run
+
+    argv = insert_run(_batch_options_first(sys.argv[1:] if argv is None else list(argv)))
+    args, extra = parser.parse_known_args(argv)
     # `--envs` may come before the command or after it: both count (the command's own flag used to
     # replace the global one's value silently)
     args.envs = list(args.envs or []) + list(getattr(args, "sub_envs", None) or [])

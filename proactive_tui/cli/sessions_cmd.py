@@ -189,6 +189,13 @@ def run_show(args: argparse.Namespace) -> int:
         for grading in gradings:
             console.print(Text(f"  {short_time(grading.created_at)}  {grading.judge}  "
                                f"{headline_text(grading.summary or {})}  (grading {grading.id})"), soft_wrap=True)
+    for comparison in record.comparisons:  # a side of `compare`: the vote, said with the session
+        verdict = {"won": "voted better", "lost": "the other side voted better", "tie": "voted a tie",
+                   None: "no vote yet"}.get(comparison["verdict"], comparison["verdict"])
+        others = ", ".join(s for s in comparison["sessions"] if s != session_id)
+        reason = f": {comparison['reason']}" if comparison["reason"] else ""
+        console.print(Text(f"comparison {comparison['id']}: side {comparison['side']} against {others}"
+                           f"{' (blind)' if comparison['blind'] else ''}; {verdict}{reason}"), soft_wrap=True)
     status = effective_status(row) if row else "?"
     note = f"status: {status}"
     from proactive_tui.core import registry

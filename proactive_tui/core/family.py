@@ -220,6 +220,14 @@ class Family:
         re-run with the user frozen sends again."""
         return []
 
+    # -- side-by-side comparisons (core.compare) ---------------------------------------------
+
+    def turn_scores(self, record: "RunRecord") -> Any:
+        """The score a side-by-side comparison (`core.compare`) sets against the other side's per
+        turn, and at the end: a `core.compare.TurnScores`, or None when the family has no such
+        score (a comparison then shows the headline scores only)."""
+        return None
+
     # -- forks (core.fork) ------------------------------------------------------------------
 
     forkable: ClassVar[bool] = False

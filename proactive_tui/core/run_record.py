@@ -98,6 +98,11 @@ class RunRecord(BaseModel):
     """For a branch: the parent session, fork point and change (`core.fork.ForkedFrom`)."""
     rerun_of: dict[str, Any] | None = None
     """For a re-run against a new agent: the original and how its user turns were given (`core.rerun`)."""
+    comparisons: list[dict[str, Any]] = Field(default_factory=list, exclude_if=lambda value: not value)
+    """The side-by-side comparisons (`core.compare`) this session was a side of, with their vote
+    and reason: not from the event log (a vote comes after the session ended) but attached by the
+    store's reader (`store.queries.load_record`), so an export of the session carries the vote.
+    Left out of the JSON when empty (a record of a session never compared reads as before)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -207,9 +207,30 @@ def load_events(store: Store, session_id: str, _seen: frozenset[str] = frozenset
 def load_record(store: Store, session_id: str) -> RunRecord:
     """The run record folded from the committed events (partial for a session that did not end)."""
     try:
-        return fold(load_events(store, session_id))
+        record = fold(load_events(store, session_id))
     except ValueError:
         raise StoreError(f"session {session_id} has no recorded start: nothing to show") from None
+    record.comparisons = comparison_facts(store, session_id)
+    return record
+
+
+def comparison_facts(store: Store, session_id: str) -> list[dict[str, Any]]:
+    """The comparisons a session is a side of, as its record and exports carry them: the
+    comparison, this session's letter, the other sides, whether it was blind, the vote (`won`,
+    `lost`, `tie` for this side) and its reason."""
+    out = []
+    for row in store.comparisons(session_id):
+        index = row.sessions.index(session_id)
+        if row.vote is None:
+            verdict = None
+        elif row.vote == "tie":
+            verdict = "tie"
+        else:
+            verdict = "won" if row.vote == session_id else "lost"
+        out.append({"id": row.id, "side": "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[index] if index < 26 else str(index + 1),
+                    "sessions": list(row.sessions), "blind": row.blind, "vote": row.vote, "verdict": verdict,
+                    "reason": row.reason, "voted_at": row.voted_at})
+    return out
 
 
 def delete_session(store: Store, session_id: str) -> None:

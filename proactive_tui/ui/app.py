@@ -63,6 +63,13 @@ UI_BUSY_TIMEOUT_S = 0.25
 """How long one store write in the playground waits for another process's write lock."""
 
 
+def resolve_default_agent(config: AppConfig) -> str:
+    """The agent model a session would get (config, environment): the compare setup's side A."""
+    from proactive_tui.llm.settings import resolve_roles
+
+    return resolve_roles(config.roles).agent.model
+
+
 class ProactiveApp(App[None]):
     """The playground. `extra_envs` are `--envs` paths; `theme_dirs` replaces the theme folders
     (tests use it to add a broken theme)."""
@@ -338,6 +345,8 @@ class ProactiveApp(App[None]):
             env = screen.current
             yield SystemCommand(f"Start a session: {env.id}", "Set up a session on the highlighted environment",
                                 lambda: self.post_message(EnvironmentChosen(env, screen.reveal_reference)))
+            yield SystemCommand(f"Compare agents on: {env.id}", "Two agent models side by side on the highlighted "
+                                "environment (same user, judge), blind until you vote", lambda: self.ask_compare(env))
         # Session screens (any family) list what they can do right now.
         for title, help_text, callback in getattr(screen, "palette_commands", lambda: [])():
             yield SystemCommand(title, help_text, callback)
@@ -346,6 +355,39 @@ class ProactiveApp(App[None]):
         yield SystemCommand("Open a report folder…", "A batch report folder (`eval --out DIR`): tables, charts, sessions",
                             self.ask_report_folder)
         yield SystemCommand("Screenshot to SVG", "Save the screen as an SVG file in the data folder", self.action_svg_screenshot)
+
+    def ask_compare(self, env: Any) -> None:
+        """Ask for two agent models (and blind or not), then open the compare screen on `env`:
+        the user and judge seats as the config sets them, the same for both sides."""
+        from proactive_tui.ui.screens.compare_setup import CompareSetupModal
+
+        def chosen(choice: Any) -> None:
+            if choice is None:
+                return
+            from proactive_tui.core.compare import ComparePlan
+            from proactive_tui.llm.settings import resolve_roles
+            from proactive_tui.ui.screens.compare import CompareScreen
+
+            roles = resolve_roles(self.config.roles)
+            try:
+                plan = ComparePlan(env_id=env.id, agents=[roles.agent.model_copy(update={"model": m}) for m in choice.agents],
+                                   user=roles.user, judge=roles.judge, blind=choice.blind)
+            except Exception as exc:  # a model string the settings refuse
+                self.notify(plain(str(exc)), title="Compare", severity="error", timeout=NOTIFY_TIMEOUT, markup=False)
+                return
+            from proactive_tui.cli.preflight import check_seats
+            from proactive_tui.core import registry
+
+            family = registry.get(env.family)
+            problems = [f"{chr(65 + i)}: {p.render()}" for i, spec in enumerate(plan.specs())
+                        for p in check_seats(spec, family.seats)]
+            if problems:  # named before any call, as `run` and `compare` do
+                self.notify(plain("\n".join(problems)), title="Compare: seats that cannot run", severity="error",
+                            timeout=NOTIFY_TIMEOUT, markup=False)
+                return
+            self.push_screen(CompareScreen(plan, env))
+
+        self.push_screen(CompareSetupModal(env.id, resolve_default_agent(self.config)), chosen)
 
     def action_svg_screenshot(self) -> None:
         from proactive_tui.paths import data_dir

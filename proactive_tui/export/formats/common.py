@@ -56,6 +56,8 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
         facts["forked_from"] = record.forked_from
     if record.rerun_of:  # a re-run against a new agent (core.rerun): which session, user frozen or not
         facts["rerun_of"] = record.rerun_of
+    if record.comparisons:  # a side of a comparison (core.compare): the person's vote and why
+        facts["comparisons"] = record.comparisons
     return facts
 
 

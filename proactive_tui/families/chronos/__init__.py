@@ -108,6 +108,15 @@ class ChronosFamily(Family):
 
         return edit_answer(point, text, record)
 
+    def turn_scores(self, record):
+        """Whether each agent turn's action was one the oracle accepts (1/0); success at the end."""
+        from proactive_tui.core.compare import TurnScores
+
+        outcome = record.section.outcome
+        success = None if outcome is None or outcome.success is None else float(outcome.success)
+        return TurnScores(label="action correct", per_turn=[float(t.action_correct) for t in record.section.turns],
+                          final_label="success", final=success)
+
     def complete_turns(self, record) -> int:
         from proactive_tui.families.chronos.resume import complete_turns
 

@@ -111,6 +111,21 @@ class ProactiveBenchFamily(Family):
 
         return edit_answer(point, text, record)
 
+    def turn_scores(self, record):
+        """F1 over the events judged so far, after each judged event; the session's F1 at the end."""
+        from proactive_tui.core.compare import TurnScores
+        from proactive_tui.families.proactivebench.metrics import Confusion, metrics
+
+        confusion = Confusion()
+        running: list[float | None] = []
+        for event in record.section.events:
+            if event.judgement is None:  # cut off before its verdict: no metrics for it
+                continue
+            for cell in event.cells:
+                confusion = confusion.add(cell)
+            running.append(metrics(confusion).f1)
+        return TurnScores(label="running F1", per_turn=running, final_label="F1", final=record.section.metrics.f1)
+
     def complete_turns(self, record) -> int:
         from proactive_tui.families.proactivebench.resume import complete_events
 

@@ -129,6 +129,15 @@ class ProactiveEvalFamily(Family):
 
         return build_fork(self, spec, env, seats, parent, prefix, point, change, session_id=session_id)
 
+    def turn_scores(self, record):
+        """The live guidance overall per turn (with `--live`), and the final overall."""
+        from proactive_tui.core.compare import TurnScores
+
+        section = record.section
+        final = section.guidance.overall if section.guidance is not None else None
+        return TurnScores(label="guidance overall (live)", per_turn=[float(s.overall) for s in section.live_scores],
+                          final_label="overall", final=None if final is None else float(final))
+
     def complete_turns(self, record) -> int:
         from proactive_tui.families.proactiveeval.record import complete_turns
 
