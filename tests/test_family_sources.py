@@ -42,6 +42,7 @@ def test_export_metadata_names_the_benchmark() -> None:
     class Record:  # only what run_facts reads
         started_at, models, settings, seats, human_seats, mode, termination = "d", {}, {}, {}, [], "watch", None
         forked_from = rerun_of = None
+        comparisons: list = []
 
     for name in BUILT_IN:
         record = Record()
