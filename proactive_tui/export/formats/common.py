@@ -54,6 +54,8 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
     }
     if record.forked_from:  # a branch (core.fork): a corrected branch exported as a demonstration says so
         facts["forked_from"] = record.forked_from
+    if record.human_labels:  # a person's labels on the judges' verdicts (core.labels): human annotations
+        facts["human_labels"] = record.human_labels
     return facts
 
 

@@ -467,9 +467,10 @@ class HistoryScreen(Screen[None]):
             return
         record = self._record(summary.id)
         if record is not None:
+            from proactive_tui.core.labels import with_labels
             from proactive_tui.ui.screens.export_modal import ExportModal
 
-            self.app.push_screen(ExportModal(record))
+            self.app.push_screen(ExportModal(with_labels(self.app.store, record)))
 
     def action_delete(self) -> None:
         summary = self.current

@@ -608,7 +608,9 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         from proactive_tui.ui.screens.export_modal import ExportModal
 
         if self.builder.record is not None:
-            self.app.push_screen(ExportModal(self.builder.record))
+            from proactive_tui.core.labels import with_labels
+
+            self.app.push_screen(ExportModal(with_labels(getattr(self.app, "store", None), self.builder.record)))
 
     def transcript_text(self) -> str:
         return f"{self.env.id}\n\n" + self.transcript.plain_text()
