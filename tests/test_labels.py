@@ -230,3 +230,14 @@ def test_reward_judge_scores_a_model_against_the_app_labels(tmp_path: Path, caps
     # the same judge answers as in the session: it agrees with every label but the corrected one
     assert report["agreement"] == pytest.approx((n - 1) / n)
     assert main(["eval", "reward-judge", "--labels-from-app", "--data", "x.jsonl"]) == 2
+
+
+def test_the_proactivebench_export_names_the_labels_in_its_sessions_file(tmp_path: Path) -> None:
+    session = stored("proactivebench", tmp_path)
+    with open_store() as store:
+        key = next(v.key for v in verdicts_of(load_record(store, session)) if v.value is not None)
+        label_verdict(store, session, key, agree=True, note="right call")
+    assert main(["export", session, "--format", "proactivebench", "--out", str(tmp_path / "pb")]) == 0
+    manifest = json.loads((tmp_path / "pb" / "proactivebench_sessions.json").read_text(encoding="utf-8"))
+    (entry,) = manifest.values()
+    assert [(d["verdict"], d["note"]) for d in entry["human_labels"]] == [(key, "right call")]
