@@ -80,6 +80,9 @@ def test_values_are_checked_against_the_kind() -> None:
         parse_value("proposal verdict", "skipped")
     with pytest.raises(LabelError, match="yes/no"):
         parse_value("turn check", "maybe")
+    assert parse_value("reply reading", "Shift") == "shift"
+    with pytest.raises(LabelError, match="confirm, refuse, shift, reply"):
+        parse_value("reply reading", "maybe")
 
 
 # -- the families' verdicts and labelling a stored session ------------------------------------------
@@ -103,6 +106,14 @@ def test_each_family_lists_its_verdicts_and_labels_are_validated(tmp_path: Path)
         assert all(len(k.split(":")) == 4 for k in pb)
         assert "action_check:1" in ch and ch["action_check:1"].judge == ORACLE
         assert ch["status_check:1"].kind == "status check"
+        # where the judge seat's model read the user's reply, that reading is a verdict too
+        chronos = load_record(store, ids["chronos"])
+        chronos.section.turns[0] = chronos.section.turns[0].model_copy(update={
+            "user_read_as": "confirm", "user_read_by": "judge", "user_read_model": "openai/judge-m",
+            "user_read_note": "they said yes"})
+        reading = {v.key: v for v in verdicts_of(chronos)}[f"reading:{chronos.section.turns[0].turn}"]
+        assert (reading.kind, reading.judge, reading.value, reading.detail) == (
+            "reply reading", "openai/judge-m", "confirm", "they said yes")
 
         session = ids["proactiveeval"]
         judge_tone = pe["dimension:tone"].value

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, Field
 
-ValueType = Literal["bool", "score", "proposal"]
+ValueType = Literal["bool", "score", "proposal", "reading"]
 
 ORACLE = "oracle (rules)"
 """The judge named for Chronos's rule-based checks (the oracle, not a model)."""
@@ -31,10 +31,13 @@ KIND_TYPES: dict[str, ValueType] = {
     "proposal verdict": "proposal",
     "action check": "bool",
     "status check": "bool",
+    "reply reading": "reading",
 }
 """The value type each verdict kind takes: what a person's corrected value must be."""
 
 PROPOSAL_VALUES = ("accepted", "rejected")
+READING_VALUES = ("confirm", "refuse", "shift", "reply")
+"""How Chronos's judge reads a user's reply to an offer (`TurnOutcome.user_read_as`)."""
 
 
 class LabelError(ValueError):
@@ -74,7 +77,8 @@ def value_text(value: Any) -> str:
 
 def parse_value(kind: str, value: Any, *, where: str = "") -> Any:
     """`value` (a string from a form or the command line, or already typed) as the kind's type:
-    a bool for a check, an int 1-10 for a score, "accepted"/"rejected" for a proposal verdict.
+    a bool for a check, an int 1-10 for a score, "accepted"/"rejected" for a proposal verdict,
+    confirm/refuse/shift/reply for Chronos's reading of a reply.
     LabelError, naming `where` and the field, when it is not one."""
     vtype = KIND_TYPES.get(kind, "bool")
     prefix = f"{where}: " if where else ""
@@ -98,6 +102,10 @@ def parse_value(kind: str, value: Any, *, where: str = "") -> Any:
             raise LabelError(f"{prefix}value {number} is out of range for a {kind} (1-10)")
         return number
     text = str(value).strip().lower()
+    if vtype == "reading":
+        if text not in READING_VALUES:
+            raise LabelError(f"{prefix}value {value!r} is not one of {', '.join(READING_VALUES)} for a {kind}")
+        return text
     if text not in PROPOSAL_VALUES:
         raise LabelError(f"{prefix}value {value!r} is not accepted or rejected for a {kind}")
     return text

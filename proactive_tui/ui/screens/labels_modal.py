@@ -22,7 +22,8 @@ from textual.widgets.option_list import Option
 
 from proactive_tui.textsafe import plain
 
-VALUE_HINTS = {"bool": "yes or no", "score": "a score 1-10", "proposal": "accepted or rejected"}
+VALUE_HINTS = {"bool": "yes or no", "score": "a score 1-10", "proposal": "accepted or rejected",
+               "reading": "confirm, refuse, shift or reply"}
 
 
 def verdict_text(verdict: Any, label: Any) -> Text:
