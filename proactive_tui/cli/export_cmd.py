@@ -34,6 +34,7 @@ def _fail(message: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from proactive_tui.core.labels import with_labels
     from proactive_tui.export import load_formats
     from proactive_tui.export.registry import ExportError, export
     from proactive_tui.store import StoreError, list_sessions, load_record, open_store, resolve_id
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.all and not exporter.accepts(record):
                     skipped.append(f"{session_id} ({record.family})")
                     continue
-                records.append(record)
+                records.append(with_labels(store, record))  # a person's labels go out as human annotations
     except StoreError as exc:
         return _fail(str(exc))
     if not records:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel
 
 if TYPE_CHECKING:  # pragma: no cover
+    from proactive_tui.core.labels import Verdict
     from proactive_tui.core.report import ReportSection
     from proactive_tui.core.run_record import RunRecord, Score
     from proactive_tui.core.spec import SessionSpec
@@ -303,6 +304,12 @@ class Family:
 
     def scores(self, record: "RunRecord") -> list["Score"]:
         """The generic scores of a record (headline numbers, each naming who gave it)."""
+        return []
+
+    def verdicts(self, record: "RunRecord") -> list["Verdict"]:
+        """Every verdict a judge (or a rule check) gave in the session, that a person can label
+        (`core.labels`): each under a key stable within the session, with the judge's value, so
+        labels can be compared with the judge per judge model and kind of verdict."""
         return []
 
     def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, model_serializer, model_validator
 
 from proactive_tui.core.events import (
     ErrorRaised, MessageDiscarded, MessageDone, MessageRecord, ModelCalled, Retrying, SeatInfo, SessionEnded, SessionStarted,
@@ -103,6 +103,10 @@ class RunRecord(BaseModel):
     and reason: not from the event log (a vote comes after the session ended) but attached by the
     store's reader (`store.queries.load_record`), so an export of the session carries the vote.
     Left out of the JSON when empty (a record of a session never compared reads as before)."""
+    human_labels: list[dict[str, Any]] = Field(default_factory=list)
+    """People's labels on the session's verdicts (`store.db.LabelRow` dicts, `core.labels`): never
+    folded from events (they live beside the session in the store); filled by the paths that load
+    a record with a store for an export, and kept by a run-record file read back."""
 
     @model_validator(mode="before")
     @classmethod
@@ -125,6 +129,15 @@ class RunRecord(BaseModel):
         if not self.scores:  # derived from the section: a version-1 record gets them here
             self.scores = family.scores(self)
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_empty_labels(self, handler: Any) -> Any:
+        """`human_labels` is written only when there are labels, so records without any (every
+        record before labels existed, every record not exported from a store) read as before."""
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("human_labels"):
+            data.pop("human_labels", None)
+        return data
 
     def score(self, name: str) -> Score | None:
         return next((s for s in self.scores if s.name == name), None)

@@ -304,6 +304,13 @@ class ProactiveApp(App[None]):
         if not isinstance(self.screen, HistoryScreen):
             self.push_screen(HistoryScreen())
 
+    def open_agreement(self) -> None:
+        """The judge agreement panel: every judge against the people's labels (`core.labels`)."""
+        from proactive_tui.ui.screens.agreement import AgreementScreen
+
+        if not isinstance(self.screen, AgreementScreen):
+            self.push_screen(AgreementScreen())
+
     def open_report(self, folder: str | Path) -> bool:
         """The results screen on a report folder; a notification says why when it cannot open."""
         from proactive_tui.evalrun.opened import FolderProblem, open_folder
@@ -352,6 +359,9 @@ class ProactiveApp(App[None]):
             yield SystemCommand(title, help_text, callback)
         if type(screen).__name__ != "HistoryScreen":
             yield SystemCommand("Session history", "Recorded sessions: replay, resume, export, delete", self.open_history)
+            if getattr(self, "store", None) is not None and type(screen).__name__ != "AgreementScreen":
+                yield SystemCommand("Judge agreement", "Judges against people over every label: accuracy, Cohen's kappa",
+                                    self.open_agreement)
         yield SystemCommand("Open a report folder…", "A batch report folder (`eval --out DIR`): tables, charts, sessions",
                             self.ask_report_folder)
         yield SystemCommand("Screenshot to SVG", "Save the screen as an SVG file in the data folder", self.action_svg_screenshot)

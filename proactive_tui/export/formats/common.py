@@ -58,6 +58,8 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
         facts["rerun_of"] = record.rerun_of
     if record.comparisons:  # a side of a comparison (core.compare): the person's vote and why
         facts["comparisons"] = record.comparisons
+    if record.human_labels:  # a person's labels on the judges' verdicts (core.labels): human annotations
+        facts["human_labels"] = record.human_labels
     return facts
 
 

@@ -147,6 +147,11 @@ class ChronosFamily(Family):
 
         return scores(record)
 
+    def verdicts(self, record):
+        from proactive_tui.families.chronos.record import verdicts
+
+        return verdicts(record)
+
     def upgrade_record(self, data):
         data["section"] = data.get("timeline")
         return data

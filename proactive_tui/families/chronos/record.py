@@ -76,3 +76,26 @@ def apply_timeline_event(record: Any, event: Any) -> None:
     elif isinstance(event, TimelineFinished):
         section.outcome = event.outcome
 
+
+
+def verdicts(record: Any) -> list[Any]:
+    """The checks a person can label (`core.labels`): per agent turn, the rule-based oracle's
+    action check (was the proactive action right?) and status check (was the task status
+    right?), whose judge is the oracle (`core.labels.ORACLE`), not a model; and, where the judge
+    seat's model read the user's reply (confirm, refuse, shift), that reading ("reading:<turn>")."""
+    from proactive_tui.core.labels import ORACLE, Verdict
+
+    section: ChronosSection = record.section
+    out: list[Verdict] = []
+    for turn in section.turns:
+        action = str(turn.reply.proactive_action) if turn.reply is not None else "(no valid reply)"
+        expected = ", ".join(turn.acceptable_actions) or turn.expected_action
+        out.append(Verdict(key=f"action_check:{turn.turn}", kind="action check", judge=ORACLE, value=turn.action_correct,
+                           label=f"turn {turn.turn}: action {action} correct? (expected {expected})", detail=turn.why))
+        out.append(Verdict(key=f"status_check:{turn.turn}", kind="status check", judge=ORACLE, value=turn.status_correct,
+                           label=f"turn {turn.turn}: status correct? (expected {turn.expected_status})", detail=turn.why))
+        if turn.user_read_by == "judge" and turn.user_read_as:
+            out.append(Verdict(key=f"reading:{turn.turn}", kind="reply reading", judge=turn.user_read_model or "-",
+                               value=turn.user_read_as, label=f"turn {turn.turn}: how the user's reply was read",
+                               detail=turn.user_read_note))
+    return out

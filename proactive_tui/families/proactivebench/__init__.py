@@ -169,6 +169,11 @@ class ProactiveBenchFamily(Family):
 
         return scores(record)
 
+    def verdicts(self, record):
+        from proactive_tui.families.proactivebench.record import verdicts
+
+        return verdicts(record)
+
     def upgrade_record(self, data):
         data["section"] = data.get("proposals")
         return data

@@ -36,6 +36,9 @@ def add_eval_commands(sub: argparse._SubParsersAction) -> None:
     rj.add_argument("--judge", metavar="MODEL", help="litellm model for the judge (default: the user seat's model, local/smollm2)")
     rj.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for the judge")
     rj.add_argument("--data", metavar="PATH", help="reward test data (.jsonl); default: the shipped ProactiveBench set, proactive_tui/families/proactivebench/data/reward_test.jsonl")
+    rj.add_argument("--labels-from-app", action="store_true",
+                    help="score the judge against the proposal-verdict labels people made in the app "
+                         "(`labels add`, the Verdicts modal) instead of the reward test data")
     rj.add_argument("--limit", type=int, metavar="N", help="only the first N items")
     rj.add_argument("--concurrency", type=int, default=4, metavar="N", help="judge calls at once (default 4)")
     rj.add_argument("--out", metavar="FILE.json", help="write every item's verdict and the summary here")
@@ -79,15 +82,37 @@ def run_reward_judge(args: argparse.Namespace) -> int:
     if problem:
         err.print(Text(f"error: {problem}", style="red"))
         return 2
-    path = Path(args.data) if args.data else default_reward_data()
-    try:
-        items = load_items(path, args.limit)
-    except FileNotFoundError:
-        err.print(Text(f"error: no reward data at {path} (use --data PATH)", style="red"))
-        return 1
-    except ValueError as exc:
-        err.print(Text(f"error: {path}: {exc}", style="red"))
-        return 1
+    if getattr(args, "labels_from_app", False):
+        if args.data:
+            err.print(Text("error: --labels-from-app and --data are two sources of labels; give one", style="red"))
+            return 2
+        from proactive_tui.families.proactivebench.reward_check import items_from_labels
+        from proactive_tui.store import StoreError, open_store
+
+        try:
+            with open_store() as store:
+                items, problems = items_from_labels(store)
+        except StoreError as exc:
+            err.print(Text(f"error: {exc}", style="red"))
+            return 1
+        for problem in problems:
+            err.print(Text(f"warning: label skipped: {problem}", style="yellow"))
+        if not items:
+            err.print(Text("error: no proposal-verdict labels in the app yet (label ProactiveBench verdicts with "
+                           "`labels add` or the Verdicts modal, L)", style="red"))
+            return 1
+        items = items[:args.limit] if args.limit else items
+        path: Any = "the app's labels"
+    else:
+        path = Path(args.data) if args.data else default_reward_data()
+        try:
+            items = load_items(path, args.limit)
+        except FileNotFoundError:
+            err.print(Text(f"error: no reward data at {path} (use --data PATH)", style="red"))
+            return 1
+        except ValueError as exc:
+            err.print(Text(f"error: {path}: {exc}", style="red"))
+            return 1
     try:
         config = load_config()
         roles = resolve_roles(config.roles, cli={"user": {"model": args.judge, "api_base": args.api_base}})

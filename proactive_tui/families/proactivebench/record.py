@@ -182,3 +182,28 @@ def metrics_by_split(records: Iterable[Any]) -> dict[str, SplitScore]:
     for score in totals.values():
         score.metrics = metrics(score.confusion)
     return dict(sorted(totals.items()))
+
+
+def verdicts(record: Any) -> list[Any]:
+    """The reward judge's verdicts a person can label (`core.labels`): one per judged candidate
+    of every attempt ("proposal:<event>:<attempt>:<candidate>"). A verdict a person gave (a
+    human user seat, or an edit in a branch) is theirs already, not a judge's: not listed."""
+    from proactive_tui.core.labels import Verdict
+
+    section: ProactiveBenchSection = record.section
+    out: list[Verdict] = []
+    for ev in section.events:
+        for attempt in ev.attempts:
+            for n, verdict in enumerate(attempt.verdicts):
+                if verdict.by_kind == "human":
+                    continue
+                candidate = verdict.candidate if verdict.candidate is not None else n
+                task = verdict.task if verdict.task is not None else "(no proposal)"
+                value = verdict.judgement if verdict.judgement in ("accepted", "rejected") else None
+                out.append(Verdict(
+                    key=f"proposal:{ev.index}:{attempt.attempt}:{candidate}", kind="proposal verdict",
+                    judge=verdict.by or "-", value=value,
+                    label=f"event {ev.index}, attempt {attempt.attempt}, candidate {candidate}: {task}",
+                    detail=verdict.thought,
+                ))
+    return out

@@ -156,3 +156,63 @@ async def run_check(judge: Participant, items: list[RewardItem], concurrency: in
 
     results = await asyncio.gather(*(one(i, item) for i, item in enumerate(items)))
     return report(judge.info.label, list(results))
+
+
+# -- the labels people made in the app (core.labels) ---------------------------------------------
+
+
+def _label_category(task: str | None, accepted: bool) -> str:
+    """Upstream's four categories, from the proposal and the person's verdict: a null proposal
+    accepted is a Correct-Rejection (no help was needed), rejected a Missed-Need; a task accepted
+    is a Correct-Detection, rejected a False-Alarm."""
+    if task is None:
+        return "Correct-Rejection" if accepted else "Missed-Need"
+    return "Correct-Detection" if accepted else "False-Alarm"
+
+
+def items_from_labels(store: Any) -> tuple[list[RewardItem], list[str]]:
+    """Reward items from the proposal-verdict labels people made in the app: for each label, the
+    observations of the session's trace up to the labelled event (what the session's judge saw),
+    the candidate task it judged, and the person's value (their correction, or the judge's value
+    they agreed with) as the single annotation. Also the labels that could not be read back (a
+    session gone, an environment no longer readable), in words."""
+    from proactive_tui.core.labels import verdicts_of
+    from proactive_tui.store import StoreError, load_record
+    from proactive_tui.store.queries import _environment
+
+    items: list[RewardItem] = []
+    problems: list[str] = []
+    cache: dict[str, Any] = {}
+    for row in store.labels():
+        if row.kind != "proposal verdict" or row.value not in ("accepted", "rejected"):
+            continue
+        try:
+            if row.session_id not in cache:
+                record = load_record(store, row.session_id)
+                cache[row.session_id] = (record, _environment(record), {v.key: v for v in verdicts_of(record)})
+            record, env, verdicts = cache[row.session_id]
+        except StoreError as exc:
+            problems.append(f"{row.session_id} {row.verdict}: {exc}")
+            continue
+        try:
+            _, index, attempt, candidate = row.verdict.split(":")
+            index, attempt_no, candidate_no = int(index), int(attempt), int(candidate)
+        except ValueError:
+            problems.append(f"{row.session_id} {row.verdict}: not a proposal verdict key")
+            continue
+        ev = next((e for e in record.section.events if e.index == index), None)
+        att = next((a for a in (ev.attempts if ev else []) if a.attempt == attempt_no), None)
+        if att is None or row.verdict not in verdicts:
+            problems.append(f"{row.session_id} {row.verdict}: the session has no such verdict")
+            continue
+        verdict = next((v for n, v in enumerate(att.verdicts)
+                        if (v.candidate if v.candidate is not None else n) == candidate_no), None)
+        task = verdict.task if verdict is not None else None
+        raw_obs = [e.observation.model_dump() for e in env.events[:index]]
+        accepted = row.value == "accepted"
+        item = RewardItem(obs=[RewardObservation.model_validate(o) for o in raw_obs], pred_task=task,
+                          valid=accepted, annotation=[accepted], category=_label_category(task, accepted),
+                          source=f"{row.session_id} {row.verdict}")
+        item._raw_obs = raw_obs
+        items.append(item)
+    return items, problems

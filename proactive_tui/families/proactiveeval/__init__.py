@@ -176,6 +176,11 @@ class ProactiveEvalFamily(Family):
 
         return scores(record)
 
+    def verdicts(self, record):
+        from proactive_tui.families.proactiveeval.record import verdicts
+
+        return verdicts(record)
+
     def upgrade_record(self, data):
         from proactive_tui.families.proactiveeval.record import upgrade_v1
 

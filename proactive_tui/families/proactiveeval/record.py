@@ -58,3 +58,28 @@ def complete_turns(record: Any) -> int:
     while ("agent", k + 1) in done and ("user", k + 1) in done:
         k += 1
     return k
+
+
+DIMENSIONS = ("overall", "effectiveness", "personalization", "tone", "engagement", "naturalness")
+
+
+def verdicts(record: Any) -> list[Any]:
+    """The judge's verdicts a person can label (`core.labels`): the plan's score, each turn's
+    check (target reached?), and the final guidance score's dimensions."""
+    from proactive_tui.core.labels import Verdict
+
+    section: ProactiveEvalSection = record.section
+    out: list[Verdict] = []
+    planning = section.planning
+    if planning.score is not None:
+        out.append(Verdict(key="plan_score", kind="plan score", judge=planning.judge_model or "-", value=planning.score,
+                           label="plan score (1-10)", detail=planning.reasoning or ""))
+    for check in section.turn_checks:
+        out.append(Verdict(key=f"turn_check:{check.turn}", kind="turn check", judge=check.judge_model or "-",
+                           value=check.target_reached, label=f"turn {check.turn}: target reached?", detail=check.reason))
+    guidance = section.guidance
+    if guidance is not None:
+        for dim in DIMENSIONS:
+            out.append(Verdict(key=f"dimension:{dim}", kind="dimension score", judge=guidance.judge_model or "-",
+                               value=getattr(guidance, dim), label=f"guidance {dim} (1-10)", detail=guidance.reasoning))
+    return out

@@ -183,6 +183,8 @@ class HistoryScreen(Screen[None]):
         Binding("g", "regrade", "Re-grade", show=False, tooltip="Judge the session again with another judge model; "
                 "its own grading stays as it is"),
         Binding("b", "branches", "Branches", show=False, tooltip="The session's branches and how their scores differ"),
+        Binding("L", "labels", "Verdicts", show=False, tooltip="The session's judge verdicts: agree, disagree, note"),
+        Binding("A", "agreement", "Agreement", show=False, tooltip="Judges against people over every label: accuracy, kappa"),
         Binding("d", "delete", "Delete", tooltip="Delete the highlighted session (asks first)"),
         Binding("slash", "focus_filter", "Filter", tooltip="Filter by any word: environment, model, status, id"),
         Binding("escape", "back", "Back", tooltip="Clear the filter, or back to the previous screen"),
@@ -322,10 +324,13 @@ class HistoryScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         typing = isinstance(self.focused, Input)
-        if action in ("resume", "export", "delete", "focus_filter", "fork", "branches", "regrade", "rerun") and typing:
+        if action in ("resume", "export", "delete", "focus_filter", "fork", "branches", "regrade", "rerun", "labels",
+                      "agreement") and typing:
             return False
         if action == "rerun":  # dimmed for a session still running
             return (self.current is not None and self.current.status != "running") or None
+        if action == "labels":
+            return self.current is not None
         if action == "regrade":  # dimmed for a session still running or of a family graded by rules
             current = self.current
             return (current is not None and current.status != "running" and _regradable(current.family)) or None
@@ -482,6 +487,29 @@ class HistoryScreen(Screen[None]):
         self.notify(plain(f"{session_id[:8]} re-graded by {result.grading.judge}: {result.changes_text()}"),
                     title="Re-graded", timeout=10, markup=False)
 
+    def palette_commands(self) -> list[tuple[str, str, Any]]:
+        """Command-palette entries (the app lists them beside its own)."""
+        out = []
+        if self.check_action("labels", ()):
+            out.append(("Verdicts and labels…", "The highlighted session's judge verdicts, with your label beside each",
+                        self.action_labels))
+        out.append(("Judge agreement", "Judges against people over every label: accuracy, Cohen's kappa, confusion",
+                    self.action_agreement))
+        return out
+
+    def action_labels(self) -> None:
+        summary = self.current
+        if summary is None:
+            return
+        from proactive_tui.ui.screens.labels_modal import LabelsModal
+
+        self.app.push_screen(LabelsModal(self.app.store, summary.id))
+
+    def action_agreement(self) -> None:
+        from proactive_tui.ui.screens.agreement import AgreementScreen
+
+        self.app.push_screen(AgreementScreen())
+
     def action_branches(self) -> None:
         summary = self.current
         if summary is None:
@@ -508,9 +536,10 @@ class HistoryScreen(Screen[None]):
             return
         record = self._record(summary.id)
         if record is not None:
+            from proactive_tui.core.labels import with_labels
             from proactive_tui.ui.screens.export_modal import ExportModal
 
-            self.app.push_screen(ExportModal(record))
+            self.app.push_screen(ExportModal(with_labels(self.app.store, record)))
 
     def action_delete(self) -> None:
         summary = self.current

@@ -291,7 +291,7 @@ class SessionScreenBase(Screen[None]):
             return self.ended is not None and not self.replaying
         if action == "fork":  # from a session that ended (live or replayed): its prefix is complete
             return self._forkable() and (self.ended is not None or (self.replaying and not self.running))
-        if action == "branches":
+        if action in ("branches", "labels"):
             return self.session_id is not None and getattr(self.app, "store", None) is not None
         return True
 
@@ -414,6 +414,15 @@ class SessionScreenBase(Screen[None]):
                 open_stored(self.app, other)
 
         self.app.push_screen(BranchSwitcher(root, session_id), chosen)
+
+    def action_labels(self) -> None:
+        """This session's verdicts with the person's labels (`LabelsModal`): agree, disagree, note."""
+        from proactive_tui.ui.screens.labels_modal import LabelsModal
+
+        session_id = self.session_id
+        if session_id is None or getattr(self.app, "store", None) is None:
+            return
+        self.app.push_screen(LabelsModal(self.app.store, session_id))
 
     def action_show_errors(self) -> None:
         from proactive_tui.ui.screens.text_modal import TextModal

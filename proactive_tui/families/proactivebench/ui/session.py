@@ -71,6 +71,7 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
                 tooltip="What each model was sent and what came back, call by call"),
         Binding("F", "fork", "Fork", tooltip="Branch the session at a reply: edit it or ask again, then run on"),
         Binding("b", "branches", "Branches", show=False, tooltip="This session's branches and how their scores differ"),
+        Binding("L", "labels", "Verdicts", show=False, tooltip="The judges' verdicts: agree, disagree, note (your labels)"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
     ]
 
@@ -300,6 +301,7 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         ("inspect_calls", "Inspect model calls", "What each model was sent and what came back, call by call"),
         ("fork", "Fork the session…", "Branch at a reply: edit it, or ask again with another model or instruction"),
         ("branches", "Branches…", "This session's fork tree, with each branch's score differences"),
+        ("labels", "Verdicts and labels…", "Every judge verdict of this session, with your label beside it: agree, disagree, note"),
     )
 
     def transcript_text(self) -> str:

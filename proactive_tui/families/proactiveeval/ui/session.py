@@ -135,6 +135,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
                 tooltip="What each model was sent and what came back, call by call"),
         Binding("F", "fork", "Fork", tooltip="Branch the session at a reply: edit it or ask again, then run on"),
         Binding("b", "branches", "Branches", show=False, tooltip="This session's branches and how their scores differ"),
+        Binding("L", "labels", "Verdicts", show=False, tooltip="The judges' verdicts: agree, disagree, note (your labels)"),
         # priority: the compose box would otherwise take ctrl+d as "delete right"
         Binding("ctrl+d", "end_conversation", "End chat", priority=True, tooltip="As the user: end the conversation"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
@@ -587,6 +588,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         ("inspect_calls", "Inspect model calls", "What each model was sent and what came back, call by call"),
         ("fork", "Fork the session…", "Branch at a reply: edit it, or ask again with another model or instruction"),
         ("branches", "Branches…", "This session's fork tree, with each branch's score differences"),
+        ("labels", "Verdicts and labels…", "Every judge verdict of this session, with your label beside it: agree, disagree, note"),
         ("export_session", "Export session…", "Write this session in a format of your choice (run record, markdown…)"),
     )
 
@@ -609,7 +611,9 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         from proactive_tui.ui.screens.export_modal import ExportModal
 
         if self.builder.record is not None:
-            self.app.push_screen(ExportModal(self.builder.record))
+            from proactive_tui.core.labels import with_labels
+
+            self.app.push_screen(ExportModal(with_labels(getattr(self.app, "store", None), self.builder.record)))
 
     def transcript_text(self) -> str:
         return f"{self.env.id}\n\n" + self.transcript.plain_text()

@@ -1,0 +1,280 @@
+"""Human labels on judge verdicts, and how often the judges agree with the people (issue 18).
+
+Every family lists the verdicts its judges gave in a session (`Family.verdicts`: a turn check, a
+plan or dimension score, a proposal verdict, a Chronos rule check), each under a key stable
+within the session ("turn_check:2", "dimension:tone", "proposal:3:0:0"). A person labels one:
+they agree, or they disagree and give the value they think right, with a note. Labels live in the
+store's `labels` table (`store.db.LabelRow`), beside the session and never in its event log, so
+what the judge said stays what the judge said.
+
+`agreement(rows)` compares judge and person per (judge, kind): n, accuracy, Cohen's kappa and the
+confusion matrix (judge value x human value), with the disagreements listed. No UI imports here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timezone
+from typing import Any, Iterable, Literal
+
+from pydantic import BaseModel, Field
+
+ValueType = Literal["bool", "score", "proposal", "reading"]
+
+ORACLE = "oracle (rules)"
+"""The judge named for Chronos's rule-based checks (the oracle, not a model)."""
+
+KIND_TYPES: dict[str, ValueType] = {
+    "turn check": "bool",
+    "plan score": "score",
+    "dimension score": "score",
+    "proposal verdict": "proposal",
+    "action check": "bool",
+    "status check": "bool",
+    "reply reading": "reading",
+}
+"""The value type each verdict kind takes: what a person's corrected value must be."""
+
+PROPOSAL_VALUES = ("accepted", "rejected")
+READING_VALUES = ("confirm", "refuse", "shift", "reply")
+"""How Chronos's judge reads a user's reply to an offer (`TurnOutcome.user_read_as`)."""
+
+
+class LabelError(ValueError):
+    """A label that cannot be kept: an unknown session or verdict, or a value of the wrong type."""
+
+
+class Verdict(BaseModel):
+    """One verdict a judge (or the Chronos oracle) gave in a session, that a person can label."""
+
+    key: str
+    """Stable within the session: "turn_check:2", "plan_score", "dimension:tone",
+    "proposal:3:0:0" (trace event : attempt : candidate), "action_check:4"."""
+    kind: str
+    """One of `KIND_TYPES` ("turn check", "dimension score", ...)."""
+    judge: str
+    """The judge's model string, or `ORACLE` for a rule check."""
+    value: Any = None
+    """What the judge said: a bool, an int score, "accepted"/"rejected" (None: no usable verdict)."""
+    label: str
+    """A short description for a person ("turn 2: target reached?")."""
+    detail: str = ""
+    """The judge's reasoning or the text judged, when the record has it (shown literally)."""
+
+    @property
+    def value_type(self) -> ValueType:
+        return KIND_TYPES.get(self.kind, "bool")
+
+
+def value_text(value: Any) -> str:
+    """A verdict value as a person reads it: yes/no, a score, a word; "-" for none."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def parse_value(kind: str, value: Any, *, where: str = "") -> Any:
+    """`value` (a string from a form or the command line, or already typed) as the kind's type:
+    a bool for a check, an int 1-10 for a score, "accepted"/"rejected" for a proposal verdict,
+    confirm/refuse/shift/reply for Chronos's reading of a reply.
+    LabelError, naming `where` and the field, when it is not one."""
+    vtype = KIND_TYPES.get(kind, "bool")
+    prefix = f"{where}: " if where else ""
+    if vtype == "bool":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("true", "yes", "y", "1", "reached", "correct"):
+            return True
+        if text in ("false", "no", "n", "0", "not reached", "wrong", "incorrect"):
+            return False
+        raise LabelError(f"{prefix}value {value!r} is not a yes/no for a {kind} (use yes or no)")
+    if vtype == "score":
+        if isinstance(value, bool):
+            raise LabelError(f"{prefix}value {value!r} is not a score 1-10 for a {kind}")
+        try:
+            number = int(str(value).strip()) if not isinstance(value, int) else value
+        except ValueError:
+            raise LabelError(f"{prefix}value {value!r} is not a score 1-10 for a {kind}") from None
+        if not 1 <= number <= 10:
+            raise LabelError(f"{prefix}value {number} is out of range for a {kind} (1-10)")
+        return number
+    text = str(value).strip().lower()
+    if vtype == "reading":
+        if text not in READING_VALUES:
+            raise LabelError(f"{prefix}value {value!r} is not one of {', '.join(READING_VALUES)} for a {kind}")
+        return text
+    if text not in PROPOSAL_VALUES:
+        raise LabelError(f"{prefix}value {value!r} is not accepted or rejected for a {kind}")
+    return text
+
+
+def verdicts_of(record: Any) -> list[Verdict]:
+    """The verdicts of a run record, as its family lists them (none for an unknown family)."""
+    from proactive_tui.core import registry
+
+    family = registry.find(record.family)
+    return family.verdicts(record) if family is not None else []
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def label_verdict(store: Any, session_id: str, key: str, agree: bool, value: Any = None, note: str = "",
+                  *, created_at: str | None = None) -> Any:
+    """Keep a person's label on the verdict `key` of session `session_id` (replacing an earlier
+    one), after checking the verdict exists and, on a disagreement, that the corrected value is of
+    the kind's type and differs from the judge's. Returns the stored `LabelRow`."""
+    from proactive_tui.store import StoreError, load_record
+    from proactive_tui.store.db import LabelRow
+
+    try:
+        record = load_record(store, session_id)
+    except StoreError as exc:
+        raise LabelError(f"session {session_id}: {exc}") from None
+    verdict = next((v for v in verdicts_of(record) if v.key == key), None)
+    if verdict is None:
+        keys = ", ".join(v.key for v in verdicts_of(record)) or "none"
+        raise LabelError(f"session {session_id} has no verdict {key!r} (its verdicts: {keys})")
+    where = f"session {session_id}, verdict {key}"
+    if agree:
+        if value is not None and parse_value(verdict.kind, value, where=where) != verdict.value:
+            raise LabelError(f"{where}: agreeing keeps the judge's value ({value_text(verdict.value)}); "
+                             "give a different value by disagreeing")
+        if verdict.value is None:
+            raise LabelError(f"{where}: the judge gave no usable verdict to agree with; disagree with a value")
+        human = verdict.value
+    else:
+        if value is None or value == "":
+            raise LabelError(f"{where}: disagreeing needs the corrected value (field 'value')")
+        human = parse_value(verdict.kind, value, where=where)
+        if human == verdict.value:
+            raise LabelError(f"{where}: the corrected value {value_text(human)} is the judge's own; agree instead")
+    row = LabelRow(session_id=session_id, verdict=key, kind=verdict.kind, judge=verdict.judge,
+                   judge_value=verdict.value, agree=agree, value=human, note=note, created_at=created_at or _now())
+    store.put_label(row)
+    return row
+
+
+def note_label(store: Any, session_id: str, key: str, note: str) -> Any:
+    """Change only the note of an existing label. LabelError when the verdict is not labelled."""
+    row = next((r for r in store.labels(session_id) if r.verdict == key), None)
+    if row is None:
+        raise LabelError(f"session {session_id}, verdict {key}: not labelled yet (agree or disagree first)")
+    row = row.model_copy(update={"note": note})
+    store.put_label(row)
+    return row
+
+
+# -- agreement ------------------------------------------------------------------------------
+
+
+def cohen_kappa(pairs: list[tuple[Any, Any]]) -> float | None:
+    """Cohen's kappa of (judge value, human value) pairs, categorical: (p_o - p_e) / (1 - p_e),
+    with p_o the share of pairs that agree and p_e the sum over categories of the product of the
+    two raters' marginal shares. When p_e is 1 (both raters gave one and the same category every
+    time) the ratio is undefined; we call it 1.0 when they also agree every time (p_o = 1), else
+    0.0. None for no pairs."""
+    n = len(pairs)
+    if n == 0:
+        return None
+    observed = sum(1 for a, b in pairs if a == b) / n
+    left = Counter(_cat(a) for a, _ in pairs)
+    right = Counter(_cat(b) for _, b in pairs)
+    expected = sum(left[c] * right.get(c, 0) for c in left) / (n * n)
+    if expected >= 1.0:
+        return 1.0 if observed >= 1.0 else 0.0
+    return (observed - expected) / (1.0 - expected)
+
+
+def _cat(value: Any) -> str:
+    """A category name for a value (JSON values are not all hashable in the same way)."""
+    return value_text(value)
+
+
+class Disagreement(BaseModel):
+    session_id: str
+    verdict: str
+    judge_value: Any = None
+    value: Any = None
+    note: str = ""
+
+
+class AgreementRow(BaseModel):
+    """Judge against person, for one judge and one kind of verdict."""
+
+    judge: str
+    kind: str
+    n: int
+    accuracy: float
+    kappa: float | None
+    categories: list[str] = Field(default_factory=list)
+    """The confusion matrix's rows and columns, in order."""
+    confusion: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """confusion[judge value][human value] = count (values as `value_text`)."""
+    disagreements: list[Disagreement] = Field(default_factory=list)
+
+
+def _order(values: Iterable[str]) -> list[str]:
+    def key(v: str) -> tuple[int, Any]:
+        if v.lstrip("-").isdigit():
+            return (1, int(v))
+        return (0, {"yes": 0, "no": 1, "accepted": 0, "rejected": 1}.get(v, 9), v)  # type: ignore[return-value]
+
+    return sorted(set(values), key=key)
+
+
+def agreement(rows: Iterable[Any]) -> list[AgreementRow]:
+    """Per (judge, kind), sorted: accuracy (the share of labels agreeing), Cohen's kappa over the
+    judge's value vs the person's, the confusion matrix, and the disagreements."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for row in rows:
+        groups.setdefault((row.judge, row.kind), []).append(row)
+    out = []
+    for (judge, kind), group in sorted(groups.items()):
+        pairs = [(r.judge_value, r.value) for r in group]
+        cats = _order([_cat(a) for a, _ in pairs] + [_cat(b) for _, b in pairs])
+        confusion = {a: {b: 0 for b in cats} for a in cats}
+        for a, b in pairs:
+            confusion[_cat(a)][_cat(b)] += 1
+        agreeing = sum(1 for a, b in pairs if _cat(a) == _cat(b))
+        out.append(AgreementRow(
+            judge=judge, kind=kind, n=len(group), accuracy=agreeing / len(group),
+            kappa=cohen_kappa([(_cat(a), _cat(b)) for a, b in pairs]), categories=cats, confusion=confusion,
+            disagreements=[Disagreement(session_id=r.session_id, verdict=r.verdict, judge_value=r.judge_value,
+                                        value=r.value, note=r.note) for r in group if _cat(r.judge_value) != _cat(r.value)],
+        ))
+    return out
+
+
+def labels_for_export(store: Any, session_id: str) -> list[dict[str, Any]]:
+    """A session's labels as the JSON dicts exports carry under `human_labels`."""
+    return [row.model_dump(mode="json") for row in store.labels(session_id)]
+
+
+def with_labels(store: Any, record: Any) -> Any:
+    """`record` carrying its session's labels (`RunRecord.human_labels`), for an export."""
+    from proactive_tui.store import StoreError
+
+    if store is not None and record is not None:
+        try:
+            record.human_labels = labels_for_export(store, record.id)
+        except StoreError:  # a store that cannot be read: the export goes ahead without labels
+            pass
+    return record
+
+
+def import_labels(store: Any, record: Any) -> int:
+    """Keep the labels a run record carries (`RunRecord.human_labels`, from an export) in the
+    store, for the session the record is. Returns how many."""
+    from proactive_tui.store.db import LabelRow
+
+    count = 0
+    for data in record.human_labels or []:
+        row = LabelRow.model_validate({**data, "session_id": record.id})
+        store.put_label(row)
+        count += 1
+    return count

@@ -1,0 +1,185 @@
+"""Judge agreement: every judge against the people who labelled its verdicts (`core.labels`).
+
+One row per (judge, kind of verdict): how many labels, the share agreeing (accuracy), and Cohen's
+kappa; below, the confusion matrix of the highlighted row (judge value x person's value). Enter
+lists that row's disagreements; Enter on one opens its session as History opens it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from proactive_tui.textsafe import plain
+
+
+def confusion_table(row: Any) -> Group:
+    """The highlighted row's confusion matrix: the judge's values down, the person's across."""
+    title = Text(f"{plain(row.judge)} · {row.kind}: judge (rows) × person (columns)", style="bold")
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column(Text("judge \\ person", style="dim"))
+    for cat in row.categories:
+        table.add_column(Text(cat), justify="right")
+    for a in row.categories:
+        cells = []
+        for b in row.categories:
+            count = row.confusion[a][b]
+            cells.append(Text(str(count), style=("bold green" if a == b else "bold red") if count else "dim"))
+        table.add_row(Text(a), *cells)
+    return Group(title, table)
+
+
+def kappa_text(kappa: float | None) -> str:
+    return "-" if kappa is None else f"{kappa:.3f}"
+
+
+class DisagreementsModal(ModalScreen[str | None]):
+    """The disagreements of one (judge, kind); dismisses with the session to open (None: stay)."""
+
+    BINDINGS = [Binding("escape", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    DisagreementsModal { align: center middle; }
+    DisagreementsModal > #disagreements { width: 96%; height: auto; max-height: 90%; border: round $accent;
+                                         background: $surface; padding: 0 1; }
+    DisagreementsModal #disagreement-list { height: auto; max-height: 30; border: none; }
+    """
+
+    def __init__(self, row: Any) -> None:
+        super().__init__()
+        self.row = row
+
+    def compose(self) -> ComposeResult:
+        from proactive_tui.core.labels import value_text
+
+        box = Vertical(id="disagreements")
+        count = len(self.row.disagreements)
+        box.border_title = Content(f"Disagreements · {self.row.judge} · {self.row.kind} · {count} of {self.row.n}")
+        box.border_subtitle = "↑↓ a disagreement · enter opens its session · esc closes"
+        with box:
+            if not count:
+                yield Static(Text("The people agreed with this judge every time.", style="dim"))
+            options = []
+            for i, d in enumerate(self.row.disagreements):
+                line = Text()
+                line.append(f"{d.session_id} ", style="bold")
+                line.append(f"{d.verdict} ")
+                line.append(f"judge {value_text(d.judge_value)} → person {value_text(d.value)}", style="yellow")
+                if d.note:
+                    line.append(" · " + plain(d.note), style="italic")
+                options.append(Option(line, id=str(i)))
+            yield OptionList(*options, id="disagreement-list")
+
+    def on_mount(self) -> None:
+        options = next(self.query("#disagreement-list").results(OptionList), None)
+        if options is not None:
+            options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.row.disagreements[int(event.option.id)].session_id)
+
+    async def action_dismiss(self, result: str | None = None) -> None:
+        self.dismiss(result)
+
+
+class AgreementScreen(Screen[None]):
+    """`rows` (`core.labels.AgreementRow`), else the agreement over every label in the app's store."""
+
+    HELP_TITLE = "Judge agreement"
+    BINDINGS = [
+        Binding("enter", "drill", "Disagreements", tooltip="The highlighted row's disagreements"),
+        Binding("escape", "back", "Back"),
+    ]
+    DEFAULT_CSS = """
+    AgreementScreen #agreement-intro { height: auto; padding: 0 1; color: $text-muted; }
+    AgreementScreen #agreement-table { height: auto; max-height: 50%; }
+    AgreementScreen #agreement-confusion { height: auto; padding: 1 1; }
+    """
+
+    def __init__(self, rows: list[Any] | None = None) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(""), id="agreement-intro")
+        table: DataTable = DataTable(id="agreement-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static(Text(""), id="agreement-confusion")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.rows is None:
+            self.rows = self._load()
+        table = self.query_one("#agreement-table", DataTable)
+        table.add_column("judge", key="judge")
+        table.add_column("kind", key="kind")
+        table.add_column("n", key="n")
+        table.add_column("accuracy", key="accuracy")
+        table.add_column("kappa", key="kappa")
+        table.add_column("disagree", key="disagree")
+        for i, row in enumerate(self.rows):
+            table.add_row(Text(plain(row.judge)), Text(row.kind), Text(str(row.n), justify="right"),
+                          Text(f"{100 * row.accuracy:.1f}%", justify="right"), Text(kappa_text(row.kappa), justify="right"),
+                          Text(str(len(row.disagreements)), justify="right"), key=str(i))
+        labels = sum(r.n for r in self.rows)
+        intro = (f"Judges against people: {labels} labelled verdict{'s' * (labels != 1)}, per judge and kind "
+                 "(accuracy = share agreeing; Cohen's kappa corrects it for chance). Enter: the row's disagreements.")
+        if not self.rows:
+            intro = "No labels yet: open a session's Verdicts (L) and agree (a) or disagree (d) with its judges."
+        self.query_one("#agreement-intro", Static).update(Text(intro))
+        table.focus()
+        self._show_confusion()
+
+    def _load(self) -> list[Any]:
+        from proactive_tui.core.labels import agreement
+        from proactive_tui.store import StoreError
+
+        store = getattr(self.app, "store", None)
+        if store is None:
+            return []
+        try:
+            return agreement(store.labels())
+        except StoreError as exc:
+            self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
+            return []
+
+    @property
+    def current(self) -> Any:
+        table = self.query_one("#agreement-table", DataTable)
+        index = table.cursor_row
+        return self.rows[index] if self.rows and 0 <= index < len(self.rows) else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_confusion()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_drill()
+
+    def _show_confusion(self) -> None:
+        row = self.current
+        self.query_one("#agreement-confusion", Static).update(confusion_table(row) if row is not None else Text(""))
+
+    def action_drill(self) -> None:
+        row = self.current
+        if row is None:
+            return
+
+        def chosen(session_id: str | None) -> None:
+            if session_id:
+                from proactive_tui.ui.screens.history import open_stored
+
+                open_stored(self.app, session_id)
+
+        self.app.push_screen(DisagreementsModal(row), chosen)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
