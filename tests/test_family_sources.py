@@ -43,6 +43,7 @@ def test_export_metadata_names_the_benchmark() -> None:
         started_at, models, settings, seats, human_seats, mode, termination = "d", {}, {}, {}, [], "watch", None
         forked_from = rerun_of = None
         comparisons: list = []
+        human_labels: list = []
 
     for name in BUILT_IN:
         record = Record()
