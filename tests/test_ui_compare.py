@@ -77,27 +77,34 @@ async def test_compare_two_fake_server_agents_blind_then_vote() -> None:
 
 
 async def test_palette_offers_compare_on_the_highlighted_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from family_runs import RUNS
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
     from proactive_tui.ui.screens.compare_setup import CompareSetupModal
 
-    # every seat a model the preflight accepts (nothing is answered: the sides are stopped at once)
-    monkeypatch.setenv("PROACTIVE_TUI_MODEL", "openai/fake")
-    monkeypatch.setenv("PROACTIVE_TUI_API_BASE", "http://127.0.0.1:9/v1")
-    app = ProactiveApp()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("slash", *PE_ENV, "enter")
-        await pilot.pause()
-        titles = [c.title for c in app.get_system_commands(app.screen)]
-        assert f"Compare agents on: {PE_ENV}" in titles
-        app.ask_compare(app.screen.current)
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareSetupModal) and app.screen.query("#compare-agent-b"))
-        await pilot.pause()
-        app.screen.query_one("#compare-agent-b", Input).value = "openai/other"
-        app.screen.query_one("#compare-start", Button).press()
-        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
-        screen = app.screen
-        assert screen.plan.blind and [a.model for a in screen.plan.agents] == ["openai/fake", "openai/other"]
-        assert screen.plan.user.model == screen.plan.judge.model == "openai/fake"
-        screen.workers.cancel_group(screen, "compare")
+    with FakeOpenAIServer(responder=RUNS["proactiveeval"].responder) as server:
+        # every seat a model of the fake server; the sides run to their end (a side cancelled
+        # before its first call leaves litellm's coroutine unawaited)
+        monkeypatch.setenv("PROACTIVE_TUI_MODEL", "openai/fake")
+        monkeypatch.setenv("PROACTIVE_TUI_API_BASE", server.base_url)
+        app = ProactiveApp()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("slash", *PE_ENV, "enter")
+            await pilot.pause()
+            titles = [c.title for c in app.get_system_commands(app.screen)]
+            assert f"Compare agents on: {PE_ENV}" in titles
+            app.ask_compare(app.screen.current)
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareSetupModal) and app.screen.query("#compare-agent-b"))
+            await pilot.pause()
+            app.screen.query_one("#compare-agent-b", Input).value = "openai/other"
+            app.screen.query_one("#compare-start", Button).press()
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+            screen = app.screen
+            assert screen.plan.blind and [a.model for a in screen.plan.agents] == ["openai/fake", "openai/other"]
+            assert screen.plan.user.model == screen.plan.judge.model == "openai/fake"
+            await wait_for(pilot, lambda: all(screen.ended))
+            await settle(pilot, screen)
+            models = {r.body.get("model") for r in server.chat_requests()}
+            assert {"fake", "other"} <= models  # both agents were asked, on the same server
 
 
 def scripted_build(spec, env, gateway, session_id):
