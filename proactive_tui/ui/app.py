@@ -93,11 +93,14 @@ class ProactiveApp(App[None]):
         *,
         theme_dirs: Iterable[str | Path] | None = None,
         report: str | Path | None = None,
+        demo: Any = None,
     ) -> None:
         """`report`: a report folder to open on the results screen once the picker is up
-        (`proactive-tui --report DIR`)."""
+        (`proactive-tui --report DIR`). `demo`: (a `core.demo.DemoPlan`, speed, step) to play
+        in its family's session screen once the picker is up (`proactive-tui demo`)."""
         super().__init__()
         self.report_folder = report
+        self.demo = demo
         self._report_opened = False
         self._notes: list[tuple[str, str]] = []  # (severity, message) shown once mounted
         self.config, self.config_ok = self._load_config()
@@ -200,6 +203,12 @@ class ProactiveApp(App[None]):
             # once the picker (the bottom of the stack) is up, so Escape leads back to it
             self._report_opened = True
             self.open_report(self.report_folder)
+        if self.demo is not None:  # once, above the picker, so Escape leads back to it
+            from proactive_tui.ui.demo import demo_screen
+
+            plan, speed, step = self.demo
+            self.demo = None
+            self.push_screen(demo_screen(self, plan, speed, step))
         self._picker_ready()
 
     def _picker_ready(self) -> None:
