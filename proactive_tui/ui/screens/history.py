@@ -185,6 +185,8 @@ class HistoryScreen(Screen[None]):
         Binding("b", "branches", "Branches", show=False, tooltip="The session's branches and how their scores differ"),
         Binding("L", "labels", "Verdicts", show=False, tooltip="The session's judge verdicts: agree, disagree, note"),
         Binding("A", "agreement", "Agreement", show=False, tooltip="Judges against people over every label: accuracy, kappa"),
+        Binding("p", "demo", "Demo", show=False, tooltip="Play the session as a demo at its recorded pace "
+                "(a/s/p there pause, step, resume); nothing is recorded"),
         Binding("d", "delete", "Delete", tooltip="Delete the highlighted session (asks first)"),
         Binding("slash", "focus_filter", "Filter", tooltip="Filter by any word: environment, model, status, id"),
         Binding("escape", "back", "Back", tooltip="Clear the filter, or back to the previous screen"),
@@ -325,7 +327,7 @@ class HistoryScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         typing = isinstance(self.focused, Input)
         if action in ("resume", "export", "delete", "focus_filter", "fork", "branches", "regrade", "rerun", "labels",
-                      "agreement") and typing:
+                      "agreement", "demo") and typing:
             return False
         if action == "rerun":  # dimmed for a session still running
             return (self.current is not None and self.current.status != "running") or None
@@ -341,6 +343,8 @@ class HistoryScreen(Screen[None]):
             return self.current is not None
         if action == "export":
             return self.current is not None
+        if action == "demo":  # dimmed for a session still being recorded (its events are not all in)
+            return (self.current is not None and self.current.status != "running") or None
         if action == "delete":  # not a session that is being recorded right now (shown dimmed)
             return None if self.current is not None and self.current.status == "running" else self.current is not None
         if action == "resume":  # shown dimmed for a session that cannot be continued
@@ -387,6 +391,15 @@ class HistoryScreen(Screen[None]):
         screen = registry.get(plan.env.family).session_screen()
         self.app.push_screen(screen(plan.env, plan.spec, self.session_factory, resume_from=plan.record,
                                     branch=plan.branch))
+
+    def action_demo(self) -> None:
+        """Play the highlighted session as a paced demo (`core.demo`), in its family's screen."""
+        summary = self.current
+        if summary is None or not self.check_action("demo", ()):
+            return
+        from proactive_tui.ui.demo import open_demo
+
+        open_demo(self.app, summary.id, speed=1.0)
 
     def action_fork(self) -> None:
         """Branch the highlighted session (`ForkModal`); the branch runs in its family's screen."""
