@@ -254,3 +254,32 @@ async def test_history_plays_the_highlighted_session_as_a_paced_demo(tmp_path: P
         await settle(pilot)
         assert screen.ended == "target_reached"
         assert [s.id for s in list_sessions(app.store)] == [session_id]
+
+
+def test_step_mode_holds_before_each_proactivebench_event(tmp_path: Path) -> None:
+    """ProactiveBench has no messages: its steps are the trace events shown to the agent."""
+    events = stored(record_session("proactivebench", tmp_path / "r.json"))
+    observations = [e for e in events if e.type == "proactivebench.trace_observation"]
+    assert observations
+
+    async def scenario() -> None:
+        session = RecordedSession(events, step=True, sleep=FakeSleep())
+        seen: list = []
+
+        async def read() -> None:
+            async for event in session.events():
+                seen.append(event)
+
+        def shown() -> int:
+            return len([e for e in seen if e.type == "proactivebench.trace_observation"])
+
+        reader = asyncio.create_task(read())
+        for held in range(len(observations)):
+            await wait_until(lambda: session.holding and session._queue.empty())
+            assert shown() == held  # held before the next trace event
+            session.step()
+            await wait_until(lambda: shown() == held + 1)
+        await reader
+        assert [payload(e) for e in seen] == [payload(e) for e in events if e.type != "awaiting_human"]
+
+    asyncio.run(scenario())

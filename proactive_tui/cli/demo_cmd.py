@@ -19,7 +19,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--speed", type=float, default=1.0, metavar="X",
                    help="times the recorded pace (2: twice as fast; 0: step by step). No single wait is longer "
                    "than a few seconds, whatever the recording")
-    p.add_argument("--step", action="store_true", help="start paused: s plays one turn, p plays on")
+    p.add_argument("--step", action="store_true", help="start paused: s plays one turn, a plays on, p pauses again")
     p.set_defaults(func=run)
 
 

@@ -8,7 +8,8 @@ transcript, the judge panels and the call inspector exactly as they filled the f
 Pacing: between two events the demo waits the gap between their recorded `ts`, divided by
 `speed`, and never more than `MAX_GAP_S` at once (a person who left the recording idle for a
 minute would otherwise stall a two-minute show). `speed` 0, or `step`, starts paused: nothing
-passes a turn (a `message_started`) until `step()` or `play()`, the screens' s/p keys.
+passes the start of a turn (`TURN_STARTS`) until `step()` or `play()`, the screens' s/a keys
+(p pauses again, as in a live session).
 
 Why only stored sessions: a run-record file holds the messages, the family's section and the
 scores, but no event log (no verdict-by-verdict order, no model calls, no timing of the judges),
@@ -26,11 +27,16 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from proactive_tui.core.events import MessageStarted, SessionEnded
+from proactive_tui.core.events import SessionEnded
 from proactive_tui.core.session import SessionBase
 
 MAX_GAP_S = 3.0
 """The longest single wait of a demo, in seconds (after dividing by the speed)."""
+
+TURN_STARTS = ("message_started", "proactivebench.trace_observation")
+"""Events that open a step of the demo, where pause and step hold: a message (ProactiveEval,
+Chronos; each message is a step, which a person stepping through a demo reads one at a time) and
+a trace event shown to the agent (ProactiveBench, whose turns are the trace's events)."""
 
 SKIPPED = ("awaiting_human",)
 """Recorded events a demo does not re-emit: nobody is asked to type in a demo (the person's
@@ -93,7 +99,7 @@ class RecordedSession(SessionBase):
             for event, gap in zip(self.recorded, gaps(self.recorded)):
                 if event.type in SKIPPED:
                     continue
-                if isinstance(event, MessageStarted):
+                if event.type in TURN_STARTS:
                     await self.checkpoint()
                 wait = self.wait_for(gap)
                 if wait > 0:
