@@ -224,6 +224,11 @@ async def test_a_stored_session_plays_as_a_demo_in_its_screen(family: str, tmp_p
 
             assert set(screen.query_one(MetricsPanel).values().values()) != {"-"}
         assert [s.id for s in list_sessions(app.store)] == [session_id]  # the demo recorded nothing
+        screen.action_restart()  # plays again, still recording nothing
+        await wait_for(pilot, lambda: app.screen is not screen and getattr(app.screen, "ended", None) is not None)
+        await settle(pilot)
+        assert type(app.screen) is type(screen) and app.screen.ended == screen.ended
+        assert [s.id for s in list_sessions(app.store)] == [session_id]
 
 
 async def test_history_plays_the_highlighted_session_as_a_paced_demo(tmp_path: Path) -> None:
@@ -283,3 +288,30 @@ def test_step_mode_holds_before_each_proactivebench_event(tmp_path: Path) -> Non
         assert [payload(e) for e in seen] == [payload(e) for e in events if e.type != "awaiting_human"]
 
     asyncio.run(scenario())
+
+
+async def test_a_branch_plays_as_a_demo_and_the_header_says_both(tmp_path: Path) -> None:
+    """A branch's events are stitched from its parent; its demo names the demo and the branch."""
+    from proactive_tui.ui.app import ProactiveApp
+
+    def record_branch() -> tuple[str, str]:
+        run = RUNS["proactiveeval"]
+        with FakeOpenAIServer(responder=run.responder) as server:
+            assert main(["run", run.env_id, *run.args, "--api-base", server.base_url, "--out",
+                         str(tmp_path / "p.json"), "--quiet"]) == 0
+            parent = json.loads((tmp_path / "p.json").read_text(encoding="utf-8"))["id"]
+            assert main(["sessions", "fork", parent, "--turn", "2", "--seat", "agent", "--edit", "DEMO EDIT",
+                         "--api-base", server.base_url, "--out", str(tmp_path / "b.json"), "--quiet"]) == 0
+        return parent, json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))["id"]
+
+    parent, branch = await asyncio.to_thread(record_branch)
+    with open_store() as store:
+        plan = demo_plan(store, branch)
+    app = ProactiveApp(demo=(plan, 1000.0, False))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "ended", None) is not None)
+        screen = app.screen
+        await settle(pilot)
+        assert app.sub_title.startswith(f"demo of session {branch}") and f"branch {branch} of {parent}" in app.sub_title
+        assert "DEMO EDIT" in [m.content for m in screen.builder.record.messages]
+        assert sorted(s.id for s in list_sessions(app.store)) == sorted([parent, branch])

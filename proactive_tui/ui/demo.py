@@ -15,11 +15,26 @@ from proactive_tui.core.demo import DemoPlan, RecordedSession, describe
 _classes: dict[type, type] = {}
 
 
+class DemoScreen:
+    """Mixed in before a family's session screen: records nothing, and keeps the demo's header
+    when the recording's start names a branch or a re-run (which the screen puts in the header)."""
+
+    RECORD = False
+
+    def _say_branch(self, event: Any) -> None:
+        app: Any = self.app  # type: ignore[attr-defined]
+        before = app.sub_title
+        super()._say_branch(event)  # type: ignore[misc]
+        header = getattr(self.session_factory, "demo_header", "")  # type: ignore[attr-defined]
+        if header and app.sub_title != before:
+            app.sub_title = f"{header} · {app.sub_title}"
+
+
 def demo_class(screen_class: type) -> type:
     """The family's session screen, recording nothing (one subclass per screen class)."""
     if screen_class not in _classes:
-        _classes[screen_class] = type(f"Demo{screen_class.__name__}", (screen_class,),
-                                      {"RECORD": False, "__doc__": "A demo: " + (screen_class.__doc__ or "")})
+        _classes[screen_class] = type(f"Demo{screen_class.__name__}", (DemoScreen, screen_class),
+                                      {"__doc__": "A demo: " + (screen_class.__doc__ or "")})
     return _classes[screen_class]
 
 
@@ -33,6 +48,7 @@ def demo_screen(app: Any, plan: DemoPlan, speed: float = 1.0, step: bool = False
         app.sub_title = header  # after the screen's own on_mount header
         return RecordedSession(plan.events, speed=speed, step=step), {}
 
+    factory.demo_header = header  # type: ignore[attr-defined]  # read by DemoScreen, kept by a restart
     screen_class = demo_class(registry.get(plan.family).session_screen())
     return screen_class(plan.env, plan.spec, factory)
 
