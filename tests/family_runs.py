@@ -65,6 +65,16 @@ def run_family(run: FamilyRun, api_base: str, out: Path, env: dict[str, str] | N
     return cli([*folder, "run", env_id or run.env_id, "--api-base", api_base, *run.args, "--out", str(out)], env=env)
 
 
+def run_in_process(family: str, api_base: str, out: Path) -> str:
+    """`run` of the family's session in this process, recorded in the store; its session id.
+    (A Pilot test calls it through `asyncio.to_thread`: the command has its own event loop.)"""
+    from proactive_tui.cli.main import main
+
+    run = RUNS[family]
+    assert main(["run", run.env_id, *run.args, "--api-base", api_base, "--out", str(out), "--quiet"]) == 0
+    return session_id_of(out)
+
+
 def export_all(run: FamilyRun, session_id: str, out: Path, env: dict[str, str] | None = None) -> list[Path]:
     """The session exported in every format that takes it; the files written."""
     written: list[Path] = []

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from family_runs import RUNS
+from family_runs import RUNS, run_in_process
 from proactive_tui.cli.main import main
 from proactive_tui.core.fork import EDITED_BY
 from proactive_tui.store import open_store
@@ -30,12 +30,6 @@ FORKS = {  # family -> (turn, seat, edit): a change every family's later calls m
     "proactivebench": (1, "agent", "EDITED: run the failing test for the user"),
     "chronos": (2, "agent", "INFO_RETRIEVAL: EDITED which colour would you like the car in?"),
 }
-
-
-def run_parent(family: str, server: FakeOpenAIServer, out: Path) -> str:
-    run = RUNS[family]
-    assert main(["run", run.env_id, *run.args, "--api-base", server.base_url, "--out", str(out), "--quiet"]) == 0
-    return json.loads(out.read_text(encoding="utf-8"))["id"]
 
 
 def fork(session_id: str, server: FakeOpenAIServer, out: Path, *args: str) -> str:
@@ -60,7 +54,7 @@ def without_seq(event) -> dict:
 def test_a_branch_sees_the_prefix_and_the_edit_and_leaves_the_original_as_it_was(family: str, tmp_path: Path) -> None:
     turn, seat, edit = FORKS[family]
     with FakeOpenAIServer(responder=RUNS[family].responder) as server:
-        parent_id = run_parent(family, server, tmp_path / "parent.json")
+        parent_id = run_in_process(family, server.base_url, tmp_path / "parent.json")
         parent_rows = stored_rows(parent_id)
         with open_store() as store:
             parent_summary = list_sessions(store)[0].model_dump()
@@ -132,7 +126,7 @@ def test_branch_scores_are_its_own(tmp_path: Path) -> None:
     """ProactiveBench: flipping the first verdict changes the branch's confusion counts and F1,
     says a person gave that verdict, and leaves the parent's scores as they were."""
     with FakeOpenAIServer(responder=RUNS["proactivebench"].responder) as server:
-        parent_id = run_parent("proactivebench", server, tmp_path / "parent.json")
+        parent_id = run_in_process("proactivebench", server.base_url, tmp_path / "parent.json")
         parent = load_record_of(parent_id)
         first = parent.section.events[0].attempts[0].verdicts[0]
         flipped = "rejected" if first.judgement == "accepted" else "accepted"
@@ -152,7 +146,7 @@ def test_branch_scores_are_its_own(tmp_path: Path) -> None:
 def test_a_branch_can_itself_be_forked_exported_and_shown_as_a_tree(tmp_path: Path, capsys) -> None:
     turn, seat, edit = FORKS["proactiveeval"]
     with FakeOpenAIServer(responder=RUNS["proactiveeval"].responder) as server:
-        root = run_parent("proactiveeval", server, tmp_path / "p.json")
+        root = run_in_process("proactiveeval", server.base_url, tmp_path / "p.json")
         child = fork(root, server, tmp_path / "c.json", "--turn", str(turn), "--seat", seat, "--edit", edit)
         grandchild = fork(child, server, tmp_path / "g.json", "--turn", str(turn), "--seat", "user",
                           "--edit", "GRANDCHILD: fine, after lunch then.")
@@ -202,7 +196,7 @@ def test_a_branch_can_itself_be_forked_exported_and_shown_as_a_tree(tmp_path: Pa
 
 def test_an_interrupted_branch_resumes_as_a_branch_of_the_same_parent(tmp_path: Path) -> None:
     with FakeOpenAIServer(responder=RUNS["chronos"].responder) as server:
-        parent_id = run_parent("chronos", server, tmp_path / "p.json")
+        parent_id = run_in_process("chronos", server.base_url, tmp_path / "p.json")
         branch_id = fork(parent_id, server, tmp_path / "b.json", "--turn", "2", "--edit", FORKS["chronos"][2])
         whole = load_record_of(branch_id)
         # a crash after the branch's first own agent turn: its later rows never reached the store
@@ -230,7 +224,7 @@ def test_an_interrupted_branch_resumes_as_a_branch_of_the_same_parent(tmp_path: 
 
 def test_fork_refuses_what_it_cannot_do_with_the_reason(tmp_path: Path, capsys) -> None:
     with FakeOpenAIServer(responder=RUNS["chronos"].responder) as server:
-        parent_id = run_parent("chronos", server, tmp_path / "p.json")
+        parent_id = run_in_process("chronos", server.base_url, tmp_path / "p.json")
         branch_id = fork(parent_id, server, tmp_path / "b.json", "--turn", "2", "--edit", FORKS["chronos"][2])
         capsys.readouterr()
         assert main(["sessions", "fork", parent_id, "--turn", "40", "--edit", "x"]) == 1
@@ -254,7 +248,7 @@ def test_the_v3_migration_keeps_a_v2_database_readable(tmp_path: Path) -> None:
     """A database written before branches existed (schema v2) opens, is upgraded with a backup,
     and every session in it reads exactly as before; it is no branch and has none."""
     with FakeOpenAIServer(responder=RUNS["proactivebench"].responder) as server:
-        session_id = run_parent("proactivebench", server, tmp_path / "p.json")
+        session_id = run_in_process("proactivebench", server.base_url, tmp_path / "p.json")
     before = load_record_of(session_id)
     with open_store() as store:
         row, rows = store.session(session_id), store.event_rows(session_id)

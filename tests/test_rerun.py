@@ -9,17 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from family_runs import RUNS
+from family_runs import RUNS, run_in_process
 from proactive_tui.cli.main import main
 from proactive_tui.store import open_store
 from proactive_tui.store.queries import load_events, load_record
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
-
-
-def run_original(family: str, server: FakeOpenAIServer, out: Path) -> str:
-    run = RUNS[family]
-    assert main(["run", run.env_id, *run.args, "--api-base", server.base_url, "--out", str(out), "--quiet"]) == 0
-    return json.loads(out.read_text(encoding="utf-8"))["id"]
 
 
 def calls(session_id: str) -> list:
@@ -30,7 +24,7 @@ def calls(session_id: str) -> list:
 @pytest.mark.parametrize("family", ["proactiveeval", "chronos"])
 def test_a_frozen_user_says_exactly_what_it_said_to_the_new_agent(family: str, tmp_path: Path, capsys) -> None:
     with FakeOpenAIServer(responder=RUNS[family].responder) as server:
-        original_id = run_original(family, server, tmp_path / "o.json")
+        original_id = run_in_process(family, server.base_url, tmp_path / "o.json")
         with open_store() as store:
             before_rows = store.event_rows(original_id)
         capsys.readouterr()
@@ -68,7 +62,7 @@ def load_record_of(session_id: str):
 
 def test_a_simulated_user_answers_the_new_agent_and_proactivebench_cannot_freeze(tmp_path: Path, capsys) -> None:
     with FakeOpenAIServer(responder=RUNS["proactivebench"].responder) as server:
-        original_id = run_original("proactivebench", server, tmp_path / "o.json")
+        original_id = run_in_process("proactivebench", server.base_url, tmp_path / "o.json")
         capsys.readouterr()
         assert main(["sessions", "rerun", original_id, "--agent", "openai/new-agent", "--api-base", server.base_url]) == 1
         assert "no user turns to freeze" in capsys.readouterr().err

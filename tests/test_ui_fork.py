@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from family_runs import RUNS
+from family_runs import RUNS, run_in_process
 from test_ui_call_inspector import SETTINGS, screen_class
-from ui_helpers import fake_spec, settle, wait_for
+from ui_helpers import fake_spec, history_screen, settle, wait_for
 from proactive_tui.core.fork import EDITED_BY, BranchNode, ForkedFrom, ForkStep
 from proactive_tui.store.queries import SessionSummary, load_events, load_record
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
@@ -214,24 +214,15 @@ async def test_fork_from_history_for_a_family_history_shows_as_text(tmp_path) ->
     """ProactiveBench sessions do not replay in their screen; History forks them all the same
     (F on the row), and b lists the tree there too."""
     import asyncio
-    import json
 
-    from proactive_tui.cli.main import main
     from proactive_tui.families.proactivebench.ui.session import ProactiveBenchSessionScreen
-    from proactive_tui.ui.screens.history import HistoryScreen
 
-    run = RUNS["proactivebench"]
-    with FakeOpenAIServer(responder=run.responder) as server:
-        argv = ["run", run.env_id, *run.args, "--api-base", server.base_url, "--out", str(tmp_path / "r.json"), "--quiet"]
-        assert await asyncio.to_thread(main, argv) == 0  # the run command has its own event loop
-        parent_id = json.loads((tmp_path / "r.json").read_text())["id"]
+    with FakeOpenAIServer(responder=RUNS["proactivebench"].responder) as server:
+        parent_id = await asyncio.to_thread(run_in_process, "proactivebench", server.base_url, tmp_path / "r.json")
         app = ProactiveApp()
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
-            app.push_screen(HistoryScreen())
-            await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.current is not None)
-            history = app.screen
-            await settle(pilot, history)
+            history = await history_screen(app, pilot)
             assert history.check_action("fork", ())
             modal = await open_fork_modal(pilot, app)
             pick(modal, 2, "user")  # event 2's verdict, asked again of the judge model with an instruction
@@ -261,26 +252,17 @@ async def test_rerun_from_history_with_the_user_frozen(tmp_path) -> None:
     """History's `n`: the highlighted session again against a new agent, the user's recorded
     turns sent verbatim; the screen's header says what it is."""
     import asyncio
-    import json
 
-    from proactive_tui.cli.main import main
     from proactive_tui.families.proactiveeval.ui.session import ProactiveEvalSessionScreen
-    from proactive_tui.ui.screens.history import HistoryScreen
     from proactive_tui.ui.screens.rerun_modal import RerunModal
     from textual.widgets import Input
 
-    run = RUNS["proactiveeval"]
-    with FakeOpenAIServer(responder=run.responder) as server:
-        argv = ["run", run.env_id, *run.args, "--api-base", server.base_url, "--out", str(tmp_path / "r.json"), "--quiet"]
-        assert await asyncio.to_thread(main, argv) == 0
-        original_id = json.loads((tmp_path / "r.json").read_text())["id"]
+    with FakeOpenAIServer(responder=RUNS["proactiveeval"].responder) as server:
+        original_id = await asyncio.to_thread(run_in_process, "proactiveeval", server.base_url, tmp_path / "r.json")
         app = ProactiveApp()
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
-            app.push_screen(HistoryScreen())
-            await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.current is not None)
-            history = app.screen
-            await settle(pilot, history)
+            await history_screen(app, pilot)
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, RerunModal))
             modal = app.screen

@@ -5,13 +5,12 @@ panel from fixed data."""
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 
-from family_runs import RUNS
+from family_runs import RUNS, run_in_process
 from test_ui_call_inspector import SETTINGS, screen_class
-from ui_helpers import fake_spec, settle, wait_for
+from ui_helpers import fake_spec, history_screen, settle, wait_for
 from proactive_tui.core.labels import ORACLE, agreement
 from proactive_tui.store.db import LabelRow
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
@@ -184,21 +183,13 @@ async def test_the_panel_shows_the_highlighted_confusion_and_drills_down() -> No
 
 
 async def test_history_labels_a_row_and_opens_the_agreement_panel(tmp_path) -> None:
-    from proactive_tui.cli.main import main
-    from proactive_tui.ui.screens.history import HistoryScreen
-
-    run = RUNS["proactivebench"]  # a family History shows as text: labelling works all the same
-    with FakeOpenAIServer(responder=run.responder) as server:
-        argv = ["run", run.env_id, *run.args, "--api-base", server.base_url, "--out", str(tmp_path / "r.json"), "--quiet"]
-        assert await asyncio.to_thread(main, argv) == 0
-    session_id = json.loads((tmp_path / "r.json").read_text())["id"]
+    # a family History shows as text: labelling works all the same
+    with FakeOpenAIServer(responder=RUNS["proactivebench"].responder) as server:
+        session_id = await asyncio.to_thread(run_in_process, "proactivebench", server.base_url, tmp_path / "r.json")
     app = ProactiveApp()
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        app.push_screen(HistoryScreen())
-        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.current is not None)
-        history = app.screen
-        await settle(pilot, history)
+        history = await history_screen(app, pilot)
         assert {"Verdicts and labels…", "Judge agreement"} <= {t for t, _h, _c in history.palette_commands()}
         modal = await open_labels(pilot, app)
         assert modal.session_id == session_id

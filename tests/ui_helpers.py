@@ -125,3 +125,13 @@ def screen_lines(app) -> list[str]:
     console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
     lines = console.export_text(styles=False).split("\n")
     return [line.ljust(width) for line in lines[:height]]
+
+
+async def history_screen(app, pilot):
+    """History pushed over the current screen, its table filled and a row highlighted."""
+    from proactive_tui.ui.screens.history import HistoryScreen
+
+    app.push_screen(HistoryScreen())
+    await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.current is not None)
+    await settle(pilot, app.screen)
+    return app.screen

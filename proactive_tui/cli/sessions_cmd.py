@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from proactive_tui.textsafe import json_text
 
@@ -38,10 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     resume = sub.add_parser("resume", help="continue an interrupted session from its last complete turn (headless)")
     resume.add_argument("session_id", metavar="ID")
-    resume.add_argument("--api-base", metavar="URL", help="call every model seat at this base URL instead of the recorded one")
-    resume.add_argument("--out", metavar="FILE.json", help="write the run record here")
-    resume.add_argument("--no-store", action="store_true", help="do not save the resumed session in the history")
-    resume.add_argument("--quiet", action="store_true", help="print only the final scores")
+    _headless_options(resume, record="the run record", saved="the resumed session")
     resume.set_defaults(func=run_resume)
 
     fork = sub.add_parser("fork", help="branch a session at a turn: edit or regenerate one reply, then run on (headless)",
@@ -61,10 +57,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     fork.add_argument("--temperature", type=float, metavar="T", help="regenerate with the forked seat at this temperature (and keep it for the branch)")
     for seat in ("agent", "user", "judge"):
         fork.add_argument(f"--{seat}", metavar="MODEL", help=f"the branch's {seat} seat model (from the fork point on)")
-    fork.add_argument("--api-base", metavar="URL", help="call every model seat at this base URL instead of the recorded one")
-    fork.add_argument("--out", metavar="FILE.json", help="write the branch's run record here")
-    fork.add_argument("--no-store", action="store_true", help="do not save the branch in the history")
-    fork.add_argument("--quiet", action="store_true", help="print only the final scores")
+    _headless_options(fork, record="the branch's run record", saved="the branch")
     fork.add_argument("--list", action="store_true", help="list the replies this session can be forked at, and exit")
     fork.set_defaults(func=run_fork)
 
@@ -77,16 +70,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     rerun.add_argument("session_id", metavar="ID")
     rerun.add_argument("--agent", metavar="MODEL", required=True, help="the new agent's model")
     rerun.add_argument("--simulated-user", action="store_true", help="let the user model answer (default: frozen turns)")
-    rerun.add_argument("--api-base", metavar="URL", help="call every model seat at this base URL instead of the recorded one")
-    rerun.add_argument("--out", metavar="FILE.json", help="write the re-run's run record here")
-    rerun.add_argument("--no-store", action="store_true", help="do not save the re-run in the history")
-    rerun.add_argument("--quiet", action="store_true", help="print only the final scores")
+    _headless_options(rerun, record="the re-run's run record", saved="the re-run")
     rerun.set_defaults(func=run_rerun)
 
     tree = sub.add_parser("tree", help="a session's branches (and theirs), with each branch's score differences")
     tree.add_argument("session_id", metavar="ID")
     tree.add_argument("--json", action="store_true", help="print the tree as JSON")
     tree.set_defaults(func=run_tree)
+
+
+def _headless_options(parser: argparse.ArgumentParser, record: str, saved: str) -> None:
+    """The options every command that runs a stored session again shares (resume, fork, rerun)."""
+    parser.add_argument("--api-base", metavar="URL", help="call every model seat at this base URL instead of the recorded one")
+    parser.add_argument("--out", metavar="FILE.json", help=f"write {record} here")
+    parser.add_argument("--no-store", action="store_true", help=f"do not save {saved} in the history")
+    parser.add_argument("--quiet", action="store_true", help="print only the final scores")
 
 
 def _fail(message: str) -> int:
@@ -336,7 +334,7 @@ def _one_line(text: str, width: int = 70) -> str:
 def run_tree(args: argparse.Namespace) -> int:
     from proactive_tui.core.fork import describe_fork
     from proactive_tui.store import StoreError, resolve_id
-    from proactive_tui.store.queries import headline_text, score_differences, session_tree
+    from proactive_tui.store.queries import differences_text, headline_text, score_differences, session_tree
 
     try:
         with _open() as store:
@@ -351,10 +349,7 @@ def run_tree(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     console = Console(highlight=False)
-    parents: dict[str, Any] = {}
-    for _depth, node in root.walk():
-        for child in node.children:
-            parents[child.id] = node
+    parents = root.parents()
     for depth, node in root.walk():
         line = Text("  " * depth + ("└ " if depth else ""))
         line.append(node.id, style="bold" + (" reverse" if node.id == session_id else ""))
@@ -367,8 +362,7 @@ def run_tree(args: argparse.Namespace) -> int:
         if parent is not None:
             diffs = score_differences(parent.summary.headline, summary.headline)
             if diffs:
-                line.append("  (vs parent: " + ", ".join(f"{k} {a if a is not None else '-'} → {b if b is not None else '-'}"
-                                                       for k, a, b in diffs) + ")", style="yellow")
+                line.append(f"  (vs parent: {differences_text(diffs)})", style="yellow")
         console.print(line, soft_wrap=True)  # the terminal wraps it: an id is never split by us
     return 0
 
@@ -380,7 +374,9 @@ def run_rerun(args: argparse.Namespace) -> int:
     from proactive_tui.core.fork import branch_spec
     from proactive_tui.core.rerun import RerunError, RerunPlan, check_rerun
     from proactive_tui.store import StoreError, load_record, resolve_id
-    from proactive_tui.store.queries import _environment, headline, headline_text, score_differences, stored_spec
+    from proactive_tui.store.queries import (
+        _environment, differences_text, headline, headline_text, score_differences, stored_spec,
+    )
 
     try:
         with _open() as store:
@@ -409,6 +405,5 @@ def run_rerun(args: argparse.Namespace) -> int:
         print(f"original {session_id}: {headline_text(before)}")
         print(f"re-run   {runner.record.id}: {headline_text(after)}")
         diffs = [(k, a, b) for k, a, b in score_differences(before, after) if k != "ended"]
-        print("differences: " + (", ".join(f"{k} {a if a is not None else '-'} → {b if b is not None else '-'}"
-                                           for k, a, b in diffs) or "none in the headline scores"))
+        print("differences: " + (differences_text(diffs) or "none in the headline scores"))
     return code

@@ -283,6 +283,10 @@ class BranchNode(BaseModel):
         for child in self.children:
             yield from child.walk(depth + 1)
 
+    def parents(self) -> dict[str, "BranchNode"]:
+        """Session id -> the node it branches from, for every branch below this node."""
+        return {child.id: node for _depth, node in self.walk() for child in node.children}
+
 
 def describe_fork(forked: ForkedFrom) -> str:
     """One line saying where a branch starts and what it changed: "turn 2 agent · edited"."""

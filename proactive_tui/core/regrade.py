@@ -36,7 +36,9 @@ class ScoreChange(BaseModel):
     after: Any = None
 
     def text(self) -> str:
-        return f"{self.name} {_shown(self.before)} → {_shown(self.after)}"
+        from proactive_tui.store.queries import difference_text
+
+        return difference_text(self.name, self.before, self.after)
 
 
 class RegradeResult(BaseModel):
@@ -53,10 +55,6 @@ class RegradeResult(BaseModel):
 
     def changes_text(self) -> str:
         return ", ".join(c.text() for c in self.changes) or "no headline score changed"
-
-
-def _shown(value: Any) -> str:
-    return "-" if value is None else str(value)
 
 
 def drain(session: Any) -> list[Any]:

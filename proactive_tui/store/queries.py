@@ -92,6 +92,16 @@ def score_differences(parent: Any, branch: Any) -> list[tuple[str, Any, Any]]:
     return out
 
 
+def difference_text(name: str, before: Any, after: Any) -> str:
+    """One changed score as every view says it: `overall 7/10 → 4/10` (`-`: not given)."""
+    return f"{name} {'-' if before is None else before} → {'-' if after is None else after}"
+
+
+def differences_text(diffs: list[tuple[str, Any, Any]]) -> str:
+    """`score_differences` in words, comma-separated (empty when nothing differs)."""
+    return ", ".join(difference_text(*diff) for diff in diffs)
+
+
 # -- listing ------------------------------------------------------------------------------------
 
 

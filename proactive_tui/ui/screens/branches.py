@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from proactive_tui.store.queries import headline_text, score_differences
+from proactive_tui.store.queries import differences_text, headline_text, score_differences
 from proactive_tui.textsafe import plain
 
 
@@ -29,10 +29,7 @@ def branch_rows(root: Any, current: str) -> list[tuple[str, Text]]:
     """(session id, the row's text) for every session of the tree, depth first."""
     from proactive_tui.core.fork import describe_fork
 
-    parents: dict[str, Any] = {}
-    for _depth, node in root.walk():
-        for child in node.children:
-            parents[child.id] = node
+    parents = root.parents()
     rows: list[tuple[str, Text]] = []
     for depth, node in root.walk():
         summary = node.summary
@@ -56,9 +53,7 @@ def branch_rows(root: Any, current: str) -> list[tuple[str, Text]]:
             diffs = score_differences(parent.summary.headline, summary.headline)
             line.append("· ")
             if diffs:
-                line.append("vs parent: " + ", ".join(
-                    f"{k} {a if a is not None else '-'} → {b if b is not None else '-'}" for k, a, b in diffs),
-                    style="yellow")
+                line.append("vs parent: " + differences_text(diffs), style="yellow")
             else:
                 line.append("same scores as its parent", style="dim")
         rows.append((node.id, line))
