@@ -406,27 +406,11 @@ class HistoryScreen(Screen[None]):
         summary = self.current
         if summary is None or not self.check_action("fork", ()):
             return
-        from proactive_tui.core import registry
-        from proactive_tui.ui.forking import request_plan
-        from proactive_tui.ui.screens.fork_modal import ForkModal
-
         record = self._record(summary.id)
-        if record is None:
-            return
-        steps = registry.get(record.family).fork_steps(record)
-        if not steps:
-            self.notify("This session has no complete reply to fork from", timeout=5)
-            return
-        store, session_id = self.app.store, summary.id
+        if record is not None:
+            from proactive_tui.ui.forking import open_fork_modal
 
-        def started(plan: Any) -> None:
-            if plan is not None:
-                screen = registry.get(plan.env.family).session_screen()
-                self.app.push_screen(screen(plan.env, plan.spec, self.session_factory, fork=plan))
-
-        self.app.push_screen(ForkModal(session_id, steps, lambda request: request_plan(store, session_id, request),
-                                       selected=len(steps) - 1,
-                                       models={seat: info.label for seat, info in record.seats.items()}), started)
+            open_fork_modal(self.app, record, self.session_factory)
 
     def action_rerun(self) -> None:
         """The highlighted session again against a new agent (`RerunModal`, `core.rerun`), in its
@@ -525,23 +509,10 @@ class HistoryScreen(Screen[None]):
 
     def action_branches(self) -> None:
         summary = self.current
-        if summary is None:
-            return
-        from proactive_tui.store import StoreError
-        from proactive_tui.store.queries import session_tree
-        from proactive_tui.ui.screens.branches import BranchSwitcher
+        if summary is not None:
+            from proactive_tui.ui.forking import open_branches
 
-        try:
-            root = session_tree(self.app.store, summary.id)
-        except StoreError as exc:
-            self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
-            return
-
-        def chosen(other: str | None) -> None:
-            if other:
-                open_stored(self.app, other, replay_screen=self._replay_screen)
-
-        self.app.push_screen(BranchSwitcher(root, summary.id), chosen)
+            open_branches(self.app, summary.id, replay_screen=self._replay_screen)
 
     def action_export(self) -> None:
         summary = self.current

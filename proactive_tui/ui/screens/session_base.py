@@ -362,58 +362,23 @@ class SessionScreenBase(Screen[None]):
         if not self.check_action("fork", ()):
             self.notify("A session can be forked once it ended (stop it first: x)", timeout=5)
             return
-        from proactive_tui.core import registry
-        from proactive_tui.ui.forking import request_plan
-        from proactive_tui.ui.screens.fork_modal import ForkModal
+        from proactive_tui.ui.forking import open_fork_modal
 
-        record = self.builder.record
-        steps = registry.get(record.family).fork_steps(record)
-        if not steps:
-            self.notify("This session has no complete reply to fork from", timeout=5)
-            return
-        session_id, store = record.id, self.app.store
-        selected = self._focused_step(steps, record)
-        models = {seat: info.label for seat, info in record.seats.items()}
+        open_fork_modal(self.app, self.builder.record, self.session_factory, focused=self._focused_reply())
 
-        def started(plan: Any) -> None:
-            if plan is not None:
-                self.app.push_screen(type(self)(plan.env, plan.spec, self.session_factory, fork=plan))
-
-        self.app.push_screen(ForkModal(session_id, steps, lambda request: request_plan(store, session_id, request),
-                                       selected=selected, models=models), started)
-
-    def _focused_step(self, steps: list[Any], record: Any) -> int:
-        """The step of the message in focus, else the last one."""
+    def _focused_reply(self) -> tuple[int, str] | None:
+        """(turn, seat) of the message in focus, if any: the reply the fork modal preselects."""
         focused_id = getattr(self.focused, "message_id", None)
-        message = next((m for m in record.messages if m.id == focused_id), None) if focused_id else None
-        if message is not None:
-            for i, step in enumerate(steps):
-                if (step.turn, step.seat) == (message.turn, message.role):
-                    return i
-        return len(steps) - 1
+        record = self.builder.record
+        message = next((m for m in record.messages if m.id == focused_id), None) if focused_id and record else None
+        return (message.turn, message.role) if message is not None else None
 
     def action_branches(self) -> None:
         """This session's fork tree (`BranchSwitcher`); the one picked opens as History opens it."""
-        from proactive_tui.store import StoreError
-        from proactive_tui.store.queries import session_tree
-        from proactive_tui.ui.screens.branches import BranchSwitcher
+        if self.session_id is not None:
+            from proactive_tui.ui.forking import open_branches
 
-        session_id = self.session_id
-        if session_id is None or self.app.store is None:
-            return
-        try:
-            root = session_tree(self.app.store, session_id)
-        except StoreError as exc:
-            self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
-            return
-
-        def chosen(other: str | None) -> None:
-            if other:
-                from proactive_tui.ui.screens.history import open_stored
-
-                open_stored(self.app, other)
-
-        self.app.push_screen(BranchSwitcher(root, session_id), chosen)
+            open_branches(self.app, self.session_id)
 
     def action_labels(self) -> None:
         """This session's verdicts with the person's labels (`LabelsModal`): agree, disagree, note."""
