@@ -1,0 +1,230 @@
+"""`proactive-tui serve`: the playground in a browser, end to end, plus the guards around it.
+
+The browser test starts `serve` on a free loopback port, opens the page in headless Chromium
+(Debian's `chromium`, driven through Playwright's Python API; `./dev test` installs it with apt-get
+when it can), waits for the picker, starts a session on the embedded model (Enter, then ctrl+s on
+the setup screen), waits until the transcript holds the agent's first reply (the user's turn 1 has
+begun, so the agent's turn 1 is complete), and saves a PNG of the page.
+
+What the browser shows is read from the bytes the server sends it over the WebSocket (the terminal
+output xterm.js draws on a canvas), with the escape sequences removed. The work is bounded by turns
+and token caps; the deadlines are hang guards only (minutes), never a measure of speed. Where
+Playwright or Chromium is missing, or Chromium cannot start here, the test is skipped with the
+reason (pytest's `-ra` summary prints it), never passed silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from proactive_tui.cli.main import main
+
+HANG_GUARD_S = 900
+"""Start-up plus one planning call, one plan judgement and one reply on the embedded model; on a
+quiet machine about half a minute, on a loaded 2-core one a few minutes."""
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+_ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+class _Served:
+    def __init__(self, proc: subprocess.Popen, port: int, log: Path) -> None:
+        self.proc, self.port, self.log = proc, port, log
+        self.url = f"http://127.0.0.1:{port}"
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def _start_serve(tmp_path: Path, *flags: str, env: dict[str, str] | None = None) -> _Served:
+    port = _free_port()
+    log = tmp_path / f"serve-{port}.log"
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "proactive_tui", "serve", "--port", str(port), *flags],
+                                stdout=out, stderr=subprocess.STDOUT, env=full_env)
+    served = _Served(proc, port, log)
+    guard = time.monotonic() + 120
+    while "proactive-tui serving on" not in served.log_text():
+        if proc.poll() is not None or time.monotonic() > guard:
+            proc.kill()
+            raise AssertionError(f"serve did not start:\n{served.log_text()[-3000:]}")
+        time.sleep(0.1)
+    return served
+
+
+def _stop(served: _Served) -> None:
+    served.proc.terminate()
+    try:
+        served.proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        served.proc.kill()
+
+
+@pytest.fixture
+def served(tmp_path: Path):
+    s = _start_serve(tmp_path)
+    try:
+        yield s
+    finally:
+        _stop(s)
+
+
+# -- the guards ---------------------------------------------------------------------------------
+
+
+def test_a_non_loopback_host_is_refused_without_allow_remote(capsys) -> None:
+    assert main(["serve", "--host", "0.0.0.0", "--port", str(_free_port())]) == 2
+    err = capsys.readouterr().err
+    assert "--allow-remote" in err and "spend its keys" in err
+
+
+def test_allow_remote_says_who_drives_the_app_before_it_listens(tmp_path: Path) -> None:
+    s = _start_serve(tmp_path, "--host", "0.0.0.0", "--allow-remote", "--public-url", "http://demo.example:9")
+    try:
+        text = s.log_text()
+        assert "anyone who can reach port" in text and "spends its keys" in text
+        assert text.index("anyone who can reach") < text.index("proactive-tui serving on")
+        assert "serving on http://demo.example:9" in text
+    finally:
+        _stop(s)
+
+
+def test_loopback_spellings_need_no_flag_and_urls_are_checked() -> None:
+    from proactive_tui.webserve import ServeError, allowed_origins, is_loopback, origin_of
+
+    assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1") and is_loopback("127.3.4.5")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4") and not is_loopback("demo.example")
+    assert origin_of("HTTP://Demo.Example:80/x") == "http://demo.example"
+    assert origin_of("https://demo.example:8443") == "https://demo.example:8443"
+    with pytest.raises(ServeError, match="user name or password"):
+        origin_of("http://me:secret@demo.example")
+    with pytest.raises(ServeError, match="http"):
+        origin_of("ftp://demo.example")
+    assert allowed_origins("127.0.0.1", 8000, "http://127.0.0.1:8000") == {
+        "http://127.0.0.1:8000", "http://localhost:8000", "http://[::1]:8000"}
+    # a remote bind answers its public address only: a page on a loopback name is not it
+    assert allowed_origins("0.0.0.0", 8000, "http://demo.example:8000") == {"http://demo.example:8000"}
+
+
+def test_the_page_makes_no_request_off_this_server(served: _Served) -> None:
+    page = urllib.request.urlopen(served.url + "/", timeout=30).read().decode()
+    assert "fonts.googleapis.com" not in page
+    assert "@font-face" in page and "fonts/RobotoMono-VariableFont_wght.ttf" in page
+    for ref in re.findall(r'(?:href|src)="([^"]+)"', page) + re.findall(r'url\("([^"]+)"\)', page):
+        assert ref.startswith(served.url + "/static/"), ref
+    assert f'data-session-websocket-url="ws://127.0.0.1:{served.port}/ws"' in page
+    font = urllib.request.urlopen(served.url + "/static/fonts/RobotoMono-VariableFont_wght.ttf", timeout=30)
+    assert font.status == 200 and len(font.read()) > 10_000
+
+
+def test_only_the_served_page_may_open_the_app(served: _Served) -> None:
+    import aiohttp
+
+    async def handshake(origin: str | None) -> int:
+        headers = {"Origin": origin} if origin else {}
+        async with aiohttp.ClientSession() as session:
+            try:
+                async with session.ws_connect(f"ws://127.0.0.1:{served.port}/ws", headers=headers) as ws:
+                    await ws.close()
+                    return 101
+            except aiohttp.WSServerHandshakeError as exc:
+                return exc.status
+
+    assert asyncio.run(handshake("http://evil.example")) == 403
+    assert asyncio.run(handshake(f"http://evil.example:{served.port}")) == 403  # a DNS-rebinding page
+    assert asyncio.run(handshake(None)) == 403
+    assert "refused a connection from origin http://evil.example" in served.log_text()
+
+
+# -- the browser ---------------------------------------------------------------------------------
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_a_session_on_the_embedded_model_in_headless_chromium(tmp_path: Path) -> None:
+    try:
+        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("Playwright is not installed (it comes with the test extra: ./dev test)")
+    chromium = _chromium()
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed: `./dev test` installs it with apt-get when run as root "
+                    "(see .venv/chromium-install.log); or `apt-get install chromium`")
+    pytest.importorskip("llama_cpp", reason="the embedded model (the local extra) is not installed")
+    caps = {"PROACTIVE_TUI_AGENT_MAX_TOKENS": "48", "PROACTIVE_TUI_USER_MAX_TOKENS": "24"}
+    s = _start_serve(tmp_path, env=caps)
+    frames: list[bytes] = []
+
+    def screen_text(since: int = 0) -> str:
+        return _ESCAPES.sub(b"", b"".join(frames[since:])).decode("utf-8", "replace")
+
+    def wait_for(text: str, page, since: int = 0) -> None:
+        """Until `text` is drawn in the frames from number `since` on (after the key that shows it)."""
+        guard = time.monotonic() + HANG_GUARD_S
+        while text not in screen_text(since):
+            assert s.proc.poll() is None, f"serve exited:\n{s.log_text()[-3000:]}"
+            assert time.monotonic() < guard, f"{text!r} not shown within {HANG_GUARD_S}s; last screen bytes:\n" \
+                f"{screen_text()[-2000:]}\nserve log:\n{s.log_text()[-2000:]}"
+            page.wait_for_timeout(250)
+
+    try:
+        with sync_playwright() as pw:
+            try:
+                browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            except PlaywrightError as exc:
+                pytest.skip(f"{chromium} cannot start here: {str(exc).splitlines()[0]}")
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 800})
+                page.on("websocket", lambda ws: ws.on(
+                    "framereceived", lambda f: frames.append(f if isinstance(f, bytes) else f.encode())))
+                page.goto(s.url + "/")
+                wait_for("Environments (", page)  # the picker
+                page.locator(".xterm-helper-textarea").focus()  # keys go to the terminal, not a page element
+                mark = len(frames)
+                page.keyboard.press("Enter")  # the highlighted environment's setup screen
+                wait_for("Setup", page, mark)
+                mark = len(frames)
+                page.keyboard.press("Control+s")
+                wait_for("agent · turn 1", page, mark)
+                wait_for("user · turn 1", page, mark)  # the agent's first reply is complete
+                shot = tmp_path / "serve-session.png"
+                page.screenshot(path=str(shot))
+            finally:
+                browser.close()
+        width, height = _png_size(shot.read_bytes())
+        assert (width, height) == (1280, 800)
+        print(f"browser screenshot: {shot}")
+        assert "Traceback" not in s.log_text()
+    finally:
+        _stop(s)
