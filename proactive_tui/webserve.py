@@ -112,14 +112,15 @@ def page_template() -> str:
     return text
 
 
-def app_command(envs: Sequence[str] = (), report: str | None = None) -> str:
-    """The shell command textual-serve runs per browser tab: this same interpreter and package."""
+def app_command(envs: Sequence[str] = (), report: str | None = None, command: Sequence[str] = ()) -> str:
+    """The shell command textual-serve runs per browser tab: this same interpreter and package, with
+    the global options, then `command` (e.g. `demo ID --speed 2`) or none (the playground)."""
     argv = [sys.executable, "-m", "proactive_tui"]
     for path in envs:
         argv += ["--envs", path]
     if report:
         argv += ["--report", report]
-    return shlex.join(argv)
+    return shlex.join([*argv, *command])
 
 
 class PlaygroundServer(Server):

@@ -16,6 +16,7 @@ reason (pytest's `-ra` summary prints it), never passed silently.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -26,6 +27,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -171,7 +173,39 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def test_a_session_on_the_embedded_model_in_headless_chromium(tmp_path: Path) -> None:
+class _Browser:
+    """A headless Chromium page on a served playground, reading what it is sent (see the docstring)."""
+
+    def __init__(self, served: _Served, page) -> None:
+        self.served, self.page = served, page
+        self.frames: list[bytes] = []
+        page.on("websocket", lambda ws: ws.on(
+            "framereceived", lambda f: self.frames.append(f if isinstance(f, bytes) else f.encode())))
+
+    def screen_text(self, since: int = 0) -> str:
+        return _ESCAPES.sub(b"", b"".join(self.frames[since:])).decode("utf-8", "replace")
+
+    def mark(self) -> int:
+        return len(self.frames)
+
+    def wait_for(self, text: str, since: int = 0) -> None:
+        """Until `text` is drawn in the frames from number `since` on (after the key that shows it)."""
+        guard = time.monotonic() + HANG_GUARD_S
+        while text not in self.screen_text(since):
+            assert self.served.proc.poll() is None, f"serve exited:\n{self.served.log_text()[-3000:]}"
+            assert time.monotonic() < guard, f"{text!r} not shown within {HANG_GUARD_S}s; last screen bytes:\n" \
+                f"{self.screen_text()[-2000:]}\nserve log:\n{self.served.log_text()[-2000:]}"
+            self.page.wait_for_timeout(250)
+
+    def press(self, key: str) -> int:
+        """Press `key` in the terminal; the frame mark from before it."""
+        mark = self.mark()
+        self.page.keyboard.press(key)
+        return mark
+
+
+def _in_chromium(served: _Served, tmp_path: Path, script: Callable[[_Browser], None]) -> tuple[int, int]:
+    """Open the served page in headless Chromium, run `script`, save a PNG; the PNG's size."""
     try:
         from playwright.sync_api import Error as PlaywrightError
         from playwright.sync_api import sync_playwright
@@ -181,50 +215,66 @@ def test_a_session_on_the_embedded_model_in_headless_chromium(tmp_path: Path) ->
     if chromium is None:
         pytest.skip("Debian's chromium is not installed: `./dev test` installs it with apt-get when run as root "
                     "(see .venv/chromium-install.log); or `apt-get install chromium`")
+    with sync_playwright() as pw:
+        try:
+            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        except PlaywrightError as exc:
+            pytest.skip(f"{chromium} cannot start here: {str(exc).splitlines()[0]}")
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            tab = _Browser(served, page)
+            page.goto(served.url + "/")
+            tab.wait_for("proactive-tui")  # the app's first screen has been drawn
+            page.locator(".xterm-helper-textarea").focus()  # keys go to the terminal, not a page element
+            script(tab)
+            shot = tmp_path / "serve.png"
+            page.screenshot(path=str(shot))
+        finally:
+            browser.close()
+    print(f"browser screenshot: {shot}")
+    assert "Traceback" not in served.log_text()
+    return _png_size(shot.read_bytes())
+
+
+def test_a_session_on_the_embedded_model_in_headless_chromium(tmp_path: Path) -> None:
     pytest.importorskip("llama_cpp", reason="the embedded model (the local extra) is not installed")
-    caps = {"PROACTIVE_TUI_AGENT_MAX_TOKENS": "48", "PROACTIVE_TUI_USER_MAX_TOKENS": "24"}
-    s = _start_serve(tmp_path, env=caps)
-    frames: list[bytes] = []
+    s = _start_serve(tmp_path, env={"PROACTIVE_TUI_AGENT_MAX_TOKENS": "48", "PROACTIVE_TUI_USER_MAX_TOKENS": "24"})
 
-    def screen_text(since: int = 0) -> str:
-        return _ESCAPES.sub(b"", b"".join(frames[since:])).decode("utf-8", "replace")
-
-    def wait_for(text: str, page, since: int = 0) -> None:
-        """Until `text` is drawn in the frames from number `since` on (after the key that shows it)."""
-        guard = time.monotonic() + HANG_GUARD_S
-        while text not in screen_text(since):
-            assert s.proc.poll() is None, f"serve exited:\n{s.log_text()[-3000:]}"
-            assert time.monotonic() < guard, f"{text!r} not shown within {HANG_GUARD_S}s; last screen bytes:\n" \
-                f"{screen_text()[-2000:]}\nserve log:\n{s.log_text()[-2000:]}"
-            page.wait_for_timeout(250)
+    def session(tab: _Browser) -> None:
+        tab.wait_for("Environments (")  # the picker
+        tab.wait_for("Setup", tab.press("Enter"))  # the highlighted environment's setup screen
+        started = tab.press("Control+s")
+        tab.wait_for("agent · turn 1", started)
+        tab.wait_for("user · turn 1", started)  # so the agent's first reply is complete
 
     try:
-        with sync_playwright() as pw:
-            try:
-                browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-            except PlaywrightError as exc:
-                pytest.skip(f"{chromium} cannot start here: {str(exc).splitlines()[0]}")
-            try:
-                page = browser.new_page(viewport={"width": 1280, "height": 800})
-                page.on("websocket", lambda ws: ws.on(
-                    "framereceived", lambda f: frames.append(f if isinstance(f, bytes) else f.encode())))
-                page.goto(s.url + "/")
-                wait_for("Environments (", page)  # the picker
-                page.locator(".xterm-helper-textarea").focus()  # keys go to the terminal, not a page element
-                mark = len(frames)
-                page.keyboard.press("Enter")  # the highlighted environment's setup screen
-                wait_for("Setup", page, mark)
-                mark = len(frames)
-                page.keyboard.press("Control+s")
-                wait_for("agent · turn 1", page, mark)
-                wait_for("user · turn 1", page, mark)  # the agent's first reply is complete
-                shot = tmp_path / "serve-session.png"
-                page.screenshot(path=str(shot))
-            finally:
-                browser.close()
-        width, height = _png_size(shot.read_bytes())
-        assert (width, height) == (1280, 800)
-        print(f"browser screenshot: {shot}")
-        assert "Traceback" not in s.log_text()
+        assert _in_chromium(s, tmp_path, session) == (1280, 800)
+    finally:
+        _stop(s)
+
+
+def test_serve_demo_opens_every_tab_on_a_recorded_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from family_runs import RUNS
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    monkeypatch.setenv("PROACTIVE_TUI_NO_PRELOAD", "1")
+    run = RUNS["proactiveeval"]
+    out = tmp_path / "recorded.json"
+    with FakeOpenAIServer(responder=run.responder) as server:
+        assert main(["run", run.env_id, *run.args, "--api-base", server.base_url, "--out", str(out), "--quiet"]) == 0
+    record = json.loads(out.read_text(encoding="utf-8"))
+    first_reply = next(m["content"] for m in record["messages"] if m["role"] == "agent")
+    words = first_reply.split()[0]
+    assert words == "[bold]Hi[/bold]"  # the fake agent's reply opens with markup, shown literally or not at all
+    assert main(["serve", "--demo", "no-such-session", "--port", str(_free_port())]) == 2
+    s = _start_serve(tmp_path, "--demo", record["id"][:8], "--speed", "20")
+
+    def demo(tab: _Browser) -> None:
+        tab.wait_for("demo of session")
+        tab.wait_for("agent · turn 1")
+        tab.wait_for(words)  # the recorded reply, as it was recorded
+
+    try:
+        assert _in_chromium(s, tmp_path, demo) == (1280, 800)
     finally:
         _stop(s)

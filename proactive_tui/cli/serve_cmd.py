@@ -1,4 +1,5 @@
-"""`proactive-tui serve [--host H] [--port P] [--allow-remote] [--public-url URL]`: the playground in a browser.
+"""`proactive-tui serve [--host H] [--port P] [--allow-remote] [--public-url URL] [--demo SESSION]`: the
+playground in a browser.
 
 Loopback by default. Whoever can open the page drives the app with this machine's keys, so binding
 any other address needs `--allow-remote`, and then the command says so before it listens. See
@@ -27,6 +28,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    "for a wildcard bind); only pages from it may drive the app. Default http://HOST:PORT")
     p.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH",
                    help="extra environment folder or file for every browser session (repeatable)")
+    p.add_argument("--demo", metavar="SESSION_OR_FILE", help="every tab opens straight into this recorded "
+                   "session's demo (as `proactive-tui demo`: no keys, no model calls, nothing recorded)")
+    p.add_argument("--speed", type=float, default=1.0, metavar="X", help="with --demo: times the recorded pace "
+                   "(0: step by step)")
+    p.add_argument("--step", action="store_true", help="with --demo: start paused")
     p.set_defaults(func=run)
 
 
@@ -53,8 +59,20 @@ def plan(args: argparse.Namespace):  # -> PlaygroundServer; raises ServeError
         why = problem(Path(report))
         if why:
             raise ServeError(why)
+    demo: list[str] = []
+    if args.demo:  # checked here, once, so a wrong id is one line now rather than a dead tab later
+        from proactive_tui.cli import demo_cmd
+        from proactive_tui.core.demo import DemoError
+
+        try:
+            session_id = demo_cmd.prepare(argparse.Namespace(session=args.demo, speed=args.speed)).session_id
+        except DemoError as exc:
+            raise ServeError(f"--demo {args.demo}: {exc}") from None
+        demo = ["demo", session_id, "--speed", f"{args.speed:g}", *(["--step"] if args.step else [])]
+    elif args.speed != 1.0 or args.step:
+        raise ServeError("--speed and --step go with --demo")
     public_url = args.public_url or default_public_url(args.host, args.port)
-    return PlaygroundServer(app_command(envs, report), host=args.host, port=args.port, public_url=public_url)
+    return PlaygroundServer(app_command(envs, report, demo), host=args.host, port=args.port, public_url=public_url)
 
 
 def run(args: argparse.Namespace) -> int:
