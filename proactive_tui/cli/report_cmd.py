@@ -52,8 +52,8 @@ def run_show(args: argparse.Namespace) -> int:
     if args.write:
         write_report(folder, report)
     print_report(console, report)
-    err.print(Text(f"browse it (sort, filter, charts, each session's transcript): proactive-tui --report {folder}",
-                   style="dim"))
+    err.print(Text(f"browse it (sort, filter, charts, each session's transcript): proactive-tui --report {folder}; "
+                   f"as one web page for someone with nothing installed: proactive-tui report html {folder}", style="dim"))
     return 0
 
 

@@ -1,6 +1,6 @@
-/* proactive-tui viewer. Draws the page from the JSON in <script id="data">.
-   Every piece of data goes in through textContent (el() below), never innerHTML, so model output
-   and environment text show as written and can never become markup or script. */
+/* proactive-tui viewer. Draws the page from the JSON of the data script element (id "data").
+   Every piece of data goes in through textContent (el() below), never parsed as HTML, so model
+   output and environment text show as written and can never become markup or script. */
 (function () {
   "use strict";
 
