@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -70,6 +71,7 @@ def assert_self_contained(page: str) -> None:
     scripts = re.findall(r"(?i)<script\b[^>]*>", page)
     assert scripts == [DATA_OPEN, "<script>"], scripts  # the data, then the inline script: no src=
     assert "default-src 'none'" in page  # the browser refuses any fetch the page might still try
+    assert 'id="theme-toggle"' in page and "prefers-color-scheme: dark" in page  # follows the system until toggled
 
 
 def data_segment(page: str) -> str:
@@ -116,6 +118,21 @@ def test_each_score_and_verdict_says_who_gave_it(golden_record: RunRecord) -> No
     assert verdicts["turn_check:1"]["person"] == {"agree": False, "value": "yes", "note": "it was reached",
                                                   "source": "person"}
     assert verdicts["plan_score"]["person"] is None
+
+
+def test_the_header_says_where_a_branch_rerun_or_comparison_comes_from(golden_record: RunRecord) -> None:
+    branch = golden_record.model_copy(update={
+        "forked_from": {"session_id": "parent000001", "turn": 2, "seat": "agent", "change": "regenerated",
+                        "instruction": "ask first", "changed_seats": {"agent": "openai/other"}},
+        "rerun_of": {"session_id": "orig00000001", "agent": "openai/new", "user": "frozen", "user_turns_recorded": 2},
+        "comparisons": [{"id": "c1", "side": "A", "sessions": [SESSION_ID, "other0000001"], "blind": True,
+                         "vote": SESSION_ID, "verdict": "won", "reason": "asked first", "voted_at": "x"}]})
+    header = dict(map(tuple, read_payload(session_page(branch))["session"]["view"]["header"]))
+    assert header["Branch of"].startswith("parent000001 at turn 2 agent · regenerated ('ask first') · agent openai/other")
+    assert header["Re-run"] == "re-run of orig00000001 against openai/new, the user's 2 recorded turns frozen " \
+                               "(simulated beyond them)"
+    assert header["Comparison c1"] == "side A against other0000001 (blind); voted better: asked first"
+    assert header["Family"] == "ProactiveEval" and header["Agent"].startswith("scripted-agent")
 
 
 def test_failed_calls_are_errors_not_replies(golden_record: RunRecord) -> None:
@@ -307,9 +324,10 @@ def test_the_report_page_in_a_browser(mixed_folder: Path, golden_record: RunReco
     if browser is None:
         pytest.skip("no chromium installed: the page is not drawn by a browser here (its data is checked above)")
 
-    def dom(path: Path) -> str:
-        proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", path.as_uri()],
-                              capture_output=True, text=True, timeout=120)
+    def dom(path: Path, fragment: str = "") -> str:
+        proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                               path.as_uri() + fragment],
+                              capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0, proc.stderr[-2000:]
         return proc.stdout
 
@@ -318,6 +336,9 @@ def test_the_report_page_in_a_browser(mixed_folder: Path, golden_record: RunReco
     drawn = dom(page)
     assert drawn.count('class="session-row') == 6 and 'id="report-tables"' in drawn and 'id="filter"' in drawn
     assert 'id="sessions"' in drawn and 'id="theme-toggle"' in drawn
+    chronos = next(s for s in read_payload(page.read_text(encoding="utf-8"))["sessions"] if s["family"] == "chronos")
+    drilled = dom(page, "#s=" + quote(chronos["file"], safe=""))  # a session row's link: its session view
+    assert f'data-session="{chronos["session"]["view"]["id"]}"' in drilled and 'class="turn ' in drilled
     one = tmp_path / "session.html"
     one.write_text(session_page(hostile(golden_record)), encoding="utf-8")
     drawn = dom(one)

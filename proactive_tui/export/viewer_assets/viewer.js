@@ -195,8 +195,8 @@
           el("td", { className: "text", text: s.status + (s.reason ? ": " + s.reason : "") }),
           el("td", { className: "right", text: s.headline ? s.headline.label + " " + s.headline.display : "-" })
         ]);
-        row.addEventListener("click", function () { location.hash = "s=" + encodeURIComponent(s.key_id); });
-        row.addEventListener("keydown", function (e) { if (e.key === "Enter") { location.hash = "s=" + encodeURIComponent(s.key_id); } });
+        row.addEventListener("click", function () { location.hash = "s=" + encodeURIComponent(s.file); });
+        row.addEventListener("keydown", function (e) { if (e.key === "Enter") { location.hash = "s=" + encodeURIComponent(s.file); } });
         body.appendChild(row);
       });
       count.textContent = order.length + " of " + sessions.length + " shown";
@@ -207,7 +207,7 @@
     function route() {
       var match = /^#s=(.*)$/.exec(location.hash);
       var key = match ? decodeURIComponent(match[1]) : null;
-      var chosen = sessions.filter(function (s) { return s.key_id === key; })[0];
+      var chosen = sessions.filter(function (s) { return s.file === key; })[0];  /* its file: a key may be in sessions/ and failed/ */
       var old = document.getElementById("session");
       if (old) { old.parentNode.removeChild(old); }
       if (chosen) {
