@@ -95,10 +95,14 @@ def test_every_format_states_the_human_seats(golden_record: RunRecord, tmp_path:
     assert golden_record.human_seats == ["user"]
     md = export([golden_record], "markdown", tmp_path / "s.md")[0].read_text()
     assert "| Human seats | user |" in md and "| User | a person (human seat) |" in md
-    for fmt in ("html", "svg"):
-        text = export([golden_record], fmt, tmp_path / f"s.{fmt}")[0].read_text()
-        assert "Human&#160;seats" in text or "Human seats" in text
-        assert "a&#160;person&#160;(human&#160;seat)" in text or "a person (human seat)" in text
+    svg = export([golden_record], "svg", tmp_path / "s.svg")[0].read_text()
+    assert "Human&#160;seats" in svg and "a&#160;person&#160;(human&#160;seat)" in svg
+    from proactive_tui.export.viewer import read_payload
+
+    page = read_payload(export([golden_record], "html", tmp_path / "s.html")[0].read_text())
+    header = dict(map(tuple, page["session"]["view"]["header"]))  # what the page draws as its header
+    assert header["Human seats"] == "user" and header["User"] == "a person (human seat)"
+    assert page["session"]["record"]["human_seats"] == ["user"]
     item = json.loads(export([golden_record], "proactiveeval", tmp_path / "d")[0].read_text())[0]
     assert item["meta"]["human_seats"] == ["user"] and item["meta"]["seats"]["user"] == "human"
     assert json.loads(export([golden_record], "run-record", tmp_path / "r.json")[0].read_text())["human_seats"] == ["user"]
@@ -106,9 +110,15 @@ def test_every_format_states_the_human_seats(golden_record: RunRecord, tmp_path:
 
 def test_model_text_is_never_markup(golden_record: RunRecord, tmp_path: Path) -> None:
     load_formats()
+    from proactive_tui.export.viewer import DATA_OPEN, read_payload
+
     html = export([golden_record], "html", tmp_path / "s.html")[0].read_text()
-    assert "&lt;b&gt;Numb" in html and "<b>Numb" not in html
-    assert "[bold]Congrats[/bold]" in html and "\x1b" not in html
+    # the text is data: only inside the JSON script element, with < and > as \u escapes, drawn
+    # by textContent (test_html_viewer checks the script never uses innerHTML)
+    assert "\\u003cb\\u003eNumb" in html and "<b>Numb" not in html and "\x1b" not in html
+    assert html.index("\\u003cb\\u003eNumb") > html.index(DATA_OPEN)
+    shown = [b["text"] for s in read_payload(html)["session"]["view"]["sections"] for b in s["blocks"] if "text" in b]
+    assert any("<b>Numb" in t for t in shown) and any("[bold]Congrats[/bold]" in t for t in shown)
     svg = export([golden_record], "svg", tmp_path / "s.svg")[0].read_text()
     assert "&lt;b&gt;Numb" in svg and "<b>Numb" not in svg and "\x1b" not in svg
     md = export([golden_record], "markdown", tmp_path / "s.md")[0].read_text()

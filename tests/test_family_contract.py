@@ -26,6 +26,7 @@ from proactive_tui.core.report import ReportSection
 from proactive_tui.core.run_record import RunRecord, fold, read_record
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.envs.describe import describe
+from proactive_tui.textsafe import plain
 
 FAMILIES = [*BUILTINS, "countdown"]
 LEGACY = ROOT / "tests" / "fixtures" / "legacy"
@@ -225,9 +226,13 @@ async def test_session_runs_folds_renders_and_exports(name: str, countdown_plugi
         assert files and all(p.exists() and p.stat().st_size > 0 for p in files), fmt
         written[fmt], targets[fmt] = files, target
     assert {"run-record", "markdown", "html", "svg"} <= set(written)
+    from proactive_tui.export.viewer import read_payload
+
     page = written["html"][0].read_text(encoding="utf-8")
+    drawn = [s["title"] for s in read_payload(page)["session"]["view"]["sections"]]  # the page's h2 headings
     for title in titles:
-        assert html.escape(title, quote=False) in page, title
+        assert plain(title) in drawn, title
+    assert f"<title>{html.escape(f'proactive-tui session {record.id}')}</title>" in page
     assert read_record(written["run-record"][0].read_text(encoding="utf-8")).section == record.section
     assert name in written, f"{name} has no dataset export of its own"
     READ_BACK[name](record, targets[name], written[name])

@@ -220,8 +220,16 @@ def test_hostile_model_output_and_env_file_through_run_store_and_every_export(
                 json_strings += strings_in(json.loads(line.decode("utf-8")))
         elif path.suffix == ".md":  # Markdown escapes what a renderer acts on: <, >, [, ]
             check_text_surface(data, path, r"\[@click=app.quit\]Q\[/\]  \<U+202E\>evil\<U+202C\> nul lone" + "\ufffd")
-        elif path.suffix == ".html":
-            check_text_surface(data, path, "[@click=app.quit]Q[/]  &lt;U+202E&gt;evil&lt;U+202C&gt; nul lone\ufffd")
+        elif path.suffix == ".html":  # the viewer: the text only as escaped JSON data, drawn by textContent
+            from proactive_tui.export.viewer import read_payload
+
+            assert_no_raw(data, path)
+            page = data.decode("utf-8")
+            assert "<U+202E>" not in page and "\\u003cU+202E\\u003eevil" in page  # no raw < from the text
+            payload = read_payload(page)
+            shown = strings_in(payload["session"]["view"])
+            assert any("[@click=app.quit]Q[/]  <U+202E>evil<U+202C> nul lone\ufffd" in s for s in shown), path
+            json_strings += strings_in(payload["session"]["record"])
         else:  # svg: the text is split into positioned spans; what counts is that nothing raw is left
             assert path.suffix == ".svg" and b"U+202E" in data
             assert_no_raw(data, path)

@@ -49,6 +49,7 @@ def shipped_files() -> set[str]:
         "families/proactivebench/data/NOTICE.md",
         "data/themes/*.toml",
         "**/*.tcss",
+        "export/viewer_assets/*",
     ]
     found = {p for g in globs for p in PACKAGE.glob(g) if p.is_file() and "__pycache__" not in p.parts}
     return {"proactive_tui/" + p.relative_to(PACKAGE).as_posix() for p in found}
@@ -108,6 +109,7 @@ def test_wheel_holds_the_package_data(built: dict[str, Path]) -> None:
     expected = shipped_files()
     assert len([n for n in expected if "/data/real/" in n]) == 13  # 12 traces + splits.json
     assert {"proactive_tui/data/themes/" + f"{t}.toml" for t in THEMES} <= expected
+    assert {f"proactive_tui/export/viewer_assets/viewer.{x}" for x in ("html", "css", "js")} <= expected
     assert sorted(expected - names) == []
     entry_points = zipfile.ZipFile(built["wheel"]).read(
         next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()

@@ -1,6 +1,7 @@
-"""`proactive-tui report show DIR` and `report merge DIR... [--out DIR]`: a batch folder's report,
-recomputed from its run records (`evalrun.report`), and shard folders combined into the report one
-unsharded run gives (a job array's last step)."""
+"""`proactive-tui report show DIR`, `report merge DIR... [--out DIR]` and `report html DIR [--out FILE]`:
+a batch folder's report, recomputed from its run records (`evalrun.report`); shard folders combined
+into the report one unsharded run gives (a job array's last step); and the folder as one
+self-contained web page (`export.viewer`) for someone with nothing installed."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     merge.add_argument("dirs", nargs="+", metavar="DIR")
     merge.add_argument("--out", metavar="DIR", help="the merged folder (default: `merged` beside the first DIR)")
     merge.set_defaults(func=run_merge)
+    page = sub.add_parser("html", help="write a batch folder as one self-contained web page: tables, sessions, transcripts")
+    page.add_argument("dir", metavar="DIR")
+    page.add_argument("--out", metavar="FILE", help="the page to write (default: DIR/report.html)")
+    page.set_defaults(func=run_html)
 
 
 def _consoles():
@@ -47,8 +52,8 @@ def run_show(args: argparse.Namespace) -> int:
     if args.write:
         write_report(folder, report)
     print_report(console, report)
-    err.print(Text(f"browse it (sort, filter, charts, each session's transcript): proactive-tui --report {folder}",
-                   style="dim"))
+    err.print(Text(f"browse it (sort, filter, charts, each session's transcript): proactive-tui --report {folder}; "
+                   f"as one web page for someone with nothing installed: proactive-tui report html {folder}", style="dim"))
     return 0
 
 
@@ -71,4 +76,20 @@ def run_merge(args: argparse.Namespace) -> int:
         return 1
     print_report(console, report)
     err.print(Text(f"{status_line(report)}; merged into {out}", style="dim"))
+    return 0
+
+
+def run_html(args: argparse.Namespace) -> int:
+    from rich.text import Text
+
+    from proactive_tui.export.viewer import ViewerError, write_report_page
+
+    _, err = _consoles()
+    try:
+        path = write_report_page(Path(args.dir), Path(args.out) if args.out else None)
+    except ViewerError as exc:
+        err.print(Text(f"error: {exc}", style="red"))
+        return 1
+    print(path)
+    err.print(Text("open it in any browser; it loads nothing from the network", style="dim"))
     return 0

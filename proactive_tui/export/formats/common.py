@@ -28,11 +28,17 @@ def _scrub_value(value: Any, redact: Callable[[str], str]) -> Any:
     return value
 
 
-def scrub(record: RunRecord) -> RunRecord:
-    """The record with every string passed through the key redactor."""
+def scrub_data(value: Any) -> Any:
+    """JSON data (or a string) with every string passed through the key redactor: for what an
+    export writes beside the records (the viewer's report and page title)."""
     from proactive_tui.llm.redact import redact
 
-    return RunRecord.model_validate(_scrub_value(record.model_dump(mode="json"), redact))
+    return _scrub_value(value, redact)
+
+
+def scrub(record: RunRecord) -> RunRecord:
+    """The record with every string passed through the key redactor."""
+    return RunRecord.model_validate(scrub_data(record.model_dump(mode="json")))
 
 
 def run_facts(record: RunRecord) -> dict[str, Any]:

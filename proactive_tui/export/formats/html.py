@@ -1,8 +1,9 @@
-"""`html`: the session as a standalone web page, for sharing a demo.
+"""`html`: the session as one self-contained web page (the static viewer), for sharing a demo.
 
-Rendered by Rich's console export (`Console(record=True)` ... `export_html`) from the same view
-as `sessions show`, with inline styles so the single file needs nothing else. Model text goes in
-as Rich `Text` and Rich escapes it for HTML, so a message can never inject markup or a script.
+The page is `export.viewer`'s: inline CSS and JavaScript, no external resources, the session's
+run record and its view embedded as escaped JSON and drawn with `textContent`, so a message can
+never inject markup or a script. The same viewer shows a whole report folder
+(`proactive-tui report html DIR`).
 """
 
 from __future__ import annotations
@@ -15,15 +16,14 @@ from proactive_tui.export.registry import Exporter, register
 
 
 def render(record: Any) -> str:
-    from proactive_tui.export.rich_view import recording_console, transcript
+    from proactive_tui.export.viewer import session_page
 
-    console = recording_console()
-    console.print(transcript(record))
-    return console.export_html(inline_styles=True)
+    return session_page(record)
 
 
 def write(records: list[Any], out: Path) -> list[Path]:
     return write_documents(records, out, "html", render)
 
 
-EXPORTER = register(Exporter(suffix='.html', name="html", description="a standalone web page of the session (.html)", write=write))
+EXPORTER = register(Exporter(suffix='.html', name="html",
+                             description="a self-contained web page viewing the session (.html)", write=write))
