@@ -8,17 +8,39 @@ see (reference targets, which states satisfy the needs, annotations).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 Section = tuple[str, str]
+
+_PACKAGE = str(Path(__file__).resolve().parent.parent) + os.sep
+
+
+def shown_source(source: str) -> str:
+    """Where an environment comes from, as a person reads it: a built-in sample by its place in
+    the package (not the install path, which differs per machine and venv and would otherwise fill
+    a line of every preview and screenshot), a file under the home folder with `~`."""
+    full = os.path.abspath(source) if source else source  # the loader may name a file relative to the cwd
+    if full.startswith(_PACKAGE):
+        return f"built-in sample, {full[len(_PACKAGE):]}"
+    home = str(Path.home()).rstrip(os.sep) + os.sep
+    if home != os.sep and source.startswith(home):
+        return "~" + os.sep + source[len(home):]
+    return source
+
+
+def header_text(env: Any) -> str:
+    """The first lines of every description: id, title, family, domain, tier and source."""
+    return (f"{env.id}\n{env.title}\nfamily: {env.family}   domain: {env.domain}   tier: {env.tier or '-'}\n"
+            f"source: {shown_source(env.source)}")
 
 
 def describe(env: Any, reveal_reference: bool = True) -> list[Section]:
     from proactive_tui.core import registry
 
     family = registry.find(env.family)
-    header = f"{env.id}\n{env.title}\nfamily: {env.family}   domain: {env.domain}   tier: {env.tier or '-'}\nsource: {env.source}"
-    sections: list[Section] = [("", header)]
+    sections: list[Section] = [("", header_text(env))]
     if family is not None:
         if family.source is not None:
             ref = family.source

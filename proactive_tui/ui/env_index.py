@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from proactive_tui.core import registry
+from proactive_tui.envs.describe import header_text
 
 
 @dataclass
@@ -126,8 +127,7 @@ def _haystack(env: Any, families: dict[str, Any]) -> str:
     if family is None:
         family = families[env.family] = _family_parts(env.family)
     found, citation = family
-    header = f"{env.id}\n{env.title}\nfamily: {env.family}   domain: {env.domain}   tier: {env.tier or '-'}\nsource: {env.source}"
-    bodies = [header]
+    bodies = [header_text(env)]
     if found is not None:
         if citation is not None:
             bodies.append(citation)
