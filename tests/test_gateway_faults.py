@@ -144,3 +144,18 @@ async def test_a_server_error_reads_as_the_servers_words(server: FakeOpenAIServe
     with pytest.raises(ModelError) as info:
         await call(quick_gateway([]), seat(server, max_retries=0), streamed=False)
     assert info.value.message == "openai/fake-model: the provider failed (503): overloaded"
+
+
+def test_only_litellms_unstarted_stream_warning_is_silenced() -> None:
+    """A call cancelled between litellm building its streaming coroutine and awaiting it drops the
+    coroutine unstarted (seen under the fault suite's stalls): that one warning is silenced once
+    litellm is loaded, any other un-awaited coroutine still warns."""
+    import warnings
+
+    from proactive_tui.llm.gateway import litellm_module
+
+    litellm_module()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.warn("coroutine 'OpenAIChatCompletion.async_streaming' was never awaited", RuntimeWarning)
+        warnings.warn("coroutine 'Ours.reply' was never awaited", RuntimeWarning)
+    assert [str(w.message) for w in seen] == ["coroutine 'Ours.reply' was never awaited"]

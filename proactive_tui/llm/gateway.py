@@ -53,6 +53,7 @@ def litellm_module() -> Any:
         litellm.drop_params = True
         litellm.telemetry = False
         _quiet_litellm_logging()
+        _ignore_unstarted_streams()
         try:
             from proactive_tui.llm import local as local_model
 
@@ -61,6 +62,23 @@ def litellm_module() -> Any:
             log.info("embedded model not registered: %s", exc)
         _litellm = litellm
     return _litellm
+
+
+UNSTARTED_STREAM_WARNING = r"coroutine 'OpenAIChatCompletion\.async_streaming' was never awaited"
+
+
+def _ignore_unstarted_streams() -> None:
+    """Silence one harmless warning litellm causes when a call is cancelled early.
+
+    litellm's `acompletion` builds the streaming coroutine in a worker thread and awaits it
+    afterwards; when our deadline (a stalled server, Ctrl-C) cancels the call in between, that
+    coroutine is dropped unstarted, and Python says so on stderr at garbage collection, under a
+    finished headless run's output. Nothing had opened: no connection, no tokens. Only that
+    exact message is ignored, so any other un-awaited coroutine still shows.
+    """
+    import warnings
+
+    warnings.filterwarnings("ignore", message=UNSTARTED_STREAM_WARNING, category=RuntimeWarning)
 
 
 def _quiet_litellm_logging() -> None:
