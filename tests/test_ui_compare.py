@@ -76,7 +76,7 @@ async def test_compare_two_fake_server_agents_blind_then_vote() -> None:
             assert all(app.store.session(sid) is not None for sid in row.sessions)
 
 
-async def test_palette_offers_compare_on_the_highlighted_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_c_and_the_palette_offer_compare_on_the_highlighted_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     from family_runs import RUNS
     from proactive_tui.testing.fake_openai import FakeOpenAIServer
     from proactive_tui.ui.screens.compare_setup import CompareSetupModal
@@ -92,7 +92,7 @@ async def test_palette_offers_compare_on_the_highlighted_environment(monkeypatch
             await pilot.pause()
             titles = [c.title for c in app.get_system_commands(app.screen)]
             assert f"Compare agents on: {PE_ENV}" in titles
-            app.ask_compare(app.screen.current)
+            await pilot.press("c")  # the picker's key for the same
             await wait_for(pilot, lambda: isinstance(app.screen, CompareSetupModal) and app.screen.query("#compare-agent-b"))
             await pilot.pause()
             app.screen.query_one("#compare-agent-b", Input).value = "openai/other"

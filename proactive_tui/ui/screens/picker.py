@@ -59,6 +59,9 @@ class PickerScreen(Screen[None]):
         Binding("r", "toggle_reference", "Reference", tooltip="Show or hide the reference solution (spoilers for players)"),
         Binding("d", "details", "Details", tooltip="The highlighted environment in full, in a scrollable window"),
         Binding("h", "history", "History", tooltip="Recorded sessions: replay, resume, export, delete"),
+        # Off the footer (80 columns hold no more); F1 lists it, the palette has it too.
+        Binding("c", "compare", "Compare", show=False, tooltip="Compare agent models side by side on the highlighted "
+                "environment (same user, judge and seed), blind until you vote"),
         Binding("escape", "clear_filter", "Clear", tooltip="Clear the filter and list everything"),
         Binding("down", "focus_tree", "To the list", show=False, tooltip="From the filter down to the list"),
     ]
@@ -232,6 +235,10 @@ class PickerScreen(Screen[None]):
 
     def action_history(self) -> None:
         self.app.open_history()
+
+    def action_compare(self) -> None:
+        if self.current is not None:
+            self.app.ask_compare(self.current)  # type: ignore[attr-defined]
 
     # -- preview ----------------------------------------------------------------------------
 
