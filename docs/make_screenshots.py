@@ -41,21 +41,17 @@ PB_ENV = "proactivebench/coding_01"
 CHRONOS_ENV = "chronos/car-purchase/positive"
 
 SHOTS: dict[str, str] = {
-    "picker": "The picker: the three families, their domains and tiers with counts, and the highlighted "
-              "environment's preview.",
-    "session": "A watched ProactiveEval session: the transcript beside the judge panels (plan score, "
-               "per-turn checks, sub-target checklist, guidance score).",
-    "play": "Play mode: a person in the user seat, typing a reply to the agent's opening.",
-    "proactivebench": "A ProactiveBench session: observed events on a timeline, the agent's proposal and the "
-                      "verdict under each, and the confusion matrix with its metrics.",
-    "chronos": "A Chronos session: the simulated clock and states, the agent's task description and each "
-               "turn's action checked against the oracle.",
-    "fork": "The fork modal on a finished session: pick a reply, edit it or ask again, and branch from there.",
-    "results": "The results screen on a batch report folder (`proactive-tui eval ... --out DIR`).",
-    "light": "The ProactiveEval session again in the textual-light theme (ctrl+t cycles themes).",
-    "history": "The History screen: the recorded sessions of all three families, ready to replay, fork or export.",
+    'picker': "The picker: the three families with their domains and tiers folded to counts, and the highlighted environment's preview.",
+    'session': 'A watched ProactiveEval session: the transcript beside the judge panels (plan score, sub-target checklist, per-turn checks, guidance score), each naming its judge.',
+    'play': "Play mode: a person in the user seat, typing a reply to the agent's opening.",
+    'proactivebench': "A ProactiveBench session: the observed events on a timeline, the agent's proposal and the judge's verdict under each, and the confusion matrix with its metrics.",
+    'chronos': "A Chronos session: the simulated clock and states, the agent's task description, and each turn's action checked against the oracle.",
+    'fork': 'Forking a finished session (`F`): pick a reply, edit it or have it asked again, and a branch runs on from there; the original stays as it was.',
+    'results': 'The results screen on a batch report folder (`proactive-tui eval ... --out DIR`, here three sessions on the embedded model).',
+    'light': 'The same ProactiveEval session in the `textual-light` theme (`ctrl+t` cycles the themes).',
+    'history': 'The History screen: the sessions the script recorded, of all three families, to replay, fork, re-run or export.',
 }
-"""name -> caption; the file is `<name>.svg` in the output folder."""
+"""name -> the README's caption under it, in the README's order; the file is `<name>.svg`."""
 
 GUARD_S = 1200.0
 """Wall-clock seconds any one wait may take before the script gives up (a hang guard only)."""
@@ -64,7 +60,7 @@ GUARD_S = 1200.0
 def forbidden_texts() -> list[str]:
     """What no screenshot may contain: this machine's paths and key-like strings."""
     home = str(Path.home())
-    out = ["/work/", "/tmp/", str(ROOT), tempfile.gettempdir() + "/", "sk-"]
+    out = ["/work/", "/tmp/", str(ROOT), tempfile.gettempdir() + "/"]
     if home not in ("/", ""):
         out.append(home)
     return out
@@ -75,6 +71,8 @@ def check_svg_text(text: str, name: str) -> None:
         if bad in text:
             i = text.index(bad)
             raise SystemExit(f"screenshot {name!r} shows {bad!r} ({text[max(0, i - 80):i + 80]!r}): not written")
+    if re.search(r"(?<![A-Za-z0-9])sk-", text):
+        raise SystemExit(f"screenshot {name!r} shows something that starts like a key (sk-): not written")
     if re.search(r"(api[_-]?key|secret)\s*[=:]\s*\S{8,}", text, re.IGNORECASE):
         raise SystemExit(f"screenshot {name!r} shows something shaped like a key: not written")
 
@@ -231,7 +229,7 @@ async def shot_play(sh: Shooter) -> None:
         await pilot.press(*"I already walk to the station, so I am not sure I need more.")
         await settle(pilot, screen, waiting_for_person=True)
         sh.save(app, "play")
-        await pilot.press("x")  # stop: nothing else is asked of anyone
+        await pilot.press("escape", "x")  # leave the box, then stop (recorded as stopped)
         await wait_for(pilot, lambda: screen.ended is not None, "the played session to stop")
 
 
@@ -265,10 +263,11 @@ async def shot_history(sh: Shooter) -> None:
 
 
 def make_report(work: Path) -> None:
-    """A tiny batch of all three families on the embedded model, into `work/report`."""
+    """A tiny batch of all three families on the embedded model, into `work/report` (and the
+    temporary history, so History lists them too)."""
     cmd = [sys.executable, "-m", "proactive_tui", "eval", "run", PE_ENV, PB_ENV, CHRONOS_ENV,
            "--agent", MODEL, "--user", MODEL, "--judge", MODEL, "--agreeableness", "low",
-           "--max-turns", "2", "--max-events", "2", "--seed", str(SEED), "--no-store",
+           "--max-turns", "2", "--max-events", "2", "--seed", str(SEED),
            "--concurrency", "1", "--out", "report"]
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     subprocess.run(cmd, cwd=work, env=env, check=True, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
@@ -286,7 +285,17 @@ async def shot_results(sh: Shooter, work: Path) -> None:
         try:
             assert app.open_report("report"), "the report folder did not open"
             await wait_for(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results screen")
-            await settle(pilot, app.screen)
+            screen = app.screen
+            await settle(pilot, screen)
+            # `t` on to ProactiveEval's guidance table, as a person would
+            titles = [t.title for _, t in screen.tables]
+            print("    tables:", "; ".join(titles), flush=True)
+            for _ in range(len(titles)):
+                if "ProactiveEval" in screen.current[1].title and "guidance" in screen.current[1].title:
+                    break
+                await pilot.press("t")
+                await pilot.pause()
+            await settle(pilot, screen)
             sh.save(app, "results")
         finally:
             os.chdir(ROOT)
