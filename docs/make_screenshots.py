@@ -42,14 +42,14 @@ CHRONOS_ENV = "chronos/car-purchase/positive"
 
 SHOTS: dict[str, str] = {
     'picker': "The picker: the three families with their domains and tiers folded to counts, and the highlighted environment's preview.",
-    'session': 'A watched ProactiveEval session: the transcript beside the judge panels (plan score, sub-target checklist, per-turn checks, guidance score), each naming its judge.',
+    'session': 'A watched ProactiveEval session: the transcript beside the judge panels (plan score, sub-target checklist, per-turn checks, guidance score) filled in by the judge model.',
     'play': "Play mode: a person in the user seat, typing a reply to the agent's opening.",
     'proactivebench': "A ProactiveBench session: the observed events on a timeline, the agent's proposal and the judge's verdict under each, and the confusion matrix with its metrics.",
     'chronos': "A Chronos session: the simulated clock and states, the agent's task description, and each turn's action checked against the oracle.",
     'fork': 'Forking a finished session (`F`): pick a reply, edit it or have it asked again, and a branch runs on from there; the original stays as it was.',
     'results': 'The results screen on a batch report folder (`proactive-tui eval ... --out DIR`, here three sessions on the embedded model).',
     'light': 'The same ProactiveEval session in the `textual-light` theme (`ctrl+t` cycles the themes).',
-    'history': 'The History screen: the sessions the script recorded, of all three families, to replay, fork, re-run or export.',
+    'history': 'The History screen: the sessions the script recorded, of all three families, to replay, resume, fork or export.',
 }
 """name -> the README's caption under it, in the README's order; the file is `<name>.svg`."""
 

@@ -79,7 +79,8 @@ def test_every_declared_screenshot_exists_and_is_shown() -> None:
 
 def test_readme_captions_are_the_declared_ones_and_name_the_script_and_the_model() -> None:
     text = README.read_text(encoding="utf-8")
-    captions = dict(re.findall(r"!\[[^\]]*\]\(docs/screenshots/([^)\s]+)\.svg\)\n(.+)", text))
+    # the caption is the paragraph right under the image
+    captions = dict(re.findall(r"!\[[^\]]*\]\(docs/screenshots/([^)\s]+)\.svg\)\n\n(.+)", text))
     for name, caption in SHOTS.items():
         assert captions.get(name) == caption, f"the README's caption under {name}.svg is not the script's"
     section = text.split("## Screenshots", 1)
