@@ -39,6 +39,7 @@ SEED = 0
 PE_ENV = "proactiveeval/persuasion/fair/0"
 PB_ENV = "proactivebench/coding_01"
 CHRONOS_ENV = "chronos/car-purchase/positive"
+BRANCH_EDIT = "How about walking to the station with me tomorrow instead of the taxi? It is only 900 m."
 
 SHOTS: dict[str, str] = {
     'picker': "The picker: the three families with their domains and tiers folded to counts, and the highlighted environment's preview.",
@@ -47,6 +48,7 @@ SHOTS: dict[str, str] = {
     'proactivebench': "A ProactiveBench session: the observed events on a timeline, the agent's proposal and the judge's verdict under each, and the confusion matrix with its metrics.",
     'chronos': "A Chronos session: the simulated clock and states, the agent's task description, and each turn's action checked against the oracle.",
     'fork': 'Forking a finished session (`F`): pick a reply, edit it or have it asked again, and a branch runs on from there; the original stays as it was.',
+    'branch': "The branch switcher (`b`) after forking with an edited agent reply: the session's branch tree, what the branch changed and how its scores differ from the parent's.",
     'results': 'The results screen on a batch report folder (`proactive-tui eval ... --out DIR`, here three sessions on the embedded model).',
     'light': 'The same ProactiveEval session in the `textual-light` theme (`ctrl+t` cycles the themes).',
     'history': 'The History screen: the sessions the script recorded, of all three families, to replay, resume, fork or export.',
@@ -187,8 +189,9 @@ async def run_session(pilot: Any, app: Any, env_id: str, **settings: Any) -> Any
 
 
 async def shot_session_fork_light(sh: Shooter) -> None:
-    from textual.widgets import OptionList
+    from textual.widgets import OptionList, TextArea
 
+    from proactive_tui.ui.screens.branches import BranchSwitcher
     from proactive_tui.ui.screens.fork_modal import ForkModal
 
     app = new_app()
@@ -204,6 +207,21 @@ async def shot_session_fork_light(sh: Shooter) -> None:
             modal.query_one("#fork-steps", OptionList).highlighted = agent_steps[-1]
         await settle(pilot, modal)
         sh.save(app, "fork")
+        if sh.wanted("branch"):
+            # a person's edit of the agent's reply: the branch runs on from it, judged anew
+            modal.query_one("#fork-text", TextArea).load_text(BRANCH_EDIT)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: app.screen is not modal and getattr(app.screen, "fork", None) is not None,
+                           "the branch's screen")
+            branch = app.screen
+            await wait_for(pilot, lambda: branch.ended is not None, "the branch to end")
+            await settle(pilot, branch)
+            await pilot.press("b")
+            await wait_for(pilot, lambda: isinstance(app.screen, BranchSwitcher), "the branch switcher")
+            await settle(pilot, app.screen)
+            sh.save(app, "branch")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is branch, "the branch's screen again")
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, "the session screen again")
         app.theme = "textual-light"
@@ -305,7 +323,7 @@ async def main_async(out: Path, only: set[str] | None, work: Path) -> list[str]:
     sh = Shooter(out, only)
     steps: list[tuple[tuple[str, ...], Callable[[], Any]]] = [
         (("picker",), lambda: shot_picker(sh)),
-        (("session", "fork", "light"), lambda: shot_session_fork_light(sh)),
+        (("session", "fork", "branch", "light"), lambda: shot_session_fork_light(sh)),
         (("play",), lambda: shot_play(sh)),
         (("proactivebench",), lambda: shot_bench(sh)),
         (("chronos",), lambda: shot_chronos(sh)),

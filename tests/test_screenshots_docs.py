@@ -98,6 +98,7 @@ PROOF = {  # name -> texts its screen must show (case-insensitive)
                        "judge: local/smollm2"],
     "chronos": ["chronos/car-purchase/positive", "Verdict", "Timeline", "clock", "Agent's task", "Turns vs the oracle"],
     "fork": ["Fork session", "turn 2 · agent message", "Branch with my edit", "Ask again"],
+    "branch": ["Branches · 1 branch of", "the original", "turn 2 agent · edited", "vs parent:", "on screen"],
     "results": ["Read from files", "sessions finished", "ProactiveEval: dialogue guidance", "agents local/smollm2",
                 "Sessions of local/smollm2"],
     "light": ["proactiveeval/persuasion/fair/0", "Guidance score", "Turn checks", "judge: local/smollm2"],
