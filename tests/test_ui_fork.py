@@ -94,8 +94,11 @@ async def test_fork_a_finished_session_from_its_screen(family) -> None:
             assert "on screen" in switcher.rows[1][1].plain and "edited" in switcher.rows[1][1].plain
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is branch_screen)
+            parent_header = f"{run.env_id} · "
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is parent_screen)
+            await pilot.pause()
+            assert app.sub_title.startswith(parent_header)  # the header names the original again, not blank
 
 
 async def test_a_bad_edit_is_refused_in_the_modal_with_the_text_kept() -> None:

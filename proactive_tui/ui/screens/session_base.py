@@ -214,13 +214,14 @@ class SessionScreenBase(Screen[None]):
         if event.rerun_of:
             from proactive_tui.core.rerun import describe_rerun
 
-            self.app.sub_title = plain(describe_rerun(event.rerun_of))
+            self.app.sub_title = self._header = plain(describe_rerun(event.rerun_of))
         if not event.forked_from:
             return
         from proactive_tui.core.fork import ForkedFrom, describe_fork
 
         forked = ForkedFrom.model_validate(event.forked_from)
-        self.app.sub_title = plain(f"branch {event.session_id} of {forked.session_id} · {describe_fork(forked)}")
+        self.app.sub_title = self._header = plain(
+            f"branch {event.session_id} of {forked.session_id} · {describe_fork(forked)}")
 
     def _display_error(self, exc: Exception) -> None:
         self.errors.append(f"display: {type(exc).__name__}: {exc}")
@@ -400,6 +401,19 @@ class SessionScreenBase(Screen[None]):
             self.session.stop()
         self.app.sub_title = ""
         self.app.pop_screen()
+
+    def on_screen_suspend(self) -> None:
+        """Another screen goes on top (a modal, a branch's screen, History): keep this screen's
+        header line, which the other may change or clear (`_say_branch` keeps it current when the
+        session names its branch meanwhile)."""
+        self._header = self.app.sub_title
+
+    def on_screen_resume(self) -> None:
+        """Back on top: the header names this session again (returning from a branch, whose `esc`
+        clears the header, left it blank)."""
+        header = getattr(self, "_header", None)
+        if header is not None:
+            self.app.sub_title = header
 
     def on_unmount(self) -> None:
         if self.running:
