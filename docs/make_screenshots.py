@@ -10,8 +10,8 @@ events); the whole run takes a few minutes on 2 cores.
 
 It never touches your own config or session history: `PROACTIVE_TUI_CONFIG` and
 `PROACTIVE_TUI_DATA` point into a temporary folder, and the report folder for the results screen
-is made there by `proactive-tui eval` and opened by a relative name (the script works from the
-repository root, so environment files are shown relative to it). Before an SVG is written,
+is made there by `proactive-tui eval` and opened by a relative name (built-in environments are
+shown as "built-in sample, families/..." wherever the package lives). Before an SVG is written,
 its text is checked for this machine's paths and anything shaped like a key; a hit stops the
 script.
 
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.pop("PROACTIVE_TUI_SAMPLE_ENVS", None)
         sys.path.insert(0, str(ROOT))
         cwd = os.getcwd()
-        os.chdir(ROOT)  # environment files are shown relative to the working directory
+        os.chdir(ROOT)
         try:
             written = asyncio.run(main_async(out, set(args.only) if args.only else None, work))
         finally:
