@@ -154,8 +154,11 @@ def test_only_litellms_unstarted_stream_warning_is_silenced() -> None:
 
     from proactive_tui.llm.gateway import litellm_module
 
-    litellm_module()
+    litellm_module()  # loaded already, in a worker that ran other tests: the filter must hold anyway
     with warnings.catch_warnings(record=True) as seen:
+        warnings.resetwarnings()  # what another test's catch_warnings leaves: none of our filters
+        warnings.simplefilter("always")
+        litellm_module()
         warnings.warn("coroutine 'OpenAIChatCompletion.async_streaming' was never awaited", RuntimeWarning)
         warnings.warn("coroutine 'Ours.reply' was never awaited", RuntimeWarning)
     assert [str(w.message) for w in seen] == ["coroutine 'Ours.reply' was never awaited"]

@@ -53,7 +53,6 @@ def litellm_module() -> Any:
         litellm.drop_params = True
         litellm.telemetry = False
         _quiet_litellm_logging()
-        _ignore_unstarted_streams()
         try:
             from proactive_tui.llm import local as local_model
 
@@ -61,6 +60,7 @@ def litellm_module() -> Any:
         except Exception as exc:  # the local extra may not be installed
             log.info("embedded model not registered: %s", exc)
         _litellm = litellm
+    _ignore_unstarted_streams()  # each time: a caller's warnings.catch_warnings (pytest's) may have reset it
     return _litellm
 
 
@@ -74,7 +74,8 @@ def _ignore_unstarted_streams() -> None:
     afterwards; when our deadline (a stalled server, Ctrl-C) cancels the call in between, that
     coroutine is dropped unstarted, and Python says so on stderr at garbage collection, under a
     finished headless run's output. Nothing had opened: no connection, no tokens. Only that
-    exact message is ignored, so any other un-awaited coroutine still shows.
+    exact message is ignored, so any other un-awaited coroutine still shows. Re-adding an identical
+    filter replaces it, so calling this per model call costs microseconds.
     """
     import warnings
 
