@@ -217,13 +217,17 @@ def test_the_v4_migration_adds_gradings_and_keeps_a_v3_database_readable(tmp_pat
 
 async def test_history_regrades_the_highlighted_session_in_a_worker(tmp_path: Path, monkeypatch) -> None:
     """`g` on a row asks for the judge (prefilled with the session's), re-grades without blocking
-    the screen, and notifies how the scores changed; the session's own grading stays."""
+    the screen, and notifies how the scores changed; the session's own grading stays. `G` then
+    lists the grading beside the session's own and opens what its judge was sent."""
     from ui_helpers import wait_for
     from textual.widgets import Input
 
     from proactive_tui.ui.app import ProactiveApp
     from proactive_tui.ui.screens.history import HistoryScreen
     from proactive_tui.ui.screens.regrade_modal import RegradeModal
+    from proactive_tui.ui.screens.call_inspector import CallInspector
+    from proactive_tui.ui.screens.gradings_modal import GradingsModal
+    from textual.widgets import OptionList, Static
 
     monkeypatch.setenv("PROACTIVE_TUI_NO_PRELOAD", "1")
     with FakeOpenAIServer(responder=two_judges(RUNS["proactiveeval"].responder)) as server:
@@ -253,6 +257,23 @@ async def test_history_regrades_the_highlighted_session_in_a_worker(tmp_path: Pa
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
             await wait_for(pilot, lambda: any("re-graded by" in n for n in notes))
+            # G: the grading, beside the session's own, and what its judge was sent
+            await pilot.press("G")
+            await wait_for(pilot, lambda: isinstance(app.screen, GradingsModal))
+            await pilot.pause()
+            listing = app.screen.query_one("#grading-list", OptionList)
+            assert listing.option_count == 1
+            line = str(listing.get_option_at_index(0).prompt)
+            assert NEW_JUDGE in line and "overall 7/10 → 4/10" in line and "plan 6/10 → 3/10" in line
+            assert "overall 7/10" in app.screen.query_one("#own-grading", Static).visual.plain
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, CallInspector))
+            calls = app.screen.calls
+            assert calls and {c.call.model for c in calls} == {NEW_JUDGE}  # the new judge's calls, not the session's
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, GradingsModal))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
     done = next(n for n in notes if "re-graded by" in n)
     assert NEW_JUDGE in done and "overall 7/10 → 4/10" in done and "plan 6/10 → 3/10" in done
     assert snapshot(session_id) == before

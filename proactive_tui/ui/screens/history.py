@@ -182,6 +182,8 @@ class HistoryScreen(Screen[None]):
                 "turns frozen (sent again verbatim) or simulated"),
         Binding("g", "regrade", "Re-grade", show=False, tooltip="Judge the session again with another judge model; "
                 "its own grading stays as it is"),
+        Binding("G", "gradings", "Gradings", show=False, tooltip="The session's re-gradings: which judge, when, what "
+                "changed, and what each judge was sent"),
         Binding("b", "branches", "Branches", show=False, tooltip="The session's branches and how their scores differ"),
         Binding("L", "labels", "Verdicts", show=False, tooltip="The session's judge verdicts: agree, disagree, note"),
         Binding("A", "agreement", "Agreement", show=False, tooltip="Judges against people over every label: accuracy, kappa"),
@@ -327,7 +329,7 @@ class HistoryScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         typing = isinstance(self.focused, Input)
         if action in ("resume", "export", "delete", "focus_filter", "fork", "branches", "regrade", "rerun", "labels",
-                      "agreement", "demo") and typing:
+                      "agreement", "demo", "gradings") and typing:
             return False
         if action == "rerun":  # dimmed for a session still running
             return (self.current is not None and self.current.status != "running") or None
@@ -339,7 +341,7 @@ class HistoryScreen(Screen[None]):
         if action == "fork":  # dimmed for a session still running or of a family that cannot fork
             current = self.current
             return (current is not None and current.status != "running" and _forkable(current.family)) or None
-        if action == "branches":
+        if action in ("branches", "gradings"):
             return self.current is not None
         if action == "export":
             return self.current is not None
@@ -501,6 +503,20 @@ class HistoryScreen(Screen[None]):
         from proactive_tui.ui.screens.labels_modal import LabelsModal
 
         self.app.push_screen(LabelsModal(self.app.store, summary.id))
+
+    def action_gradings(self) -> None:
+        summary = self.current
+        if summary is None:
+            return
+        from proactive_tui.store import StoreError
+        from proactive_tui.ui.screens.gradings_modal import GradingsModal
+
+        try:
+            gradings = self.app.store.gradings(summary.id)
+        except StoreError as exc:
+            self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
+            return
+        self.app.push_screen(GradingsModal(summary.id, dict(summary.headline or {}), gradings))
 
     def action_agreement(self) -> None:
         from proactive_tui.ui.screens.agreement import AgreementScreen
