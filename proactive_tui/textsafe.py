@@ -68,7 +68,7 @@ def plain(text: str) -> str:
 _JSON_INVISIBLE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\x7f-\x9f]")
 
 
-def json_text(value: Any, indent: int | None = None) -> str:
+def json_text(value: Any, indent: int | None = None, sort_keys: bool = False) -> str:
     """`value` (a pydantic model or JSON data) as JSON text, with every bidi control, C1 control
     and line/paragraph separator written as a `\\uXXXX` escape, and any lone surrogate as U+FFFD.
 
@@ -79,13 +79,16 @@ def json_text(value: Any, indent: int | None = None) -> str:
     exact. A lone surrogate cannot be written as UTF-8 at all; text is scrubbed where it enters,
     and should one get through, it is replaced as `scrub` does (as the store does), never a
     traceback instead of the file. Every JSON a session leaves behind (exports, `run --out`,
-    `sessions show --json`/`list --json`, `envs show --json`, eval reports) is written here."""
+    `sessions show --json`/`list --json`, `envs show --json`, eval reports) is written here.
+    `sort_keys` orders every object's keys (the HTML viewer's deterministic pages)."""
+    if sort_keys and hasattr(value, "model_dump"):
+        value = value.model_dump(mode="json")
     if hasattr(value, "model_dump_json"):
         try:
             text = value.model_dump_json(indent=indent)
         except ValueError:  # pydantic_core.PydanticSerializationError: "surrogates not allowed"
             text = json.dumps(value.model_dump(mode="json"), ensure_ascii=False, indent=indent)
     else:
-        text = json.dumps(value, ensure_ascii=False, indent=indent)
+        text = json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys)
     text = scrub(text)
     return _JSON_INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _JSON_INVISIBLE.search(text) else text

@@ -54,30 +54,11 @@ def _asset(name: str) -> str:
     return resources.files("proactive_tui.export").joinpath(ASSETS, name).read_text(encoding="utf-8")
 
 
-def _sorted(value: Any) -> Any:
-    """JSON data with every object's keys in sorted order (lists keep theirs): a deterministic dump."""
-    if isinstance(value, dict):
-        return {str(k): _sorted(value[k]) for k in sorted(value, key=str)}
-    if isinstance(value, (list, tuple)):
-        return [_sorted(v) for v in value]
-    return value
-
-
-def _plain_deep(value: Any) -> Any:
-    if isinstance(value, str):
-        return plain(value)
-    if isinstance(value, (list, tuple)):
-        return [_plain_deep(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain_deep(v) for k, v in value.items()}
-    return value
-
-
 def data_text(payload: Any) -> str:
     """The payload as JSON safe inside a script element: sorted keys, the invisible controls
     escaped (`json_text`), and `<`, `>`, `&`, U+2028, U+2029 as `\\uXXXX`. These characters only
     occur inside JSON strings, where the escape means the same character."""
-    text = json_text(_sorted(payload))
+    text = json_text(payload, sort_keys=True)
     return re.sub("[<>&\u2028\u2029]", lambda m: _SCRIPT_UNSAFE[m.group()], text)
 
 
@@ -133,7 +114,7 @@ def session_view(record: Any) -> dict[str, Any]:
     from proactive_tui.core import registry
     from proactive_tui.core.labels import value_text, verdicts_of
     from proactive_tui.core.run_record import failures_of
-    from proactive_tui.export.formats.common import header_facts
+    from proactive_tui.export.formats.common import header_facts, map_strings
 
     family = registry.find(record.family)
     sections = family.report(record) if family is not None else []  # as rich_view.family_sections, without Rich
@@ -159,7 +140,7 @@ def session_view(record: Any) -> dict[str, Any]:
         "sections": [s.model_dump(mode="json") for s in sections],
         "scores": scores, "verdicts": verdicts, "failures": failures,
     }
-    return _plain_deep(view)
+    return map_strings(view, plain)
 
 
 def session_data(record: Any) -> dict[str, Any]:
@@ -180,7 +161,7 @@ def report_data(folder: str | Path) -> dict[str, Any]:
     every session with its record and view. `ViewerError` naming what cannot be read."""
     from proactive_tui.evalrun.opened import FolderProblem, open_folder
     from proactive_tui.evalrun.report import status_line, table_cells
-    from proactive_tui.export.formats.common import scrub
+    from proactive_tui.export.formats.common import map_strings, scrub
 
     folder = Path(folder)
     try:
@@ -215,7 +196,7 @@ def report_data(folder: str | Path) -> dict[str, Any]:
     return {
         "kind": "report",
         "report": {"folder": folder.resolve().name, "source": opened.source, "status": status_line(opened.report),
-                   "data": report, "tables": _plain_deep(tables), "problems": [plain(p) for p in opened.problems]},
+                   "data": report, "tables": map_strings(tables, plain), "problems": [plain(p) for p in opened.problems]},
         "sessions": sessions,
     }
 

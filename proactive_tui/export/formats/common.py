@@ -18,13 +18,16 @@ from proactive_tui.core.run_record import RunRecord
 SEATS = ("agent", "user", "judge")
 
 
-def _scrub_value(value: Any, redact: Callable[[str], str]) -> Any:
+def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    """JSON-like data with `fn` applied to every string value in it (keys stay as they are; a
+    tuple comes back a list, as JSON writes it): the key redactor here, `textsafe.plain` for the
+    viewer's display strings."""
     if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, list):
-        return [_scrub_value(v, redact) for v in value]
+        return fn(value)
+    if isinstance(value, (list, tuple)):
+        return [map_strings(v, fn) for v in value]
     if isinstance(value, dict):
-        return {k: _scrub_value(v, redact) for k, v in value.items()}
+        return {k: map_strings(v, fn) for k, v in value.items()}
     return value
 
 
@@ -33,7 +36,7 @@ def scrub_data(value: Any) -> Any:
     export writes beside the records (the viewer's report and page title)."""
     from proactive_tui.llm.redact import redact
 
-    return _scrub_value(value, redact)
+    return map_strings(value, redact)
 
 
 def scrub(record: RunRecord) -> RunRecord:
