@@ -74,12 +74,15 @@ def _ignore_unstarted_streams() -> None:
     afterwards; when our deadline (a stalled server, Ctrl-C) cancels the call in between, that
     coroutine is dropped unstarted, and Python says so on stderr at garbage collection, under a
     finished headless run's output. Nothing had opened: no connection, no tokens. Only that
-    exact message is ignored, so any other un-awaited coroutine still shows. Re-adding an identical
-    filter replaces it, so calling this per model call costs microseconds.
+    exact message is ignored, so any other un-awaited coroutine still shows. Called per model call,
+    it only looks when the filter is there: adding one, even an identical one, resets every
+    module's record of warnings already shown, so a once-only warning would show again.
     """
     import warnings
 
-    warnings.filterwarnings("ignore", message=UNSTARTED_STREAM_WARNING, category=RuntimeWarning)
+    if not any(f[0] == "ignore" and f[1] is not None and f[1].pattern == UNSTARTED_STREAM_WARNING
+               for f in warnings.filters):
+        warnings.filterwarnings("ignore", message=UNSTARTED_STREAM_WARNING, category=RuntimeWarning)
 
 
 def _quiet_litellm_logging() -> None:
