@@ -37,7 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def plan(args: argparse.Namespace):  # -> PlaygroundServer; raises ServeError
-    """Check the options and build the server, without listening (tests build it this way)."""
+    """Check the options and build the server, without listening."""
     from pathlib import Path
 
     from proactive_tui.webserve import PlaygroundServer, ServeError, app_command, default_public_url, is_loopback

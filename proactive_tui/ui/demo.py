@@ -27,7 +27,7 @@ class DemoScreen:
         super()._say_branch(event)  # type: ignore[misc]
         header = getattr(self.session_factory, "demo_header", "")  # type: ignore[attr-defined]
         if header and app.sub_title != before:
-            app.sub_title = f"{header} · {app.sub_title}"
+            app.sub_title = self._header = f"{header} · {app.sub_title}"  # type: ignore[attr-defined]
 
 
 def demo_class(screen_class: type) -> type:

@@ -66,6 +66,8 @@ class SessionScreenBase(Screen[None]):
         branch of a stored session (`F`). `rerun`: a `core.rerun.RerunPlan`: this screen runs a
         stored session again against a new agent (History, `n`)."""
         super().__init__()
+        self._header: str | None = None
+        """This screen's header line while another screen is on top (`on_screen_suspend`)."""
         self.env = env
         self.spec = spec
         self.session_factory = session_factory
@@ -411,9 +413,8 @@ class SessionScreenBase(Screen[None]):
     def on_screen_resume(self) -> None:
         """Back on top: the header names this session again (returning from a branch, whose `esc`
         clears the header, left it blank)."""
-        header = getattr(self, "_header", None)
-        if header is not None:
-            self.app.sub_title = header
+        if self._header is not None:
+            self.app.sub_title = self._header
 
     def on_unmount(self) -> None:
         if self.running:
