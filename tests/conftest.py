@@ -23,6 +23,15 @@ REWARD_DATA = PROACTIVEBENCH_DATA / "reward_test.jsonl"
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+def chromium() -> str | None:
+    """The headless browser the browser tests drive (Debian's `chromium`, installed by `./dev
+    test` when it can be), or None: those tests then skip and say why."""
+    import shutil
+
+    return next((found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))),
+                None)
+
+
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("home")

@@ -19,7 +19,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import socket
 import struct
 import subprocess
@@ -31,6 +30,7 @@ from typing import Callable
 
 import pytest
 
+from conftest import chromium as find_chromium
 from proactive_tui.cli.main import main
 
 HANG_GUARD_S = 900
@@ -45,14 +45,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 class _Served:
@@ -211,7 +203,7 @@ def _in_chromium(served: _Served, tmp_path: Path, script: Callable[[_Browser], N
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.skip("Playwright is not installed (it comes with the test extra: ./dev test)")
-    chromium = _chromium()
+    chromium = find_chromium()
     if chromium is None:
         pytest.skip("Debian's chromium is not installed: `./dev test` installs it with apt-get when run as root "
                     "(see .venv/chromium-install.log); or `apt-get install chromium`")

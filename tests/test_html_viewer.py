@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, chromium
 from proactive_tui.cli.main import main
 from proactive_tui.core.events import MessageRecord, parse_event
 from proactive_tui.core.run_record import RunRecord
@@ -320,7 +320,7 @@ def test_a_bad_folder_is_an_error_naming_it(tmp_path: Path, capsys) -> None:
 
 
 def test_the_report_page_in_a_browser(mixed_folder: Path, golden_record: RunRecord, tmp_path: Path) -> None:
-    browser = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+    browser = chromium()
     if browser is None:
         pytest.skip("no chromium installed: the page is not drawn by a browser here (its data is checked above)")
 
