@@ -189,6 +189,48 @@ async def test_the_failing_filter_lists_the_failed_session(folder) -> None:
         assert "the judge went away" in str(app.screen.sections)
 
 
+async def test_errored_sessions_are_counted_apart_from_those_that_failed_the_task(folder) -> None:
+    """m2's second ProactiveEval session errored (no verdict); m1's two ran and failed the task
+    (guidance 6 < 7); m2's first passed (9). ProactiveBench's sessions each have an event judged
+    wrong and Chronos's did not succeed: they ran and failed the task too."""
+    from proactive_tui.evalrun.opened import open_folder
+
+    assert open_folder(folder).outcome_counts() == {"passed": 1, "failed the task": 10, "errored": 1}
+    app = ProactiveApp(report=str(folder))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_results(app, pilot)
+        line = str(screen.query_one("#results-outcomes", Static).render())
+        assert "Sessions: 1 passed · 10 failed the task · 1 errored (no verdict)" in line
+        await to_table(pilot, screen, "guidance")
+        outcomes = {}
+        for model in ("m1", "m2"):
+            screen.table.move_cursor(row=[r.model for r in screen.rows].index(model))
+            await pilot.pause()
+            outcomes[model] = sorted(str(screen.sessions.get_row_at(i)[1]) for i in range(screen.sessions.row_count))
+        assert outcomes["m1"] == ["failed the task · Guidance (overall) 6/10, Plan 7/10"] * 2
+        assert outcomes["m2"] == ["passed · Guidance (overall) 9/10, Plan 7/10"]  # the errored one is in no row
+        await pilot.press("f")
+        await pilot.pause()
+        assert [str(c) for c in screen.sessions.get_row_at(0)][1].startswith("errored, unknown seat: RuntimeError")
+
+
+async def test_the_shown_tables_deviations_from_the_protocol_are_on_screen(folder) -> None:
+    """The folder ran ProactiveEval with --max-turns 1 and ProactiveBench with --max-events 2."""
+    app = ProactiveApp(report=str(folder))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_results(app, pilot)
+        await to_table(pilot, screen, "guidance")
+        line = str(screen.query_one("#results-outcomes", Static).render())
+        assert "Not the protocol: max turns 1 (the paper's: 6)" in line
+        assert screen.table.ordered_columns[-1].label.plain == "protocol"
+        while screen.current[0] != "proactivebench":
+            await pilot.press("t")
+        await pilot.pause()
+        line = str(screen.query_one("#results-outcomes", Static).render())
+        assert "Not the protocol: first 2 events of each trace only" in line and "max turns" not in line
+        assert "Accept Rate" in [c.label.plain for c in screen.table.ordered_columns]
+
+
 async def test_enter_on_a_session_opens_its_transcript_and_judges(folder) -> None:
     app = ProactiveApp(report=str(folder))
     async with app.run_test(size=(120, 40)) as pilot:
