@@ -298,8 +298,9 @@ class ResultsScreen(Screen[None]):
             return
         key, label = metric
         unit = next(c.unit for c in current[1].columns if c.key == key)
+        # mean ± std beside a bar; the interval is in the table (beside a bar it wraps at 80 columns)
         rows = [(plain(r.model + (f" · {r.group}" if r.group else "")), r.values.get(key),
-                 show_value(r.values.get(key), unit, r.std.get(key), r.interval.get(key))) for r in self.rows]
+                 show_value(r.values.get(key), unit, r.std.get(key))) for r in self.rows]
         deviates = " · not the protocol (see the table)" if any(r.protocol for r in self.rows) else ""
         chart.show(f"{plain(label)} · a bar per row{deviates}", rows, empty_text="no row matches the filters",
                    current=self.table.cursor_row if self.rows else None)
