@@ -15,7 +15,7 @@ class ChronosSettings(BaseModel):
     """A setting marked `Deviation` labels every number of a run whose value is not the default
     (the protocol's; `core.deviations`). The monitor's wall-clock pace is not one."""
 
-    max_turns: Annotated[int | None, Deviation("at most {value} agent turns (the scenario's limit otherwise)")] = Field(
+    max_turns: Annotated[int | None, Deviation("agent turns capped at {value} (the scenario's limit otherwise)")] = Field(
         default=None, ge=1, le=200)
     """Agent turns allowed; None uses the scenario's turn_limit (a lower value cuts a session short).
     Only turns that answer the user or the monitor count: a turn answering the agent's own
