@@ -102,8 +102,9 @@ def session_label(entry: SessionEntry, with_family: bool = True) -> str:
 
 
 def session_outcome(entry: SessionEntry, only: FailingFilter | None = None) -> str:
-    """The headline scores of a finished session, or why it is failing and who failed (the first
-    failure `only` picks, when the failing filter is on)."""
+    """A session that errored: why and who failed (the first failure `only` picks, when the error
+    filter is on). Else its outcome ("passed", "failed the task") and headline scores, and who
+    failed when an error left it a verdict all the same."""
     record = entry.record
     scores = [f"{s.label} {s.display}" for s in record.scores if s.headline] if record is not None else []
     if entry.failing and (entry.outcome == "errored" or only is not None):
