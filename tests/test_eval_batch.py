@@ -342,9 +342,10 @@ def test_eval_through_the_fake_server_stores_sessions_and_writes_the_report(tmp_
     assert [(r["model"], r["values"]["persuasion"], r["values"]["overall"]) for r in guidance["rows"]] == [
         ("openai/a", 8.0, 8.0), ("openai/b", 8.0, 8.0)]
     csv_lines = (out / "report.csv").read_text().splitlines()
-    assert csv_lines[0] == "family,table,model,group,measure,value,std"
-    assert "proactiveeval,guidance,openai/a,,persuasion,8.0," in csv_lines
-    assert "| openai/a | 8.00 | 8.00 |" in (out / "report.md").read_text()
+    assert csv_lines[0] == "family,table,model,group,measure,value,std,ci_low,ci_high,protocol"
+    # one environment: nothing to resample, so no interval; --max-turns 1 is not the paper's 6
+    assert "proactiveeval,guidance,openai/a,,persuasion,8.0,,,,max turns 1 (the paper's: 6)" in csv_lines
+    assert "| openai/a | 8.00 | 8.00 | not the protocol: max turns 1 (the paper's: 6) |" in (out / "report.md").read_text()
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["agents"] == ["openai/a", "openai/b"] and manifest["models"] == {"user": "openai/u", "judge": "openai/j"}
     from proactive_tui.store import load_record, open_store

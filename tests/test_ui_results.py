@@ -117,9 +117,11 @@ async def test_the_tables_show_the_reports_numbers_and_where_they_came_from(fold
         # every table of every family is there, numbers as report.md prints them
         assert [t.id for _, t in screen.tables] == [t["id"] for f in report["families"].values() for t in f]
         await to_table(pilot, screen, "guidance")
-        assert cells(screen) == [["m1", "6.00 ± 0.00", "6.00 ± 0.00"], ["m2", "9.00", "9.00"]]
+        # --max-turns 1 is not the paper's protocol: every row of its numbers says so
+        turns = "not the protocol: max turns 1 (the paper's: 6)"
+        assert cells(screen) == [["m1", "6.00 ± 0.00", "6.00 ± 0.00", turns], ["m2", "9.00", "9.00", turns]]
         md = (folder / "report.md").read_text()
-        assert "| m1 | 6.00 ± 0.00 | 6.00 ± 0.00 |" in md and "| m2 | 9.00 | 9.00 |" in md
+        assert f"| m1 | 6.00 ± 0.00 | 6.00 ± 0.00 | {turns} |" in md and f"| m2 | 9.00 | 9.00 | {turns} |" in md
         chart = screen.query_one(BarChart)
         assert [(label, text) for label, _, text in chart.rows] == [("m1", "6.00 ± 0.00"), ("m2", "9.00")]
         # the sessions of the highlighted row: m1's two ProactiveEval sessions
@@ -180,11 +182,53 @@ async def test_the_failing_filter_lists_the_failed_session(folder) -> None:
         row = [str(c) for c in screen.sessions.get_row_at(0)]
         # the exception's words say "judge", but nothing in the files says which seat failed
         assert row[0].startswith("proactiveeval/persuasion/fair/0 r1") and row[2] == "m2"
-        assert row[1] == "failed, unknown seat: RuntimeError: the judge went away (HTTP 503)"
-        assert str(screen.sessions.border_title) == "Failing · all failing (1)"
+        assert row[1] == "errored, unknown seat: RuntimeError: the judge went away (HTTP 503)"
+        assert str(screen.sessions.border_title) == "Errors · all (1)"
         await pilot.press("enter")  # a failure with no record: why it failed, and the file
         await wait_for(pilot, lambda: isinstance(app.screen, TextModal))
         assert "the judge went away" in str(app.screen.sections)
+
+
+async def test_errored_sessions_are_counted_apart_from_those_that_failed_the_task(folder) -> None:
+    """m2's second ProactiveEval session errored (no verdict); m1's two ran and failed the task
+    (guidance 6 < 7); m2's first passed (9). ProactiveBench's sessions each have an event judged
+    wrong and Chronos's did not succeed: they ran and failed the task too."""
+    from proactive_tui.evalrun.opened import open_folder
+
+    assert open_folder(folder).outcome_counts() == {"passed": 1, "failed the task": 10, "errored": 1}
+    app = ProactiveApp(report=str(folder))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_results(app, pilot)
+        line = str(screen.query_one("#results-outcomes", Static).render())
+        assert "Sessions: 1 passed · 10 failed the task · 1 errored (no verdict)" in line
+        await to_table(pilot, screen, "guidance")
+        outcomes = {}
+        for model in ("m1", "m2"):
+            screen.table.move_cursor(row=[r.model for r in screen.rows].index(model))
+            await pilot.pause()
+            outcomes[model] = sorted(str(screen.sessions.get_row_at(i)[1]) for i in range(screen.sessions.row_count))
+        assert outcomes["m1"] == ["failed the task · Guidance (overall) 6/10, Plan 7/10"] * 2
+        assert outcomes["m2"] == ["passed · Guidance (overall) 9/10, Plan 7/10"]  # the errored one is in no row
+        await pilot.press("f")
+        await pilot.pause()
+        assert [str(c) for c in screen.sessions.get_row_at(0)][1].startswith("errored, unknown seat: RuntimeError")
+
+
+async def test_the_shown_tables_deviations_from_the_protocol_are_on_screen(folder) -> None:
+    """The folder ran ProactiveEval with --max-turns 1 and ProactiveBench with --max-events 2."""
+    app = ProactiveApp(report=str(folder))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_results(app, pilot)
+        await to_table(pilot, screen, "guidance")
+        line = str(screen.query_one("#results-outcomes", Static).render())
+        assert "Not the protocol: max turns 1 (the paper's: 6)" in line
+        assert screen.table.ordered_columns[-1].label.plain == "protocol"
+        while screen.current[0] != "proactivebench":
+            await pilot.press("t")
+        await pilot.pause()
+        line = str(screen.query_one("#results-outcomes", Static).render())
+        assert "Not the protocol: first 2 events of each trace only" in line and "max turns" not in line
+        assert "Accept Rate" in [c.label.plain for c in screen.table.ordered_columns]
 
 
 async def test_enter_on_a_session_opens_its_transcript_and_judges(folder) -> None:
@@ -459,19 +503,19 @@ async def test_the_failing_filter_tells_judges_from_agents(failures) -> None:
             steps.append((title(), listed(screen)))
             assert not screen.query_one(BarChart).display  # the list takes the chart's half
         assert steps == [
-            ("Failing · all failing (4)", [("proactivebench", "m1"), ("proactiveeval", "m1"), ("proactiveeval", "m2"),
+            ("Errors · all (4)", [("proactivebench", "m1"), ("proactiveeval", "m1"), ("proactiveeval", "m2"),
                                            ("proactiveeval", "m3")]),
-            ("Failing · judge failures (2)", [("proactivebench", "m1"), ("proactiveeval", "m1")]),
-            ("Failing · judge failures: event verdict · user seat scripted-judge (1)", [("proactivebench", "m1")]),
-            ("Failing · judge failures: guidance score · judge seat scripted-judge (1)", [("proactiveeval", "m1")]),
-            ("Failing · agent/user failures (1)", [("proactiveeval", "m2")]),
-            ("Failing · unknown seat or role (1)", [("proactiveeval", "m3")]),
+            ("Errors · judge failures (2)", [("proactivebench", "m1"), ("proactiveeval", "m1")]),
+            ("Errors · judge failures: event verdict · user seat scripted-judge (1)", [("proactivebench", "m1")]),
+            ("Errors · judge failures: guidance score · judge seat scripted-judge (1)", [("proactiveeval", "m1")]),
+            ("Errors · agent/user failures (1)", [("proactiveeval", "m2")]),
+            ("Errors · unknown seat or role (1)", [("proactiveeval", "m3")]),
         ]
         assert str(screen.sessions.get_row_at(0)[1]) == (
             "error, unknown seat: plan scoring failed: scripted-judge: no usable PlanJudgement in 3 replies")
         await pilot.press("F")  # back one step
         await pilot.pause()
-        assert title() == "Failing · agent/user failures (1)"
+        assert title() == "Errors · agent/user failures (1)"
         row = [str(c) for c in screen.sessions.get_row_at(0)]
         assert row[1] == "error, planning · agent seat scripted-agent: planning failed: scripted-agent: no usable PlanDraft in 3 replies"
         await pilot.press("f", "f")  # past the last step: off, the highlighted row's sessions again
@@ -513,7 +557,7 @@ async def test_the_score_filter_narrows_the_sessions_and_says_what_is_wrong(fail
         # m3's guidance is 9; m1's guidance judge failed: its plan 7 is not taken for its headline
         assert listed(screen) == [("proactiveeval", "m3")] and not problem.display
         assert str(screen.sessions.border_title) == (
-            "Failing · all failing · headline score (proactivebench f1, proactiveeval overall) >= 7 (1/4)")
+            "Errors · all · headline score (proactivebench f1, proactiveeval overall) >= 7 (1/4)")
         await score("plan>=7")  # a named score: m1's and m2's... m2 made no plan; m1's plan is 7
         assert listed(screen) == [("proactiveeval", "m1")]
         await pilot.press("f", "f", "f", "f", "f", "f")  # off: the highlighted row's sessions

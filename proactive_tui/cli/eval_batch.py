@@ -418,16 +418,21 @@ def print_report(console: Any, report: Any) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from proactive_tui.evalrun.report import status_line, table_cells
+    from proactive_tui.evalrun.report import deviation_lines, interval_note, status_line, table_cells
 
     console.print(Text(f"agents: {', '.join(report.agents)} · repeats: {report.repeats} · {status_line(report)}",
                        style="dim"))
+    for line in deviation_lines(report):  # before any number: what the numbers are not
+        console.print(Text(line, style="bold yellow"))
+    if report.bootstrap is not None:
+        console.print(Text(interval_note(report), style="dim"))
     for tables in report.families.values():
         for table in tables:
             header, rows = table_cells(table)
             out = Table(title=table.title, title_justify="left")
+            names = 2 if table.group_label else 1
             for i, column in enumerate(header):
-                out.add_column(column, justify="left" if i < (2 if table.group_label else 1) else "right")
+                out.add_column(column, justify="right" if names <= i < names + len(table.columns) else "left")
             for cells in rows:
                 out.add_row(*cells)
             console.print(out)

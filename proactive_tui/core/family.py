@@ -183,6 +183,15 @@ class Family:
     def settings(self, values: dict[str, Any] | None = None) -> BaseModel:
         return self.settings_model(**(values or {}))
 
+    def deviations(self, settings: dict[str, Any] | None) -> list[str]:
+        """How `settings` differ from the family's protocol, one short label each ("verdict
+        feedback on (the paper's ablation)"), from the settings model's defaults and the labels
+        its fields declare (`core.deviations`); empty for the protocol's own settings. Every
+        output of a batch shows them beside the numbers they affect."""
+        from proactive_tui.core.deviations import deviations
+
+        return deviations(self.settings_model, settings)
+
     def settings_from_args(self, args: argparse.Namespace) -> dict[str, Any]:
         """The protocol settings from `run`'s flags (only this family's flags exist on `args`)."""
         values: dict[str, Any] = {}
@@ -331,6 +340,15 @@ class Family:
         success per tier) and says what a passed task is, while the folder, the manifest, shards
         and the files are the same for every family (`evalrun`). The tables depend only on the
         results given, so a merged set of shards gives the tables of one unsharded run."""
+        return []
+
+    def batch_trials(self, result: Any) -> list[Any]:
+        """The tasks a finished session (`evalrun.folder.SessionResult`) is scored on and whether
+        each passed (`evalrun.report.Trial`; `passed` None: no verdict): one per session for
+        ProactiveEval (guidance at least 7) and Chronos (task success), one per event for
+        ProactiveBench (judged correctly). The one pass rule of the family: its pass^k table
+        and the results screen's "passed" / "failed the task" both read it. The default (no
+        trials): the family has no pass rule."""
         return []
 
     def batch_groups(self, result: Any) -> list[str]:

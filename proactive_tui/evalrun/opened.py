@@ -58,7 +58,7 @@ def failing_filters(sessions: list["SessionEntry"]) -> list[FailingFilter]:
     each judge that failed (its purpose, seat and model), the agent/user failures, and the
     failures of an unknown seat or role when there are any."""
     failures = [f for s in sessions for f in s.failures]
-    steps = [FailingFilter(label="all failing", kind="any"), FailingFilter(label="judge failures", kind="judge")]
+    steps = [FailingFilter(label="all", kind="any"), FailingFilter(label="judge failures", kind="judge")]
     for purpose, seat, model in sorted({(f.purpose, f.seat or "", f.model) for f in failures if f.kind == "judge"}):
         who = Failure(kind="judge", seat=seat or None, purpose=purpose, model=model, message="").who
         steps.append(FailingFilter(label=f"judge failures: {who}", kind="judge", seat=seat or None, purpose=purpose,
@@ -115,6 +115,28 @@ def parse_score_filter(text: str) -> ScoreFilter | None:
     return ScoreFilter(name=match["name"] or "", op=match["op"], value=float(match["value"]))
 
 
+Outcome = Literal["passed", "failed the task", "errored", "no verdict"]
+OUTCOMES: tuple[Outcome, ...] = ("passed", "failed the task", "errored", "no verdict")
+
+
+def outcome_of(status: str, failing: bool, trials: list[Any]) -> Outcome:
+    """A session's outcome, telling an error apart from a failed task:
+
+    - "errored": it did not finish (kept in failed/), or a model or infrastructure error left it
+      with no verdict (a judge call that failed, no usable reply);
+    - "failed the task": it has a verdict and a task failed by the family's pass rule
+      (`Family.batch_trials`: ProactiveEval guidance under 7, Chronos no success, ProactiveBench
+      an event judged wrong), whatever else went wrong;
+    - "passed": every task with a verdict passed;
+    - "no verdict": finished without error and without a verdict (a family without a pass rule)."""
+    verdicts = [t.passed for t in trials if t.passed is not None]
+    if status != "finished" or (failing and not verdicts):
+        return "errored"
+    if not verdicts:
+        return "no verdict"
+    return "passed" if all(verdicts) else "failed the task"
+
+
 class SessionEntry(BaseModel):
     """One session of the folder as the screen lists it."""
 
@@ -130,6 +152,8 @@ class SessionEntry(BaseModel):
     path: str
     tags: list[str] = []
     """The groups of the report's rows it counts in, lower case (`Family.batch_groups`)."""
+    outcome: Outcome = "no verdict"
+    """Whether it errored or ran and failed the task (`outcome_of`)."""
 
     @property
     def failing(self) -> bool:
@@ -162,6 +186,11 @@ class OpenedReport(BaseModel):
         found = {str((s.record.models.get("judge") or {}).get("model") or "") for s in self.sessions
                  if s.record is not None}
         return sorted(found - {""})
+
+    def outcome_counts(self) -> dict[Outcome, int]:
+        """How many sessions passed, failed the task, errored, or have no verdict (`outcome_of`)."""
+        counts = Counter(s.outcome for s in self.sessions)
+        return {o: counts[o] for o in OUTCOMES if counts[o]}
 
     def failing(self, only: FailingFilter | None = None) -> list[SessionEntry]:
         """The failing sessions, or those with a failure `only` picks."""
@@ -205,6 +234,16 @@ def problem(folder: Path) -> str | None:
 def tags(key: SessionKey, seed: int, record: Any) -> list[str]:
     """The groups of the report's rows this session counts in (lower case), as its family says
     (`Family.batch_groups`)."""
+    groups = _ask_family(key, seed, record, "batch_groups")
+    return sorted({g.lower() for g in groups if g})
+
+
+def trials(key: SessionKey, seed: int, record: Any) -> list[Any]:
+    """The session's tasks and whether each passed, as its family's pass rule says (`Family.batch_trials`)."""
+    return _ask_family(key, seed, record, "batch_trials")
+
+
+def _ask_family(key: SessionKey, seed: int, record: Any, method: str) -> list[Any]:
     from proactive_tui.core import registry
     from proactive_tui.evalrun.folder import SessionResult
 
@@ -212,10 +251,9 @@ def tags(key: SessionKey, seed: int, record: Any) -> list[str]:
     if family is None or record is None:
         return []
     try:
-        groups = family.batch_groups(SessionResult(key=key, seed=seed, record=record))
+        return list(getattr(family, method)(SessionResult(key=key, seed=seed, record=record)))
     except (AttributeError, TypeError, ValueError):  # a record too old or odd to place: in the totals only
         return []
-    return sorted({g.lower() for g in groups if g})
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -257,8 +295,11 @@ def read_sessions(folder: Path) -> tuple[list[SessionEntry], list[str]]:
             else:
                 status = "failed"
                 reason = str(data.get("reason") or "") or _first_error(record) or "did not finish"
+            done = status == "finished"
             entries.append(SessionEntry(key=key, key_id=key.id, status=status, reason=reason, record=record,
-                                        path=str(path), tags=tags(key, seed, record) if status == "finished" else []))
+                                        path=str(path), tags=tags(key, seed, record) if done else [],
+                                        outcome=outcome_of(status, bool(reason),
+                                                           trials(key, seed, record) if done else [])))
     return entries, problems
 
 

@@ -38,9 +38,17 @@ class ReportRow(BaseModel):
     """The agent model."""
     group: str = ""
     """What the row covers within the model (a domain, a split, a tier, "overall")."""
-    values: dict[str, float | None] = Field(default_factory=dict)
+    values: dict[str, int | float | None] = Field(default_factory=dict)
+    """A count is an int (written "3", never "3.0"); a score or a rate a float."""
     std: dict[str, float | None] = Field(default_factory=dict)
     """Standard deviation over repeats of the value of the same key (absent or None: one repeat)."""
+    interval: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    """The 95% interval (low, high) of a headline figure of the same key: a percentile bootstrap
+    over environments (`stats.bootstrap_interval`); absent for the other figures and where there
+    is nothing to resample (one environment)."""
+    protocol: list[str] = Field(default_factory=list)
+    """How the row's sessions differ from their family's protocol (`Family.deviations`: "feedback
+    on (the paper's ablation)"), shown wherever the row's numbers are; empty: they do not."""
 
 
 class ReportTable(BaseModel):
@@ -57,6 +65,17 @@ class Timing(BaseModel):
     generated_at: str
 
 
+class Bootstrap(BaseModel):
+    """How the report's 95% intervals were computed, so a reader can reproduce them."""
+
+    method: str = "percentile bootstrap over environments (numpy default_rng)"
+    unit: str = ("environment (Chronos: a branching sample's two branches together); a session's repeats "
+                 "are resampled with its environment")
+    seed: int
+    resamples: int
+    level: float
+
+
 class BatchReport(SweepSpec):
     planned: int
     finished: int
@@ -65,6 +84,19 @@ class BatchReport(SweepSpec):
     partial: bool
     families: dict[str, list[ReportTable]]
     timing: Timing
+    bootstrap: Bootstrap | None = None
+    """How the rows' `interval`s were computed (None in reports written before they were)."""
+
+    def deviations(self) -> list[tuple[str, str, list[str]]]:
+        """(family, model, labels) for every model whose sessions differ from the family's
+        protocol, in the report's order (one line each wherever the report is shown)."""
+        out: dict[tuple[str, str], list[str]] = {}
+        for family, tables in self.families.items():
+            for table in tables:
+                for row in table.rows:
+                    if row.protocol:
+                        out.setdefault((family, row.model), row.protocol)
+        return [(family, model, labels) for (family, model), labels in out.items()]
 
 
 def build_report(manifest: Manifest, results: list[SessionResult], planned: list[str] | None = None) -> BatchReport:
@@ -78,13 +110,32 @@ def build_report(manifest: Manifest, results: list[SessionResult], planned: list
     for name in manifest.families:
         own = [by_id[k] for k in sorted(by_id) if by_id[k].key.family == name]
         if own:
-            families[name] = registry.get(name).batch_tables(own, manifest.repeats)
+            family = registry.get(name)
+            families[name] = family.batch_tables(own, manifest.repeats)
+            label_deviations(families[name], own, family.deviations)
     missing = sorted(wanted - set(by_id))
+    from proactive_tui.evalrun.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
+
     return BatchReport(
         **manifest.sweep_spec(), planned=len(wanted), finished=len(by_id), missing=missing,
         partial=bool(missing) or len(wanted) < manifest.total, families=families,
         timing=Timing(generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds")),
+        bootstrap=Bootstrap(seed=BOOTSTRAP_SEED, resamples=BOOTSTRAP_RESAMPLES, level=CONFIDENCE),
     )
+
+
+def label_deviations(tables: list[ReportTable], results: list[SessionResult], deviations: Any) -> None:
+    """Set each row's `protocol`: how the sessions of its model differ from the family's protocol,
+    from their run records' settings (`deviations(settings) -> labels`), each label once, in
+    order. Per model, as a batch gives every model the same settings; from the records, so a
+    folder says what its sessions actually ran with."""
+    by_model: dict[str, list[str]] = {}
+    for r in results:
+        labels = by_model.setdefault(r.key.agent, [])
+        labels += [label for label in deviations(r.record.settings) if label not in labels]
+    for table in tables:
+        for row in table.rows:
+            row.protocol = list(by_model.get(row.model, []))
 
 
 def report_of_folder(folder: Path) -> BatchReport:
@@ -94,28 +145,61 @@ def report_of_folder(folder: Path) -> BatchReport:
 # -- files ----------------------------------------------------------------------------------------
 
 
-def show_value(value: float | None, unit: Unit, std: float | None = None) -> str:
-    """A value as the tables print it: scores with 2 decimals, rates as percentages, "± std"."""
+def show_value(value: float | None, unit: Unit, std: float | None = None,
+               interval: tuple[float, float] | None = None) -> str:
+    """A value as the tables print it: scores with 2 decimals, rates as percentages, counts as
+    whole numbers, then "± std" over repeats and the 95% interval "[low, high]" when there are."""
     if value is None:
         return "n/a"
-    if unit == "pct":
-        text = f"{100 * value:.2f}%"
-        return text + (f" ± {100 * std:.2f}" if std is not None else "")
     if unit == "count":
-        return str(int(value))
-    text = f"{value:.2f}" if unit == "score" else f"{value:.3f}"
-    return text + (f" ± {std:.2f}" if std is not None else "")
+        return str(round(value))
+    scale, digits, mark = (100, 2, "%") if unit == "pct" else (1, 2 if unit == "score" else 3, "")
+    text = f"{scale * value:.{digits}f}{mark}"
+    if std is not None:
+        text += f" ± {scale * std:.2f}"
+    if interval is not None:
+        text += f" [{scale * interval[0]:.{digits}f}, {scale * interval[1]:.{digits}f}]"
+    return text
+
+
+PROTOCOL_COLUMN = "protocol"
+"""The column a table gains when a row's sessions differ from their protocol (`ReportRow.protocol`)."""
+
+
+def protocol_text(row: ReportRow) -> str:
+    """A row's protocol cell: what differs from the protocol, or that nothing does."""
+    return "not the protocol: " + "; ".join(row.protocol) if row.protocol else "as the protocol"
 
 
 def table_cells(table: ReportTable) -> tuple[list[str], list[list[str]]]:
-    """(header, rows of text) for the terminal and markdown: model, group, then the columns."""
+    """(header, rows of text) for the terminal, markdown and the web page: model, group, the
+    columns, and "protocol" when any row differs from its protocol (its numbers never appear
+    without the label)."""
+    labelled = any(row.protocol for row in table.rows)
     header = ["model"] + ([table.group_label] if table.group_label else []) + [c.label for c in table.columns]
+    header += [PROTOCOL_COLUMN] if labelled else []
     rows = []
     for row in table.rows:
         cells = [row.model] + ([row.group] if table.group_label else [])
-        cells += [show_value(row.values.get(c.key), c.unit, row.std.get(c.key)) for c in table.columns]
+        cells += [show_value(row.values.get(c.key), c.unit, row.std.get(c.key), row.interval.get(c.key))
+                  for c in table.columns]
+        cells += [protocol_text(row)] if labelled else []
         rows.append(cells)
     return header, rows
+
+
+def deviation_lines(report: BatchReport) -> list[str]:
+    """One line per model whose numbers are not its family's protocol, for the top of every output."""
+    return [f"{family} · {model}: not the protocol: {'; '.join(labels)}" for family, model, labels in report.deviations()]
+
+
+def interval_note(report: BatchReport) -> str:
+    """What the "[low, high]" after a headline figure is, and how to reproduce it ("" without)."""
+    b = report.bootstrap
+    if b is None:
+        return ""
+    return (f"[low, high]: {100 * b.level:g}% interval of a headline figure, {b.method}, {b.resamples} resamples, "
+            f"seed {b.seed}; resampled unit: {b.unit}; none with fewer than two environments")
 
 
 def status_line(report: BatchReport) -> str:
@@ -130,6 +214,8 @@ def to_markdown(report: BatchReport) -> str:
              f"Agents: {', '.join(report.agents)}  ",
              f"Other seats: {', '.join(f'{k}: {v}' for k, v in report.models.items())}  ",
              f"Repeats: {report.repeats}; {status_line(report)}", ""]
+    lines += [f"**{line}**  " for line in deviation_lines(report)] + ([""] if report.deviations() else [])
+    lines += [f"_{interval_note(report)}_", ""] if report.bootstrap is not None else []
     for family, tables in report.families.items():
         for table in tables:
             header, rows = table_cells(table)
@@ -141,17 +227,24 @@ def to_markdown(report: BatchReport) -> str:
 
 
 def to_csv(report: BatchReport) -> str:
-    """Long format, one line per value: family, table, model, group, measure, value, std."""
+    """Long format, one line per value: family, table, model, group, measure, value, std, the 95%
+    interval's ends (ci_low, ci_high; empty for a figure without one) and protocol (how the row's
+    sessions differ from their protocol, "; "-separated; empty when they do not). A count is
+    written as a whole number."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["family", "table", "model", "group", "measure", "value", "std"])
+    writer.writerow(["family", "table", "model", "group", "measure", "value", "std", "ci_low", "ci_high", "protocol"])
+
+    def number(value: float | None, unit: str = "") -> str:
+        return "" if value is None else str(round(value)) if unit == "count" else repr(float(value))
+
     for family, tables in report.families.items():
         for table in tables:
             for row in table.rows:
                 for c in table.columns:
-                    value, spread = row.values.get(c.key), row.std.get(c.key)
-                    writer.writerow([family, table.id, row.model, row.group, c.key,
-                                     "" if value is None else repr(value), "" if spread is None else repr(spread)])
+                    low, high = row.interval.get(c.key, (None, None))
+                    writer.writerow([family, table.id, row.model, row.group, c.key, number(row.values.get(c.key), c.unit),
+                                     number(row.std.get(c.key)), number(low), number(high), "; ".join(row.protocol)])
     return out.getvalue()
 
 
@@ -240,12 +333,15 @@ def consistency_table(trials: list[Trial], repeats: int, group_label: str, pass_
     rows = []
     for model, group in sorted(order, key=lambda mg: (mg[0], mg[1] == total, mg[1])):
         flags, scores = cells[(model, group)]
-        rows.append(ReportRow(model=model, group=group, values={
-            "tasks": float(len(flags)), "pass_1": pass_hat_k(flags, 1), "pass_k": pass_hat_k(flags, repeats),
-            "variance": repeat_variance(scores)}))
-    columns = [Column(key="tasks", label="tasks", unit="count"), Column(key="pass_1", label="pass^1", unit="pct"),
-               Column(key="pass_k", label=f"pass^{repeats}", unit="pct"),
-               Column(key="variance", label="variance over repeats", unit="ratio")]
+        values: dict[str, int | float | None] = {"tasks": len(flags), "pass_1": pass_hat_k(flags, 1)}
+        if repeats > 1:
+            values["pass_k"] = pass_hat_k(flags, repeats)
+        values["variance"] = repeat_variance(scores)
+        rows.append(ReportRow(model=model, group=group, values=values))
+    columns = [Column(key="tasks", label="tasks", unit="count"), Column(key="pass_1", label="pass^1", unit="pct")]
+    # with one repeat pass^k is pass^1: one column, not the same one twice
+    columns += [Column(key="pass_k", label=f"pass^{repeats}", unit="pct")] if repeats > 1 else []
+    columns.append(Column(key="variance", label="variance over repeats", unit="ratio"))
     return ReportTable(id="consistency", title=title, group_label=group_label, columns=columns, rows=rows,
                        notes=[f"a session passes when {pass_rule}; pass^k: share of tasks whose k repeats all "
                               "pass (C(c,k)/C(n,k) per task); variance: per task over its repeats, averaged"])
@@ -256,3 +352,24 @@ def per_repeat(values: dict[int, float | None]) -> tuple[float | None, float | N
     from proactive_tui.evalrun.stats import mean_std
 
     return mean_std(values[r] for r in sorted(values))
+
+
+def interval(cells: list[tuple[str, int, list[float]]], figure: Any) -> tuple[float, float] | None:
+    """The 95% interval of a headline figure (`stats.bootstrap_interval`) from its sessions'
+    additive counts: `cells` holds (environment, repeat, counts) per session, counts[0] being 1
+    (the session) and the rest what `figure` reads (summed over environments: `[..., C]` ->
+    the figure of each repeat, NaN where undefined). Environments are sorted by name, so the
+    same sessions give the same interval in any order (shards merged, a report recomputed)."""
+    from proactive_tui.evalrun.stats import bootstrap_interval
+
+    if not cells:
+        return None
+    import numpy as np
+
+    units = sorted({unit for unit, _, _ in cells})
+    repeats = sorted({repeat for _, repeat, _ in cells})
+    table = np.zeros((len(units), len(repeats), len(cells[0][2])))
+    at_unit, at_repeat = {u: i for i, u in enumerate(units)}, {r: i for i, r in enumerate(repeats)}
+    for unit, repeat, counts in cells:
+        table[at_unit[unit], at_repeat[repeat]] += counts
+    return bootstrap_interval(table, figure)

@@ -11,7 +11,9 @@ run record (lossless, as the `run-record` format writes it) and a `view` derived
 same functions every other readable format uses (`header_facts`, the family's report sections,
 `verdicts_of`, `failures_of`), with every display string passed through `textsafe.plain` (escape
 sequences removed, bidi controls shown as `<U+202E>` tags). The report view carries report.json
-as written, with its tables as the terminal and report.md print them (`table_cells`).
+as written, with its tables as the terminal and report.md print them (`table_cells`: a "protocol"
+column when a row is not its protocol), a line per model that is not (`deviation_lines`) and what
+the intervals are (`interval_note`).
 
 The data is embedded as `<script type="application/json" id="data">`, with `<`, `>`, `&`,
 U+2028 and U+2029 written as `\\uXXXX` escapes, so no text can close the script element or
@@ -160,7 +162,7 @@ def report_data(folder: str | Path) -> dict[str, Any]:
     """A report folder as the page embeds it: report.json's report, its tables as printed, and
     every session with its record and view. `ViewerError` naming what cannot be read."""
     from proactive_tui.evalrun.opened import FolderProblem, open_folder
-    from proactive_tui.evalrun.report import status_line, table_cells
+    from proactive_tui.evalrun.report import deviation_lines, interval_note, status_line, table_cells
     from proactive_tui.export.formats.common import map_strings, scrub
 
     folder = Path(folder)
@@ -174,9 +176,9 @@ def report_data(folder: str | Path) -> dict[str, Any]:
     tables = []
     for family, table in opened.tables():
         header, rows = table_cells(table)
+        align = ["left"] * (1 + bool(table.group_label)) + ["right"] * len(table.columns)  # model, group, values
         tables.append({"family": family, "id": table.id, "title": table.title, "header": header, "rows": rows,
-                       "align": ["left"] * (len(header) - len(table.columns)) + ["right"] * len(table.columns),
-                       "notes": table.notes})
+                       "align": align + ["left"] * (len(header) - len(align)), "notes": table.notes})
     headlines = opened.headline_scores()
     sessions = []
     for entry in sorted(opened.sessions, key=lambda s: (s.key_id, s.status)):
@@ -196,6 +198,8 @@ def report_data(folder: str | Path) -> dict[str, Any]:
     return {
         "kind": "report",
         "report": {"folder": folder.resolve().name, "source": opened.source, "status": status_line(opened.report),
+                   "deviations": [plain(line) for line in deviation_lines(opened.report)],
+                   "interval_note": plain(interval_note(opened.report)),
                    "data": report, "tables": map_strings(tables, plain), "problems": [plain(p) for p in opened.problems]},
         "sessions": sessions,
     }

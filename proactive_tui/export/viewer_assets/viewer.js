@@ -129,6 +129,8 @@
       ["Other seats", Object.keys(d.models || {}).sort().map(function (k) { return k + ": " + d.models[k]; }).join(", ")],
       ["Repeats", text(d.repeats)], ["Written", d.timing && d.timing.generated_at ? d.timing.generated_at : "-"]]));
     report.problems.forEach(function (p) { list.appendChild(el("p", { className: "notice text", text: "skipped: " + p })); });
+    (report.deviations || []).forEach(function (line) { list.appendChild(el("p", { className: "notice text protocol", text: line })); });
+    if (report.interval_note) { list.appendChild(el("p", { className: "muted text", text: report.interval_note })); }
     var tables = el("section", { id: "report-tables" }, []);
     report.tables.forEach(function (t) {
       var part = el("div", { className: "report-table", "data-family": t.family, "data-table": t.id }, [el("h2", { text: t.title }), dataTable(t.header, t.rows, t.align)]);

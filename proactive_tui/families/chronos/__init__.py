@@ -176,6 +176,11 @@ class ChronosFamily(Family):
 
         return batch_tables(results, repeats)
 
+    def batch_trials(self, result):
+        from proactive_tui.families.chronos.batch import batch_trials
+
+        return batch_trials(result)
+
     def batch_groups(self, result):
         from proactive_tui.families.chronos.batch import batch_groups
 

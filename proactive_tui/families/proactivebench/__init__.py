@@ -188,6 +188,11 @@ class ProactiveBenchFamily(Family):
 
         return batch_tables(results, repeats)
 
+    def batch_trials(self, result):
+        from proactive_tui.families.proactivebench.batch import batch_trials
+
+        return batch_trials(result)
+
     def batch_groups(self, result):
         from proactive_tui.families.proactivebench.batch import batch_groups
 

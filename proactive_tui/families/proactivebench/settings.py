@@ -9,9 +9,11 @@ it); a run with it on is labelled so wherever its numbers are shown (`ablation_l
 
 from __future__ import annotations
 
-from typing import Any, Literal, Mapping
+from typing import Annotated, Any, Literal, Mapping
 
 from pydantic import BaseModel, Field
+
+from proactive_tui.core.deviations import Deviation
 
 AGENT_TEMPERATURE = 0.5
 """The agent's temperature in upstream's evaluation: script.py asks `0.0 if attempt_number < 1
@@ -25,12 +27,17 @@ FEEDBACK_HELP = ("show the agent the judge's verdict on its previous reply: the 
 
 
 class ProactiveBenchSettings(BaseModel):
-    retries: int = Field(default=0, ge=0, le=5)
-    candidates: Literal[1, 3] = 1
-    feedback: bool = False
+    """A setting marked `Deviation` labels every number of a run whose value is not the default
+    (upstream's evaluation; `core.deviations`)."""
+
+    retries: Annotated[int, Deviation("{value} retries after a rejection (our option)")] = Field(default=0, ge=0, le=5)
+    candidates: Annotated[Literal[1, 3], Deviation("{value} candidates (the paper's ablation)")] = 1
+    feedback: Annotated[bool, Deviation("verdict feedback {value} (the paper's ablation)")] = False
     """The paper's verdict-feedback ablation; off in upstream's evaluation."""
-    max_events: int | None = Field(default=None, ge=1)
-    agent_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    max_events: Annotated[int | None, Deviation("first {value} events of each trace only")] = Field(default=None, ge=1)
+    agent_temperature: Annotated[float | None, Deviation("agent temperature {value} (upstream's: 0.5)",
+                                                         same_as=(AGENT_TEMPERATURE,))] = Field(
+        default=None, ge=0.0, le=2.0)
     """None: the agent model's own temperature if the user set one, else upstream's 0.5. A
     session records the temperature it used here (and in the agent's model settings)."""
 

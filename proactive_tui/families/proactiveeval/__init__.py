@@ -196,6 +196,11 @@ class ProactiveEvalFamily(Family):
 
         return batch_tables(results, repeats)
 
+    def batch_trials(self, result):
+        from proactive_tui.families.proactiveeval.batch import batch_trials
+
+        return batch_trials(result)
+
     def batch_groups(self, result):
         from proactive_tui.families.proactiveeval.batch import batch_groups
 

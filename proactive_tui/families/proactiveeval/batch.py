@@ -3,7 +3,7 @@
 The paper's main table has a row per model and a column per domain, for target planning and for
 dialogue guidance apart; each figure is the mean over the domain's environments, each run at the
 three agreeableness levels. Here each figure is computed per repeat and reported as mean ± std
-over repeats (`evalrun.stats`); "overall" is the mean over every session of the model, not the mean
+over repeats (`evalrun.stats`), with its 95% interval over the environments resampled; "overall" is the mean over every session of the model, not the mean
 of the domain means (domains hold different numbers of items).
 
 The agreeableness level is a swept setting (`Family.sweeps`: every level runs unless
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from proactive_tui.evalrun.report import Column, ReportRow, ReportTable, Trial, consistency_table, per_repeat
+from proactive_tui.evalrun.report import Column, ReportRow, ReportTable, Trial, consistency_table, interval, per_repeat
 from proactive_tui.families.proactiveeval.env import DOMAINS
 
 PASS_GUIDANCE = 7
@@ -77,6 +77,25 @@ def _figure(results: list[Any], which: int) -> tuple[float | None, float | None]
     return per_repeat({rep: sum(v) / len(v) for rep, v in by_repeat.items()})
 
 
+def _interval(results: list[Any], which: int) -> tuple[float, float] | None:
+    """The 95% interval of `_figure`'s mean over environments resampled (`evalrun.stats`): each
+    session adds (1, scored, score) to its environment's counts, and a repeat's figure is the
+    summed score over the summed scored sessions, as `_figure` computes it."""
+    cells = []
+    for r in results:
+        value = _scores(r)[which]
+        cells.append((r.key.env_id, r.key.repeat, [1.0, float(value is not None), float(value or 0.0)]))
+    return interval(cells, lambda sums: sums[..., 2] / sums[..., 1])
+
+
+def batch_trials(result: Any) -> list[Trial]:
+    """The session as pass^k sees it: one task, passed when its guidance is at least `PASS_GUIDANCE`."""
+    guidance = _scores(result)[1]
+    return [Trial(model=result.key.agent, groups=[DOMAINS.get(_domain(result), _domain(result)), "overall"],
+                  task=result.key.task, passed=None if guidance is None else guidance >= PASS_GUIDANCE,
+                  score=None if guidance is None else float(guidance))]
+
+
 def batch_groups(result: Any) -> list[str]:
     """The rows a session counts in: its domain (by name, as the consistency table's rows say it)
     and its agreeableness level."""
@@ -96,22 +115,24 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
         for model in models:
             own = [r for r in results if r.key.agent == model]
             row = ReportRow(model=model)
-            for d in domains:
-                row.values[d], row.std[d] = _figure([r for r in own if _domain(r) == d], which)
-            row.values["overall"], row.std["overall"] = _figure(own, which)
+            for key, at in [(d, [r for r in own if _domain(r) == d]) for d in domains] + [("overall", own)]:
+                row.values[key], row.std[key] = _figure(at, which)
+                found = _interval(at, which)
+                if found is not None:
+                    row.interval[key] = found
             rows.append(row)
         tables.append(ReportTable(id=table_id, title=title, columns=columns, rows=rows,
-                                  notes=["mean ± std over repeats; each repeat's figure is the mean over its "
-                                         "sessions (at every agreeableness level that ran)"]))
+                                  notes=["mean ± std over repeats [95% interval over environments]; each repeat's "
+                                         "figure is the mean over its sessions (at every agreeableness level that ran)"]))
     rows = []
     for model, level, at in _by_model_and_level(results, models):
         row = ReportRow(model=model, group=level)
         for key, which in (("plan", 0), ("guidance", 1)):
             row.values[key], row.std[key] = _figure(at, which)
-        row.values["sessions"] = float(len(at))
-        row.values["plan_n"] = float(sum(_scores(r)[0] is not None for r in at))
-        row.values["guidance_n"] = float(sum(_scores(r)[1] is not None for r in at))
-        row.values["reached"] = float(sum(_reached(r) for r in at))
+        row.values["sessions"] = len(at)
+        row.values["plan_n"] = sum(_scores(r)[0] is not None for r in at)
+        row.values["guidance_n"] = sum(_scores(r)[1] is not None for r in at)
+        row.values["reached"] = sum(_reached(r) for r in at)
         rows.append(row)
     tables.append(ReportTable(id="agreeableness", title="ProactiveEval: by agreeableness level", group_label="level",
                               columns=[Column(key="sessions", label="sessions", unit="count"),
@@ -133,12 +154,7 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
             rows.append(row)
         tables.append(ReportTable(id=table_id, title=title, group_label="level", columns=columns, rows=rows,
                                   notes=["mean ± std over repeats of the sessions at that level"]))
-    trials = []
-    for r in results:
-        guidance = _scores(r)[1]
-        trials.append(Trial(model=r.key.agent, groups=[DOMAINS.get(_domain(r), _domain(r)), "overall"], task=r.key.task,
-                            passed=None if guidance is None else guidance >= PASS_GUIDANCE,
-                            score=None if guidance is None else float(guidance)))
+    trials = [t for r in results for t in batch_trials(r)]
     tables.append(consistency_table(trials, repeats, "domain", f"its guidance score is at least {PASS_GUIDANCE}/10 "
                                     "(our threshold; the paper has none)", "ProactiveEval: consistency over repeats"))
     return tables

@@ -4,19 +4,27 @@ setup screens, `run` flags and the run record all read them from this model.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from proactive_tui.core.deviations import Deviation
+
 
 class ProactiveEvalSettings(BaseModel):
-    max_turns: int = Field(default=6, ge=1, le=50)
-    memory_turns: int = Field(default=3, ge=1, le=50)
+    """A setting marked `Deviation` labels every number of a run whose value is not the default
+    (the paper's protocol; `core.deviations`). The agreeableness level is not one: the paper runs
+    all three."""
+
+    max_turns: Annotated[int, Deviation("max turns {value} (the paper's: {default})")] = Field(default=6, ge=1, le=50)
+    memory_turns: Annotated[int, Deviation("memory of {value} turns (the paper's: {default})")] = Field(default=3, ge=1, le=50)
     agreeableness: Literal["low", "medium", "high"] = "medium"
-    planning: bool = True
-    guide_with: Literal["reference", "own_plan"] = "reference"
+    planning: Annotated[bool, Deviation("planning {value} (the paper plans first)")] = True
+    guide_with: Annotated[Literal["reference", "own_plan"],
+                          Deviation("guides with {value}, judged against it (the paper's: {default})")] = "reference"
     live_judging: bool = False
-    early_stop: bool | None = None
+    early_stop: Annotated[bool | None, Deviation("early stop {value} (the paper stops at the target)",
+                                                 same_as=(True,))] = None
     """End the dialogue when the turn check says the target was reached. None (the default) means
     on, except when the judge is the embedded model: the 135M judge declares the target reached
     at turn 1, so an offline demo would show one turn. The session records the value it used."""

@@ -10,7 +10,13 @@ and the sessions that make the highlighted row. Enter on a session shows it as H
 (`history.open_stored`: the family's session screen replaying the stored events when the session
 store has it, else the run record from the folder as text: transcript and judges).
 
-Failing sessions: `f` steps the sessions pane through every failing session, the judge failures
+Outcomes: the line below counts the sessions that passed, that ran and failed the task (the
+family's pass rule, `Family.batch_trials`), and that errored (a model or infrastructure error, no
+verdict), apart; each session's row says which. When the shown table's rows are not their
+family's protocol (`Family.deviations`), a second line says how, and the table has a "protocol"
+column; headline figures carry their 95% interval "[low, high]".
+
+Sessions with an error: `f` steps the sessions pane through every session with an error, the judge failures
 (a judging call that failed: a score, a verdict, a reading of a reply), each judge that failed by
 purpose, seat and model, the agent/user failures (a dialogue seat's own reply), the failures of
 an unknown seat or role (records written before the run record kept who failed, a failure kept
@@ -38,13 +44,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from proactive_tui.evalrun.opened import FailingFilter, OpenedReport, ScoreFilter, SessionEntry, parse_score_filter
-from proactive_tui.evalrun.report import ReportRow, ReportTable, show_value, status_line
+from proactive_tui.evalrun.report import PROTOCOL_COLUMN, ReportRow, ReportTable, protocol_text, show_value, status_line
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.widgets.bar_chart import BarChart
 from proactive_tui.ui.widgets.key_bar import KeyBar
 from proactive_tui.ui.widgets.title_bar import TitleBar
 
-NAME_COLUMNS = ("model", "group")
+NAME_COLUMNS = ("model", "group", PROTOCOL_COLUMN)
 
 
 def source_line(opened: OpenedReport) -> Content:
@@ -65,6 +71,29 @@ def source_line(opened: OpenedReport) -> Content:
     return Content.assemble(*parts)
 
 
+def outcomes_line(opened: OpenedReport, table: ReportTable | None) -> Content:
+    """"Sessions: 3 passed · 2 failed the task · 1 errored (no verdict)": a session that ran and
+    failed its task is not one an error stopped (`evalrun.opened.outcome_of`). Then, when the
+    shown table's rows are not their protocol, how (`ReportRow.protocol`), so its numbers are
+    never on screen without it: once for all its models when they share the labels, else per model."""
+    counts = opened.outcome_counts()
+    styles = {"passed": "$success", "failed the task": "bold $warning", "errored": "bold $error", "no verdict": ""}
+    parts: list[tuple[str, str] | str] = [("Sessions: ", "bold $accent")]
+    for i, (outcome, count) in enumerate(counts.items()):
+        what = "errored (no verdict)" if outcome == "errored" else outcome
+        parts += ([" · "] if i else []) + [(f"{count} {what}", styles[outcome])]
+    if not counts:
+        parts.append("none")
+    by_model = {row.model: row.protocol for row in (table.rows if table is not None else []) if row.protocol}
+    if by_model:
+        shared = len({tuple(labels) for labels in by_model.values()}) == 1 and len(by_model) == len(
+            {row.model for row in table.rows})
+        said = ("; ".join(next(iter(by_model.values()))) if shared
+                else " · ".join(f"{model}: {'; '.join(labels)}" for model, labels in by_model.items()))
+        parts += ["\n", ("Not the protocol: ", "bold $warning"), (plain(said), "$warning")]
+    return Content.assemble(*parts)
+
+
 def session_label(entry: SessionEntry, with_family: bool = True) -> str:
     """`env r<repeat> <setting values>`, short enough for half of an 80-column screen."""
     env = entry.key.env_id if with_family else entry.key.env_id.removeprefix(entry.key.family + "/")
@@ -73,17 +102,22 @@ def session_label(entry: SessionEntry, with_family: bool = True) -> str:
 
 
 def session_outcome(entry: SessionEntry, only: FailingFilter | None = None) -> str:
-    """The headline scores of a finished session, or why it is failing and who failed (the first
-    failure `only` picks, when the failing filter is on)."""
-    if entry.failing:
+    """A session that errored: why and who failed (the first failure `only` picks, when the error
+    filter is on). Else its outcome ("passed", "failed the task") and headline scores, and who
+    failed when an error left it a verdict all the same."""
+    record = entry.record
+    scores = [f"{s.label} {s.display}" for s in record.scores if s.headline] if record is not None else []
+    if entry.failing and (entry.outcome == "errored" or only is not None):
         failures = [f for f in entry.failures if only is None or only.picks(f)] or entry.failures
         first = failures[0]
         more = f" (+{len(entry.failures) - 1} more)" if len(entry.failures) > 1 else ""
-        return (f"{'failed' if entry.status == 'failed' else 'error'}, {first.who}: "
+        return (f"{'errored' if entry.outcome == 'errored' else 'error'}, {first.who}: "
                 f"{(first.message.splitlines() or [''])[0]}{more}")
-    record = entry.record
-    scores = [f"{s.label} {s.display}" for s in record.scores if s.headline] if record is not None else []
-    return ", ".join(scores) or "-"
+    verdict = {"passed": "passed", "failed the task": "failed the task"}.get(entry.outcome)
+    text = ", ".join(scores) or "-"
+    if entry.failing:  # a verdict despite an error (a plan judge failed, the guidance did not)
+        text += f" · error, {entry.failures[0].who}"
+    return f"{verdict} · {text}" if verdict else text
 
 
 class ResultsTable(DataTable):
@@ -105,8 +139,9 @@ class ResultsScreen(Screen[None]):
         Binding("T", "next_table(-1)", "Previous table", show=False, tooltip="The previous table"),
         Binding("s", "sort", "Sort", tooltip="Sort by the cursor's column (again: the other way); or click a header"),
         Binding("m", "next_model", "Model", tooltip="Show one model's rows, the next, or all"),
-        Binding("f", "next_failing(1)", "Failing",
-                tooltip="List failing sessions: all, judge failures, each judge, agent/user failures, then off"),
+        Binding("f", "next_failing(1)", "Errors",
+                tooltip="List the sessions with an error (not those that failed the task): all, judge failures, "
+                        "each judge, agent/user failures, then off"),
         Binding("F", "next_failing(-1)", "Previous failing filter", show=False, tooltip="The failing filter's previous step"),
         Binding("v", "focus_score", "Score", tooltip="List only sessions whose score passes a threshold: <5, >=7, plan<=3"),
         Binding("slash", "focus_filter", "Filter", tooltip="Filter rows by any word of the model or group"),
@@ -137,6 +172,7 @@ class ResultsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield Static(source_line(self.opened), id="results-source")
+        yield Static("", id="results-outcomes")
         yield Input(placeholder="/ filter rows: any word of the model or group", id="results-filter")
         yield Input(placeholder="score threshold: <5, >=7, plan<=3 (headline score unless named); empty clears",
                     id="results-score")
@@ -175,7 +211,8 @@ class ResultsScreen(Screen[None]):
 
     def _columns(self, table: ReportTable) -> list[tuple[str, str]]:
         names = [("model", "model")] + ([("group", table.group_label)] if table.group_label else [])
-        return names + [(c.key, c.label) for c in table.columns]
+        protocol = [(PROTOCOL_COLUMN, PROTOCOL_COLUMN)] if any(r.protocol for r in table.rows) else []
+        return names + [(c.key, c.label) for c in table.columns] + protocol
 
     def _matches(self, row: ReportRow) -> bool:
         if self.model is not None and row.model != self.model:
@@ -188,6 +225,8 @@ class ResultsScreen(Screen[None]):
         key = self.sort_key
         if key is None:
             return rows
+        if key == PROTOCOL_COLUMN:
+            return sorted(rows, key=protocol_text, reverse=self.sort_desc)
         if key in NAME_COLUMNS:
             return sorted(rows, key=lambda r: getattr(r, key).lower(), reverse=self.sort_desc)
         known = sorted((r for r in rows if r.values.get(key) is not None), key=lambda r: r.values[key],
@@ -201,11 +240,13 @@ class ResultsScreen(Screen[None]):
         grid.clear(columns=True)
         current = self.current
         if current is None:
+            self.query_one("#results-outcomes", Static).update(outcomes_line(self.opened, None))
             grid.border_title = Content("No tables: the report has no finished session")
             self.rows = []
             self._lower()
             return
         family, table = current
+        self.query_one("#results-outcomes", Static).update(outcomes_line(self.opened, table))
         for key, label in self._columns(table):
             mark = (" ▼" if self.sort_desc else " ▲") if key == self.sort_key else ""
             grid.add_column(Text(plain(label) + mark), key=key)
@@ -213,8 +254,10 @@ class ResultsScreen(Screen[None]):
         self.rows = self._sorted(table, [r for r in table.rows if self._matches(r)])
         for row in self.rows:
             cells: list[Text] = [Text(plain(row.model))] + ([Text(plain(row.group))] if table.group_label else [])
-            cells += [Text(show_value(row.values.get(c.key), units[c.key], row.std.get(c.key)), justify="right")
-                      for c in table.columns]
+            cells += [Text(show_value(row.values.get(c.key), units[c.key], row.std.get(c.key), row.interval.get(c.key)),
+                           justify="right") for c in table.columns]
+            if any(r.protocol for r in table.rows):
+                cells.append(Text(plain(protocol_text(row)), style="bold" if row.protocol else ""))
             grid.add_row(*cells)
         grid.border_title = Content(f"{plain(table.title)} · table {self.index + 1}/{len(self.tables)}")
         narrowed = [f"model {self.model}"] if self.model else []
@@ -256,9 +299,11 @@ class ResultsScreen(Screen[None]):
             return
         key, label = metric
         unit = next(c.unit for c in current[1].columns if c.key == key)
+        # mean ± std beside a bar; the interval is in the table (beside a bar it wraps at 80 columns)
         rows = [(plain(r.model + (f" · {r.group}" if r.group else "")), r.values.get(key),
                  show_value(r.values.get(key), unit, r.std.get(key))) for r in self.rows]
-        chart.show(f"{plain(label)} · a bar per row", rows, empty_text="no row matches the filters",
+        deviates = " · not the protocol (see the table)" if any(r.protocol for r in self.rows) else ""
+        chart.show(f"{plain(label)} · a bar per row{deviates}", rows, empty_text="no row matches the filters",
                    current=self.table.cursor_row if self.rows else None)
 
     @property
@@ -271,7 +316,7 @@ class ResultsScreen(Screen[None]):
         only = self.failing_filter
         if only is not None:
             entries = [s for s in self.opened.failing(only) if self.model is None or s.key.agent == self.model]
-            what = f"Failing · {only.label}"
+            what = f"Errors · {only.label}"
         else:
             row, current = self._current_row(), self.current
             entries = self.opened.row_sessions(current[0], row) if row is not None and current is not None else []
@@ -290,7 +335,7 @@ class ResultsScreen(Screen[None]):
         for entry in entries:
             grid.add_row(Text(plain(session_label(entry, only is not None))), Text(plain(session_outcome(entry, only))),
                          Text(plain(entry.key.agent)), key=entry.key_id)
-        hints = (["f next failing filter"] if only is not None else []) + (["enter opens"] if entries else [])
+        hints = (["f next error filter"] if only is not None else []) + (["enter opens"] if entries else [])
         grid.border_subtitle = " · ".join(hints)
 
     # -- events -------------------------------------------------------------------------------

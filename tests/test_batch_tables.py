@@ -1,0 +1,227 @@
+"""What a batch's tables say, in every output (issue 30): one pass^1 column with one repeat, counts
+as whole numbers, ProactiveBench's Accept Rate, a seeded bootstrap 95% interval over environments
+on every headline figure, and a run that is not its family's protocol labelled in report.md,
+report.csv, report.json, `report show` and `report html`.
+
+Sessions run with scripted seats (`test_eval_batch.Seats`) or are written by hand; nothing
+reaches a network."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+from typing import Annotated
+
+import pytest
+from pydantic import BaseModel
+
+from proactive_tui.cli.main import main
+from proactive_tui.core import registry
+from test_eval_batch import Seats, result, row, run
+
+FEEDBACK = "verdict feedback on (the paper's ablation)"
+OWN_PLAN = "guides with own_plan, judged against it (the paper's: reference)"
+GUIDED = "agent prompt guided (default standard)"
+
+
+# -- the columns ------------------------------------------------------------------------------------
+
+
+def _pe(env: str, repeat: int, plan: int, guidance: int):
+    from proactive_tui.families.proactiveeval.events import GuidanceScore
+    from proactive_tui.families.proactiveeval.record import PlanningRecord, ProactiveEvalSection
+
+    g = GuidanceScore(reasoning="r", overall=guidance, effectiveness=1, personalization=1, tone=1, engagement=1,
+                      naturalness=1, judge_model="j")
+    return result("proactiveeval", env, repeat, ProactiveEvalSection(planning=PlanningRecord(score=plan), guidance=g),
+                  environment={"domain": env.split("/")[1]}, settings={"agreeableness": "low"})
+
+
+ENVS = [f"proactiveeval/persuasion/fair/{i}" for i in range(4)]
+
+
+def test_one_repeat_gives_one_pass_1_column_in_every_family() -> None:
+    from proactive_tui.families.chronos.events import SessionOutcome
+    from proactive_tui.families.chronos.record import ChronosSection
+    from proactive_tui.families.proactivebench.metrics import Confusion
+    from proactive_tui.families.proactivebench.record import ProactiveBenchSection, TraceEventRecord
+
+    chronos = ChronosSection(branch="positive", tier="simple", turns=[],
+                             outcome=SessionOutcome(branch="positive", tier="simple", success=True, reason="r"))
+    bench = ProactiveBenchSection(trace="a", splits=["s"], confusion=Confusion(tp=1),
+                                  events=[TraceEventRecord(index=1, time="t", event="e", judgement="accepted")])
+    for family, results in (("proactiveeval", [_pe(ENVS[0], 0, 5, 8)]),
+                            ("chronos", [result("chronos", "chronos/x", 0, chronos)]),
+                            ("proactivebench", [result("proactivebench", "proactivebench/a", 0, bench)])):
+        table = next(t for t in registry.get(family).batch_tables(results, 1) if t.id == "consistency")
+        assert [c.label for c in table.columns] == ["tasks", "pass^1", "variance over repeats"], family
+        two = next(t for t in registry.get(family).batch_tables(results, 2) if t.id == "consistency")
+        assert [c.label for c in two.columns] == ["tasks", "pass^1", "pass^2", "variance over repeats"], family
+
+
+def test_proactivebench_has_accept_rate_as_eval_splits_does() -> None:
+    from proactive_tui.families.proactivebench.metrics import Confusion
+    from proactive_tui.families.proactivebench.record import ProactiveBenchSection
+
+    section = ProactiveBenchSection(trace="a", splits=["s"], events=[],
+                                    confusion=Confusion(tp=1, fp=1, tn=1, proposals=4, accepted_proposals=1))
+    tables = registry.get("proactivebench").batch_tables([result("proactivebench", "proactivebench/a", 0, section)], 1)
+    splits = next(t for t in tables if t.id == "splits")
+    assert "Accept Rate" in [c.label for c in splits.columns]
+    assert row(tables, "splits", "s")["values"]["accept_rate"] == pytest.approx(1 / 4)  # accepted / proposed tasks
+
+
+# -- the interval ---------------------------------------------------------------------------------
+
+
+def _guidance(results) -> tuple[str, tuple[float, float]]:
+    from proactive_tui.evalrun.report import table_cells
+
+    tables = registry.get("proactiveeval").batch_tables(results, 2)
+    table = next(t for t in tables if t.id == "guidance")
+    header, rows = table_cells(table)
+    return rows[0][header.index("Overall")], table.rows[0].interval["overall"]
+
+
+def test_a_headline_figure_shows_mean_std_and_a_reproducible_interval_that_moves_with_the_data() -> None:
+    scores = [(6, 8), (4, 6), (8, 4), (8, 9), (5, 9), (7, 2), (3, 3), (9, 10)]
+    results = [_pe(env, rep, 5, scores[2 * i + rep][0]) for i, env in enumerate(ENVS) for rep in (0, 1)]
+    cell, interval = _guidance(results)
+    assert re.fullmatch(r"\d+\.\d\d ± \d+\.\d\d \[\d+\.\d\d, \d+\.\d\d\]", cell), cell
+    low, high = interval
+    mean = float(cell.split(" ")[0])
+    assert low < mean < high and low >= 3 and high <= 9  # within the environments' own means
+    assert _guidance(list(reversed(results)))[1] == interval  # seeded: the same sessions, the same interval
+    changed = [_pe(env, rep, 5, 10 if env == ENVS[0] else scores[2 * i + rep][0])
+               for i, env in enumerate(ENVS) for rep in (0, 1)]
+    assert _guidance(changed)[1] != interval
+
+
+def test_one_environment_has_no_interval_to_give() -> None:
+    tables = registry.get("proactiveeval").batch_tables([_pe(ENVS[0], 0, 5, 6), _pe(ENVS[0], 1, 5, 8)], 2)
+    assert next(t for t in tables if t.id == "guidance").rows[0].interval == {}
+
+
+def test_the_bootstrap_figures_are_the_tables_own() -> None:
+    """The vectorised figures a resample computes equal the family's metrics on the same counts."""
+    import numpy as np
+
+    from proactive_tui.families.proactivebench.batch import COUNTED, _figures
+    from proactive_tui.families.proactivebench.metrics import Confusion, metrics
+
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        c = Confusion(**{k: int(v) for k, v in zip(COUNTED, rng.integers(0, 3, len(COUNTED)))})
+        sums = np.array([1.0] + [float(getattr(c, k)) for k in COUNTED])
+        got, want = _figures(sums), metrics(c)
+        for key in got:
+            assert float(got[key]) == pytest.approx(getattr(want, key)), (key, c)
+
+
+# -- one batch off the protocol in every family, and its outputs ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def deviating(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A batch with ProactiveBench's verdict feedback, ProactiveEval guiding with its own plan
+    and Chronos's guided prompt (one repeat, so one pass^1 column)."""
+    import os
+
+    home = tmp_path_factory.mktemp("home")
+    saved = {k: os.environ.get(k) for k in ("PROACTIVE_TUI_CONFIG", "PROACTIVE_TUI_DATA")}
+    os.environ["PROACTIVE_TUI_CONFIG"], os.environ["PROACTIVE_TUI_DATA"] = str(home / "c.toml"), str(home / "d")
+    out = tmp_path_factory.mktemp("batch") / "out"
+    try:
+        assert run(["proactiveeval/persuasion/fair/0", "proactivebench/coding_01", "chronos/car-purchase/positive",
+                    "--agent", "m1", "--agreeableness", "low", "--own-plan", "--feedback", "--prompt-variant", "guided",
+                    "--max-events", "3", "--no-store", "--concurrency", "1", "--out", str(out)], Seats()) == 0
+    finally:
+        for k, v in saved.items():
+            if v is not None:
+                os.environ[k] = v
+    return out
+
+
+BOOTSTRAP_SEED = 30
+"""`evalrun.stats.BOOTSTRAP_SEED`, as documented (a report says which seed made its intervals)."""
+
+EXPECTED = {"proactiveeval": [OWN_PLAN], "proactivebench": [FEEDBACK, "first 3 events of each trace only"],
+            "chronos": [GUIDED]}
+
+
+def test_report_json_labels_every_row_and_records_the_bootstrap(deviating) -> None:
+    report = json.loads((deviating / "report.json").read_text())
+    assert report["bootstrap"]["seed"] == BOOTSTRAP_SEED and report["bootstrap"]["level"] == 0.95
+    for family, tables in report["families"].items():
+        for table in tables:
+            assert all(r["protocol"] == EXPECTED[family] for r in table["rows"]), (family, table["id"])
+    splits = next(t for t in report["families"]["proactivebench"] if t["id"] == "splits")
+    assert all(isinstance(r["values"]["events"], int) for r in splits["rows"])  # a count, never 3.0
+
+
+def test_report_csv_labels_every_line_and_writes_counts_as_integers(deviating) -> None:
+    lines = list(csv.DictReader(io.StringIO((deviating / "report.csv").read_text())))
+    assert lines and all(line["protocol"] == "; ".join(EXPECTED[line["family"]]) for line in lines)
+    events = [line for line in lines if line["measure"] == "events"]
+    tasks = [line for line in lines if line["measure"] == "tasks"]
+    assert events and tasks and all(re.fullmatch(r"\d+", line["value"]) for line in events + tasks)
+    assert not any(line["measure"] == "pass_k" for line in lines)  # one repeat: pass^1 alone
+
+
+def test_report_md_and_report_show_label_the_numbers(deviating, capsys) -> None:
+    md = (deviating / "report.md").read_text()
+    for family, labels in EXPECTED.items():
+        assert f"**{family} · m1: not the protocol: {'; '.join(labels)}**" in md
+    assert "| model | split | Recall | Precision | Accuracy | False-Alarm | F1 | Accept Rate | judged events | protocol |" in md
+    assert md.count("| tasks | pass^1 | variance over repeats | protocol |") == 3
+    assert f"seed {BOOTSTRAP_SEED}" in md
+    capsys.readouterr()
+    assert main(["report", "show", str(deviating)]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    for family, labels in EXPECTED.items():
+        assert f"{family} · m1: not the protocol: {'; '.join(labels)}" in shown
+    assert "not the protocol: verdict feedback on" in shown and "Accept Rate" in shown
+
+
+def test_report_html_labels_the_numbers(deviating, tmp_path) -> None:
+    from proactive_tui.export.viewer import read_payload
+
+    assert main(["report", "html", str(deviating), "--out", str(tmp_path / "r.html")]) == 0
+    data = read_payload((tmp_path / "r.html").read_text())["report"]
+    assert f"proactivebench · m1: not the protocol: {FEEDBACK}; first 3 events of each trace only" in data["deviations"]
+    for table in data["tables"]:
+        assert table["header"][-1] == "protocol" and table["align"][-1] == "left"
+        assert all(cells[-1].startswith("not the protocol: ") for cells in table["rows"]), table["id"]
+    assert "seed" in data["interval_note"]
+
+
+# -- the labels: derived from the settings models ---------------------------------------------------
+
+
+def test_each_family_names_its_deviations_and_its_defaults_have_none() -> None:
+    for name in ("proactiveeval", "proactivebench", "chronos"):
+        family = registry.get(name)
+        assert family.deviations(family.settings_model().model_dump()) == [], name
+        assert family.deviations({}) == [], name
+    bench = registry.get("proactivebench")
+    assert bench.deviations({"feedback": True, "candidates": 3}) == ["3 candidates (the paper's ablation)", FEEDBACK]
+    assert bench.deviations({"agent_temperature": 0.5}) == []  # upstream's own temperature, said explicitly
+    assert registry.get("proactiveeval").deviations({"guide_with": "own_plan", "agreeableness": "high"}) == [OWN_PLAN]
+    assert registry.get("chronos").deviations({"prompt_variant": "guided"}) == [GUIDED]
+
+
+def test_a_setting_is_labelled_by_declaring_it_and_follows_its_default() -> None:
+    from proactive_tui.core.deviations import Deviation, deviations
+
+    class Settings(BaseModel):  # a family's settings model, as another setting would be added to it
+        without_target: Annotated[bool, Deviation("without the target {value} (an ablation)")] = False
+        variant: Annotated[str, Deviation("prompt {value} (default {default})")] = "guided"
+        seed: int | None = None
+
+    assert deviations(Settings, {"without_target": True, "seed": 3}) == ["without the target on (an ablation)"]
+    # the default moved to "guided": the other value is now the one labelled
+    assert deviations(Settings, {"variant": "standard"}) == ["prompt standard (default guided)"]
+    assert deviations(Settings, {"variant": "guided"}) == []
