@@ -252,7 +252,7 @@ def _settle_shared(result: EnvironmentSet, holders: dict[str, list[Any]]) -> Non
         if len(envs) < 2:
             continue
         keeper = next((env for env in envs if env.origin.yours), envs[0])
-        ordered = [keeper] + [env for env in envs if env is not keeper]
+        ordered = [keeper] + sorted((env for env in envs if env is not keeper), key=lambda env: not env.origin.yours)
         for env in ordered[1:]:
             env.id = qualified(env.origin.name, natural)
             if isinstance(getattr(env, "sample_id", None), str):  # Chronos pairs a sample's branches by it
