@@ -153,7 +153,12 @@ def test_eval_selects_the_users_records_by_id_and_the_samples_by_builtin(tmp_pat
     assert seats.targets == {f"proactiveeval/persuasion/fair/{i}": f"Target {i}" for i in range(3)}
     seats = Seen()
     assert run(["builtin:proactiveeval/persuasion/fair", *common, "--out", str(tmp_path / "b")], seats) == 0
-    assert seats.targets == {f"builtin:proactiveeval/persuasion/fair/{i}": item["target"] for i, item in enumerate(SAMPLE_FAIR)}
+    builtin = {f"builtin:proactiveeval/persuasion/fair/{i}": item["target"] for i, item in enumerate(SAMPLE_FAIR)}
+    assert seats.targets == builtin
+    # the folder as a selector (no --envs) beside the samples: five sessions, none under another's id
+    seats = Seen()
+    assert run([str(dataset), "builtin:proactiveeval/persuasion/fair", *common[2:], "--out", str(tmp_path / "c")], seats) == 0
+    assert seats.targets == {f"proactiveeval/persuasion/fair/{i}": f"Target {i}" for i in range(3)} | builtin
 
 
 async def test_the_picker_shows_where_each_environment_comes_from(tmp_path: Path, monkeypatch) -> None:

@@ -25,6 +25,8 @@ class EnvironmentBase(BaseModel):
     source: str = ""
     """The file (and record) this environment was read from, for error messages and `envs show`."""
     _origin: Any = PrivateAttr(default=None)
+    _file: Any = PrivateAttr(default=None)
+    """The file's path (a `Path`) as the loader met it, for `EnvironmentSet.read_from`."""
 
     @property
     def origin(self) -> Any:

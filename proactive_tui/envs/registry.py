@@ -87,6 +87,18 @@ class EnvironmentSet(BaseModel):
                     return env
         return None
 
+    def read_from(self, path: Path | str) -> list[Environment]:
+        """The environments read from the file `path` or from files under the folder `path` (a
+        path `eval` was given as a selector, loaded with everything else so that its ids are
+        settled with the others', see envs.sources)."""
+        wanted = Path(path).expanduser().resolve()
+        out = []
+        for env in self.environments:
+            file = getattr(env, "_file", None)
+            if file is not None and (file.resolve() == wanted or wanted in file.resolve().parents):
+                out.append(env)
+        return out
+
     def counts(self) -> Counter[tuple[str, str]]:
         """Environments per (family, domain), for picker headings."""
         return Counter((env.family, env.domain) for env in self.environments)
@@ -235,7 +247,7 @@ def _load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
                                                    f"{earlier.source}); skipped: load the two folders as separate "
                                                    "--envs paths to keep both"))
                     continue
-                env._origin = origin
+                env._origin, env._file = origin, file.path
                 mine[env.id] = env
                 holders.setdefault(env.id, []).append(env)
                 result.environments.append(env)
