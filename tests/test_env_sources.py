@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, SAMPLE_DIRS
 from proactive_tui.envs import load_default
 from proactive_tui.paths import user_envs_dir
@@ -50,6 +52,9 @@ def test_envs_list_and_validate_keep_every_record_of_a_users_upstream_copy(tmp_p
         assert rows[f"builtin:proactiveeval/persuasion/fair/{i}"]["source"] == "builtin"
     assert "note: id proactiveeval/persuasion/fair/0 is in 2 sources" in proc.stderr
     assert "duplicate" not in proc.stderr
+    table = cli("envs", "list", "--envs", str(dataset), "--domain", "persuasion").stdout  # a wide table names the source
+    row = next(line for line in table.splitlines() if "Upstream topic 2" in line)
+    assert "proactiveeval/persuasion/fair/2" in row and "│ dataset " in row and "┃ source " in table
 
     proc = cli("envs", "validate", str(dataset))
     assert proc.returncode == 0, proc.stdout
@@ -97,8 +102,9 @@ def test_the_users_envs_folder_keeps_the_id_and_the_sample_stays_reachable() -> 
                                                        "builtin:proactiveeval/persuasion/fair/0"]
 
 
-def test_proactivebench_and_chronos_clashes_keep_both(tmp_path: Path) -> None:
-    mine = tmp_path / "mine"
+def clashing_folder(mine: Path) -> Path:
+    """A folder of one's own holding an environment with a sample's id in each family."""
+    upstream_folder(mine)
     (mine / "proactivebench").mkdir(parents=True)
     trace = json.loads((SAMPLE_DIRS["proactivebench"] / "coding_01.json").read_text())
     trace[0]["observation"]["event"] = "My own first event"
@@ -107,7 +113,11 @@ def test_proactivebench_and_chronos_clashes_keep_both(tmp_path: Path) -> None:
     scenario = json.loads((SAMPLE_DIRS["chronos"] / "car-purchase.json").read_text())
     scenario["title"] = "My own car purchase"
     (mine / "chronos" / "car-purchase.json").write_text(json.dumps(scenario))
-    envset = load_default([str(mine)])
+    return mine
+
+
+def test_proactivebench_and_chronos_clashes_keep_both(tmp_path: Path) -> None:
+    envset = load_default([str(clashing_folder(tmp_path / "mine"))])
     assert envset.problems == []
     assert envset.get("proactivebench/coding_01").events[0].observation.event == "My own first event"
     assert envset.get("builtin:proactivebench/coding_01").events[0].observation.event != "My own first event"
@@ -118,6 +128,21 @@ def test_proactivebench_and_chronos_clashes_keep_both(tmp_path: Path) -> None:
         # the paired-sample metric pairs a sample's branches by sample_id: the two pairs stay apart
         assert sample.sample_id == "builtin:chronos/car-purchase"
         assert envset.get(f"chronos/car-purchase/{branch}").sample_id == "chronos/car-purchase"
+
+
+@pytest.mark.parametrize("env_id", ["proactiveeval/persuasion/fair/0", "proactivebench/coding_01", "chronos/car-purchase/positive"])
+def test_a_sample_listed_as_builtin_saved_as_new_is_yours_under_its_plain_id(tmp_path: Path, env_id: str) -> None:
+    """"What if" → Save as new environment on a sample whose id your data shares: the saved file is
+    yours (the envs folder), named by the plain id, and reads back as `<id>~whatif-1`."""
+    from proactive_tui.envs.what_if import save_as_new
+
+    envset = load_default([str(clashing_folder(tmp_path / "mine"))])
+    sample = envset.get(f"builtin:{env_id}")
+    assert sample.id == f"builtin:{env_id}"
+    saved = save_as_new(sample, taken={env.id for env in envset.environments})
+    assert saved.env.id == f"{env_id}~whatif-1" and saved.path.is_relative_to(user_envs_dir())
+    assert saved.env.origin.kind == "envs_folder"
+    assert load_default([str(tmp_path / "mine")]).get(f"{env_id}~whatif-1") is not None
 
 
 def test_run_addresses_the_users_record_and_the_sample(tmp_path: Path) -> None:

@@ -95,15 +95,22 @@ def run_list(args: argparse.Namespace) -> int:
         # Ids are what a person copies into `envs show` / `run`: never cut them. On a narrow
         # terminal family, domain and tier go (the id holds them) and the title gives way.
         wide = console.width >= 110
+        # where each comes from, when that varies (the built-in ones, your envs folder, --envs
+        # folders): the id says so only for an id two sources share
+        sources = wide and len({env.origin.name for env in envs if env.origin is not None}) > 1
         table = Table(title=f"{len(envs)} environments", title_justify="left")
         table.add_column("id", no_wrap=True, min_width=max((len(e.id) for e in envs), default=2))
         if wide:
             table.add_column("family", no_wrap=True, min_width=14)
             table.add_column("domain", overflow="ellipsis", no_wrap=True, max_width=21)
             table.add_column("tier", no_wrap=True, min_width=7)
+        if sources:
+            table.add_column("source", overflow="ellipsis", no_wrap=True, max_width=16)
         table.add_column("title", overflow="ellipsis", no_wrap=True)
         for env in envs:
-            cells = [env.id] + ([env.family, env.domain, env.tier or "-"] if wide else []) + [env.title]
+            cells = [env.id] + ([env.family, env.domain, env.tier or "-"] if wide else [])
+            cells += [env.origin.name if env.origin is not None else "-"] if sources else []
+            cells += [env.title]
             table.add_row(*(Text(plain(str(v))) for v in cells))
         console.print(table)
     listed = {env.id for env in envs}

@@ -28,6 +28,14 @@ class EnvironmentBase(BaseModel):
     _file: Any = PrivateAttr(default=None)
     """The file's path (a `Path`) as the loader met it, for `EnvironmentSet.read_from`."""
 
+    def __eq__(self, other: Any) -> bool:
+        """Equal when the environments are (their fields): where each copy was loaded from
+        (`origin`, a private attribute, which pydantic would compare too) is not part of what an
+        environment is, so a stored session's copy equals the one loaded today."""
+        if not isinstance(other, EnvironmentBase):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
     @property
     def origin(self) -> Any:
         """The source it was loaded from (`envs.sources.Origin`), set by the loader; None for an
