@@ -217,3 +217,19 @@ async def test_the_picker_shows_where_each_environment_comes_from(tmp_path: Path
         await pilot.pause()
         preview = "\n".join(s.visual.plain for s in app.screen.preview.query(Static))
         assert "builtin:proactiveeval/persuasion/fair/0" in preview and "source: built-in sample, " in preview
+
+
+def test_a_session_stored_on_a_sample_finds_the_sample_when_its_copy_cannot_be_read() -> None:
+    """A stored session keeps its environment; when that copy no longer validates (an older
+    schema), the environment is looked up by the recorded id, and the recorded file decides which
+    holder: the sample the session ran, not the user's record that holds the plain id today."""
+    from types import SimpleNamespace
+
+    from proactive_tui.store.queries import _environment
+
+    sample = load_default().get("proactiveeval/persuasion/fair/0")
+    stored = sample.model_dump(mode="json") | {"field_of_an_older_version": 1}
+    record = SimpleNamespace(id="s1", family="proactiveeval", env_id="proactiveeval/persuasion/fair/0", environment=stored)
+    upstream_folder(user_envs_dir() / "proactiveeval", n=1)  # the user's copy now holds the plain id
+    found = _environment(record)
+    assert found.item.target == SAMPLE_FAIR[0]["target"] and found.id == "builtin:proactiveeval/persuasion/fair/0"

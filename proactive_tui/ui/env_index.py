@@ -24,7 +24,8 @@ class Group:
     environments: list[Any] = field(default_factory=list)
     children: list["Group"] = field(default_factory=list)
     origin: Any = None
-    """For a family's branch of one source (`source:family`): that source (envs.sources.Origin)."""
+    """For a family's branch of one source (`source:family`) and the branches under it: that
+    source (envs.sources.Origin), which the preview names."""
 
     @property
     def count(self) -> int:
@@ -217,6 +218,6 @@ def _child(parent: Group, label: str) -> Group:
     for child in parent.children:
         if child.label == label:
             return child
-    child = Group(label, parent.path + (label,))
+    child = Group(label, parent.path + (label,), origin=parent.origin)
     parent.children.append(child)
     return child
