@@ -54,20 +54,23 @@ def sample_sources() -> list:
 
     override = os.environ.get("PROACTIVE_TUI_SAMPLE_ENVS")
     if override:
-        return [EnvSource(Path(override))]
+        return [EnvSource(Path(override), kind="builtin")]
     from proactive_tui.core import registry
 
-    return [EnvSource(path, family.name) for family in registry.families().values()
+    return [EnvSource(path, family.name, kind="builtin") for family in registry.families().values()
             for path in family.sample_sources() if path.exists()]
 
 
 def default_env_sources(extra: list[str] | None = None) -> list:
-    """The user's folder (if it exists) first, then the shipped samples, then any `--envs PATH`
-    given: a user's own file with a sample's id wins, and the duplicate is reported."""
+    """The user's folder (if it exists) first, then the shipped samples, then the `extra` paths
+    (the config's `envs`, then `--envs`). An id several of them hold stays with the user's own
+    data and the others are listed as `<source>:<id>` (`envs.sources`)."""
+    from proactive_tui.envs.registry import EnvSource
+
     sources: list = []
     user = user_envs_dir()
     if user.exists():
-        sources.append(user)
+        sources.append(EnvSource(user, kind="envs_folder"))
     sources.extend(sample_sources())
     sources.extend(Path(p) for p in (extra or []))
     return sources

@@ -46,10 +46,14 @@ def test_list_table_and_filters() -> None:
 def test_list_with_extra_envs_path(tmp_path: Path) -> None:
     write(tmp_path / "glasses_assistant" / "fair.json", [PE_ITEM])
     proc = cli("envs", "list", "--json", "--envs", str(tmp_path), "--family", "proactiveeval", "--domain", "glasses_assistant")
-    ids = [json.loads(x)["id"] for x in proc.stdout.splitlines()]
-    # the user's item collides with the sample of the same id: the sample wins and the clash is reported
-    assert "proactiveeval/glasses_assistant/fair/0" in ids
-    assert "duplicate id proactiveeval/glasses_assistant/fair/0" in proc.stderr
+    rows = {json.loads(x)["id"]: json.loads(x) for x in proc.stdout.splitlines()}
+    # the user's item has the sample's id: the user's keeps it, the sample is listed as builtin:<id>,
+    # and the shared id is a note (not a problem, nothing skipped)
+    assert rows["proactiveeval/glasses_assistant/fair/0"]["title"] == "Beekeeping"
+    assert rows["proactiveeval/glasses_assistant/fair/0"]["source"] == tmp_path.name
+    assert rows["builtin:proactiveeval/glasses_assistant/fair/0"]["source"] == "builtin"
+    assert "note: id proactiveeval/glasses_assistant/fair/0 is in 2 sources" in proc.stderr
+    assert "duplicate" not in proc.stderr and "problem" not in proc.stderr
 
 
 def test_show_is_readable_and_literal(tmp_path: Path) -> None:
@@ -79,9 +83,10 @@ def test_validate_bad_folder_lists_each_problem(tmp_path: Path) -> None:
     assert any(l.endswith("recommendation/fair.json: record 1: field sub_target: Input should be a valid list (got NoneType)") for l in lines), lines
     assert any("recommendation/hard.json: invalid JSON at line 1 column 2" in l for l in lines)
     assert any(l.endswith("proactivebench/empty.json: empty file: expected JSON") for l in lines)
-    # the one good record has a sample's id: the app would skip it, and validate says so
-    assert any("duplicate id proactiveeval/recommendation/fair/0: already loaded from" in l for l in lines)
-    assert lines[-1] == "FAILED: 1 environment(s) loaded from 3 file(s), 4 problem(s)"
+    # the one good record has a sample's id: a note (the app lists both), not a problem
+    assert any(l.startswith("note: id proactiveeval/recommendation/fair/0 is in 2 sources") for l in lines)
+    assert lines[-1] == ("FAILED: 1 environment(s) loaded from 3 file(s), 3 problem(s), "
+                         "1 id(s) shared with other sources (notes above)")
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
@@ -98,12 +103,15 @@ def test_validate_never_tracebacks_on_odd_paths(tmp_path: Path) -> None:
 
 
 def test_validate_reports_ids_the_app_already_has(tmp_path: Path) -> None:
-    # a hand-written file whose ids are the samples': the picker would skip it, validate must say so
+    # a hand-written file whose ids are the samples': the app lists it under those ids and the
+    # samples as builtin:<id>; validate says so in a note and passes
     write(tmp_path / "glasses_assistant" / "fair.json", [PE_ITEM])
     proc = cli("envs", "validate", str(tmp_path))
-    assert proc.returncode == 1
-    assert "duplicate id proactiveeval/glasses_assistant/fair/0: already loaded from" in proc.stdout
-    assert "FAILED" in proc.stdout
+    assert proc.returncode == 0, proc.stdout
+    assert ("note: id proactiveeval/glasses_assistant/fair/0 is in 2 sources: kept by "
+            f"{tmp_path / 'glasses_assistant' / 'fair.json'} record 0; also listed as "
+            "builtin:proactiveeval/glasses_assistant/fair/0 (built-in sample, ") in proc.stdout
+    assert proc.stdout.splitlines()[-1].startswith("OK: 1 environment(s) loaded from 1 file(s), 0 problem(s), 1 id(s) shared")
     # the samples themselves validate clean (the same files are no clash with themselves)
     proc = cli("envs", "validate", str(SAMPLE_DIRS["proactiveeval"]))
     assert proc.returncode == 0, proc.stdout

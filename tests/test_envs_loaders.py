@@ -153,13 +153,30 @@ def test_utf8_bom_is_accepted(tmp_path: Path) -> None:
     assert load_paths([tmp_path]).problems == []
 
 
-def test_duplicate_ids_keep_the_first(tmp_path: Path) -> None:
+def test_an_id_two_folders_share_stays_with_the_first_and_the_second_is_qualified(tmp_path: Path) -> None:
     a = write(tmp_path / "a" / "chronos" / "same.json", CHRONOS)
     write(tmp_path / "b" / "chronos" / "same.json", CHRONOS | {"title": "other"})
     result = load_paths([tmp_path / "a", tmp_path / "b"])
-    assert [e.title for e in result.environments] == ["Cheap city car"]
-    assert "duplicate id chronos/same" in result.problems[0].message
-    assert str(a) in result.problems[0].message or "a/chronos/same.json" in result.problems[0].message
+    assert [(e.id, e.title) for e in result.environments] == [("chronos/same", "Cheap city car"), ("b:chronos/same", "other")]
+    assert result.problems == []
+    assert [h.id for h in result.shared[0].holders] == ["chronos/same", "b:chronos/same"]
+    assert str(a) in result.shared[0].render()
+    assert result.get("a:chronos/same").title == "Cheap city car"  # a source's name names its own, shared or not
+
+
+def test_two_files_of_one_folder_with_one_id_is_that_folders_problem(tmp_path: Path) -> None:
+    # two copies of a domain in one folder: both read to proactiveeval/persuasion/fair/0
+    write(tmp_path / "v1" / "persuasion" / "fair.json", [PE_ITEM])
+    write(tmp_path / "v2" / "persuasion" / "fair.json", [PE_ITEM | {"target": "other"}])
+    result = load_paths([tmp_path])
+    assert [e.id for e in result.environments] == ["proactiveeval/persuasion/fair/0"]
+    assert "duplicate id proactiveeval/persuasion/fair/0 within" in result.problems[0].render()
+    assert "separate --envs paths to keep both" in result.problems[0].render()
+    both = load_paths([tmp_path / "v1", tmp_path / "v2"])  # as the message says
+    assert [e.id for e in both.environments] == ["proactiveeval/persuasion/fair/0", "v2:proactiveeval/persuasion/fair/0"]
+    # one folder given twice, or a file inside a folder also given, is read as one source
+    again = load_paths([tmp_path / "v1", tmp_path / "v1", tmp_path / "v1" / "persuasion" / "fair.json"])
+    assert [e.id for e in again.environments] == ["proactiveeval/persuasion/fair/0"] and again.problems == []
 
 
 # --- malformed input: each names file, record and field ----------------------------------------

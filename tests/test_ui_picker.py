@@ -537,8 +537,9 @@ async def filter_applied(pilot) -> None:
 
 
 def big_group(app):
-    """The tree node of the recommendation / fair branch, which holds the large file."""
-    family = next(n for n in app.screen.tree.root.children if str(n.label).startswith("proactiveeval"))
+    """The tree node of the recommendation / fair branch, which holds the large file (in the branch
+    of its own folder, `big:proactiveeval`, beside the built-in samples')."""
+    family = next(n for n in app.screen.tree.root.children if str(n.label).startswith("big:proactiveeval"))
     domain = next(n for n in family.children if str(n.label).startswith("recommendation"))
     return next(n for n in domain.children if str(n.label).startswith("fair"))
 
@@ -554,7 +555,8 @@ async def test_large_file_branch_lists_200_then_one_more_line(tmp_path: Path) ->
         await pilot.pause()
         assert gc.get_freeze_count() > frozen  # thousands of environments: kept out of the GC's scans
         total = len(app.environments.environments)
-        in_group = len([e for e in app.environments.environments if e.domain == "recommendation" and e.tier == "fair"])
+        in_group = len([e for e in app.environments.environments
+                        if e.domain == "recommendation" and e.tier == "fair" and e.origin.name == "big"])
         assert in_group > LEAVES_PER_GROUP
         node = big_group(app)
         assert str(node.label) == f"fair ({in_group})"  # the count stays exact

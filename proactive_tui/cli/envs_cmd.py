@@ -29,11 +29,37 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     validate.set_defaults(func=run_validate)
 
 
+def _configured_envs() -> list[str]:
+    """The config's `envs` folders, which the playground and `run` load too (a config that cannot
+    be read is said once and left out, as the playground does)."""
+    from proactive_tui.config import ConfigError, load_config
+
+    try:
+        return list(load_config().envs)
+    except ConfigError as exc:
+        from proactive_tui.textsafe import plain
+
+        print(plain(f"warning: config file not used: {exc}"), file=sys.stderr)
+        return []
+
+
 def _load(args: argparse.Namespace):
     from proactive_tui.envs import load_default
 
     extra = list(getattr(args, "envs", []) or [])
-    return load_default(extra)
+    return load_default(_configured_envs() + extra)
+
+
+def _report_shared(shared, stream=sys.stderr) -> None:
+    """Ids that several sources hold: notes, not problems (every holder is listed)."""
+    from proactive_tui.textsafe import plain
+
+    if not shared:
+        return
+    print(f"note: {len(shared)} id(s) are in more than one source; your data keeps the id, the other holder is "
+          "listed as SOURCE:ID (builtin: for what ships with proactive-tui):", file=stream)
+    for one in shared:
+        print(plain(f"note: {one.render()}"), file=stream)
 
 
 def _report_problems(problems, stream=sys.stderr) -> None:
@@ -56,7 +82,8 @@ def run_list(args: argparse.Namespace) -> int:
         from proactive_tui.textsafe import json_text
 
         for env in envs:
-            print(json_text({"id": env.id, "family": env.family, "domain": env.domain, "tier": env.tier, "title": env.title}))
+            print(json_text({"id": env.id, "family": env.family, "domain": env.domain, "tier": env.tier, "title": env.title,
+                             "source": env.origin.name if env.origin is not None else None}))
     else:
         from rich.console import Console
         from rich.table import Table
@@ -68,17 +95,26 @@ def run_list(args: argparse.Namespace) -> int:
         # Ids are what a person copies into `envs show` / `run`: never cut them. On a narrow
         # terminal family, domain and tier go (the id holds them) and the title gives way.
         wide = console.width >= 110
+        # where each comes from, when that varies (the built-in ones, your envs folder, --envs
+        # folders): the id says so only for an id two sources share
+        sources = wide and len({env.origin.name for env in envs if env.origin is not None}) > 1
         table = Table(title=f"{len(envs)} environments", title_justify="left")
         table.add_column("id", no_wrap=True, min_width=max((len(e.id) for e in envs), default=2))
         if wide:
             table.add_column("family", no_wrap=True, min_width=14)
             table.add_column("domain", overflow="ellipsis", no_wrap=True, max_width=21)
             table.add_column("tier", no_wrap=True, min_width=7)
+        if sources:
+            table.add_column("source", overflow="ellipsis", no_wrap=True, max_width=16)
         table.add_column("title", overflow="ellipsis", no_wrap=True)
         for env in envs:
-            cells = [env.id] + ([env.family, env.domain, env.tier or "-"] if wide else []) + [env.title]
+            cells = [env.id] + ([env.family, env.domain, env.tier or "-"] if wide else [])
+            cells += [env.origin.name if env.origin is not None else "-"] if sources else []
+            cells += [env.title]
             table.add_row(*(Text(plain(str(v))) for v in cells))
         console.print(table)
+    listed = {env.id for env in envs}
+    _report_shared([one for one in envset.shared if any(h.id in listed for h in one.holders)])
     if envset.problems:
         print(f"{len(envset.problems)} problem(s) while loading; run `proactive-tui envs validate PATH` for details:", file=sys.stderr)
         _report_problems(envset.problems)
@@ -113,27 +149,30 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _clashes_with_default(envset) -> list:
-    """Ids the files share with what the app loads anyway (samples, the user's folder, config
-    folders): those files would be skipped there as duplicates, so validation must say so rather
-    than report OK for files the picker would never show."""
-    from proactive_tui.envs import LoadProblem, load_default
+def _shared_with_default(paths: list[str], envset) -> list:
+    """The ids the files share with what the app loads anyway (the user's folder, the samples, the
+    config's folders), as the app would settle them (`envs.sources`): your file keeps an id a
+    sample has, and is listed as `<folder>:<id>` beside an earlier folder of yours with the id.
+    Notes, not problems: nothing is skipped."""
+    from proactive_tui.envs import load_default
+    from proactive_tui.envs.describe import shown_source
 
-    known = {env.id: env.source for env in load_default().environments}
-    return [LoadProblem(file=env.source, message=f"duplicate id {env.id}: already loaded from {known[env.id]} "
-                                                  "(the picker and `envs list` skip this one)")
-            for env in envset.environments if env.id in known and known[env.id] != env.source]
+    mine = {shown_source(env.source) for env in envset.environments}
+    together = load_default(_configured_envs() + list(paths))
+    return [one for one in together.shared if any(h.source in mine for h in one.holders)]
 
 
 def run_validate(args: argparse.Namespace) -> int:
     from proactive_tui.envs import load_paths
 
     envset = load_paths(args.paths)
-    envset.problems.extend(_clashes_with_default(envset))
+    shared = _shared_with_default(args.paths, envset)
     _report_problems(envset.problems, stream=sys.stdout)
+    _report_shared(shared, stream=sys.stdout)
     status = "OK" if not envset.problems else "FAILED"
+    notes = f", {len(shared)} id(s) shared with other sources (notes above)" if shared else ""
     print(
         f"{status}: {len(envset.environments)} environment(s) loaded from {envset.files_read} file(s), "
-        f"{len(envset.problems)} problem(s)"
+        f"{len(envset.problems)} problem(s){notes}"
     )
     return 1 if envset.problems else 0

@@ -269,7 +269,7 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
 
     from proactive_tui.cli.batch import shared_option_problem
     from proactive_tui.config import ConfigError, load_config
-    from proactive_tui.envs import load_default, load_paths
+    from proactive_tui.envs import load_default
     import os
 
     from proactive_tui.evalrun.folder import (
@@ -312,9 +312,12 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
         return roles.model_copy(update={r: roles.for_role(r).model_copy(update={"seed": seed})
                                         for r in ("agent", "user", "judge")})
 
-    catalog = load_default(list(config.envs) + list(args.envs or []))
+    # A selector that is a path is loaded with the rest, so an id it shares with a sample or
+    # another folder is settled as everywhere (envs.sources) rather than two sessions under one id.
+    paths = [s for s in args.selectors if Path(s).exists()]
+    catalog = load_default(list(config.envs) + list(args.envs or []) + paths)
     try:
-        manifest, planned = build_plan(args, catalog.environments, lambda path: load_paths([path]).environments,
+        manifest, planned = build_plan(args, catalog.environments, catalog.read_from,
                                        "reference" if reference else default_agent, resolve)
         if reference:  # no model sits in any seat: the report must not name the configured ones
             build = build or reference_build(manifest.families)

@@ -24,8 +24,10 @@ class _Help(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         from proactive_tui.core import registry
 
+        from proactive_tui.envs.sources import family_of
+
         env_id = getattr(namespace, "env_id", None)
-        family = registry.find(env_id.split("/", 1)[0]) if env_id else None
+        family = registry.find(family_of(env_id)) if env_id else None
         shown = [family] if family else list(registry.families().values())
         parser.print_help()
         for fam in shown:

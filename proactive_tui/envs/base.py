@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 
 class EnvironmentBase(BaseModel):
@@ -22,6 +24,25 @@ class EnvironmentBase(BaseModel):
     tier: str | None = None
     source: str = ""
     """The file (and record) this environment was read from, for error messages and `envs show`."""
+    _origin: Any = PrivateAttr(default=None)
+    _file: Any = PrivateAttr(default=None)
+    """The file's path (a `Path`) as the loader met it, for `EnvironmentSet.read_from`."""
+
+    def __eq__(self, other: Any) -> bool:
+        """Equal when the environments are (their fields): where each copy was loaded from
+        (`origin`, a private attribute, which pydantic would compare too) is not part of what an
+        environment is, so a stored session's copy equals the one loaded today."""
+        if not isinstance(other, EnvironmentBase):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    @property
+    def origin(self) -> Any:
+        """The source it was loaded from (`envs.sources.Origin`), set by the loader; None for an
+        environment that was not loaded from a source (an edit, one read back from a session).
+        Not a field: it says where this copy was found, not what the environment is, so it is
+        neither stored with a session nor shown in the editor."""
+        return self._origin
 
     @property
     def list_label(self) -> str:

@@ -20,10 +20,16 @@ _PACKAGE = str(Path(__file__).resolve().parent.parent) + os.sep
 def shown_source(source: str) -> str:
     """Where an environment comes from, as a person reads it: a built-in sample by its place in
     the package (not the install path, which differs per machine and venv and would otherwise fill
-    a line of every preview and screenshot), a file under the home folder with `~`."""
+    a line of every preview and screenshot), a file of the user's environments folder by its place
+    there, a file under the home folder with `~`."""
     full = os.path.abspath(source) if source else source  # the loader may name a file relative to the cwd
     if full.startswith(_PACKAGE):
         return f"built-in sample, {full[len(_PACKAGE):]}"
+    from proactive_tui.paths import user_envs_dir
+
+    folder = os.path.abspath(user_envs_dir()) + os.sep
+    if full.startswith(folder):
+        return f"your envs folder, {full[len(folder):]}"
     home = str(Path.home()).rstrip(os.sep) + os.sep
     if home != os.sep and source.startswith(home):
         return "~" + os.sep + source[len(home):]

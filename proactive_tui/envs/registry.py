@@ -10,7 +10,9 @@ Which family reads a file is decided per file by the families themselves (core.f
 4. else the first family that recognises the parsed JSON's shape reads it;
 5. anything else is reported as unrecognised.
 
-Problems are collected, never raised: a bad file or record costs only itself.
+Problems are collected, never raised: a bad file or record costs only itself. Ids are unique by
+source (`envs.sources`): an id two sources share stays with your data and the other holder is
+listed as `<source>:<id>`, never skipped.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from proactive_tui.core.family import FileCandidate
 from proactive_tui.envs.problems import LoadProblem
 from proactive_tui.envs.reading import Unreadable, read_json
+from proactive_tui.envs.sources import BUILTIN, Holder, Kind, Origin, SharedId, qualified, source_name, split_id
 
 Environment = Any
 """An environment of any installed family (each family's `env_model`, an EnvironmentBase)."""
@@ -35,10 +38,13 @@ Environment = Any
 
 @dataclass(frozen=True)
 class EnvSource:
-    """A folder or file to load; `family` set when its files all belong to one family."""
+    """A folder or file to load; `family` set when its files all belong to one family; `kind`
+    says whose it is (`builtin` for the package's own, `envs_folder` for the user's folder, else
+    a path someone gave), which decides who keeps a shared id."""
 
     path: Path
     family: str | None = None
+    kind: Kind = "path"
 
 
 def _families() -> dict[str, Any]:
@@ -54,13 +60,44 @@ class EnvironmentSet(BaseModel):
 
     environments: list[Any] = Field(default_factory=list)
     problems: list[LoadProblem] = Field(default_factory=list)
+    shared: list[SharedId] = Field(default_factory=list)
+    """Ids more than one source holds: not problems (every holder is listed), said as notes."""
     files_read: int = 0
 
-    def get(self, env_id: str) -> Environment | None:
+    def get(self, env_id: str, source: str | None = None) -> Environment | None:
+        """The environment listed as `env_id`, or named `<source>:<natural id>` (a qualified id
+        names its environment whether or not another source shares the natural id). With
+        `source` (an environment's `source` as a session recorded it), the holder of that natural
+        id read from that file is preferred: a session on a built-in sample recorded the plain id,
+        which one's own data may hold today."""
+        if source is not None:
+            from proactive_tui.envs.describe import shown_source
+
+            natural, wanted = split_id(env_id)[1], shown_source(source)
+            for env in self.environments:
+                if split_id(env.id)[1] == natural and shown_source(env.source) == wanted:
+                    return env
         for env in self.environments:
             if env.id == env_id:
                 return env
+        name, natural = split_id(env_id)
+        if name is not None:
+            for env in self.environments:
+                if env.origin is not None and env.origin.name == name and split_id(env.id)[1] == natural:
+                    return env
         return None
+
+    def read_from(self, path: Path | str) -> list[Environment]:
+        """The environments read from the file `path` or from files under the folder `path` (a
+        path `eval` was given as a selector, loaded with everything else so that its ids are
+        settled with the others', see envs.sources)."""
+        wanted = Path(path).expanduser().resolve()
+        out = []
+        for env in self.environments:
+            file = getattr(env, "_file", None)
+            if file is not None and (file.resolve() == wanted or wanted in file.resolve().parents):
+                out.append(env)
+        return out
 
     def counts(self) -> Counter[tuple[str, str]]:
         """Environments per (family, domain), for picker headings."""
@@ -144,22 +181,37 @@ def _no_gc_pauses():
 
 
 def load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
-    """Load every environment under the given files and folders, in order; first id wins."""
+    """Load every environment under the given files and folders, in order (ids unique by source:
+    see `envs.sources`)."""
     with _no_gc_pauses():
         return _load_paths(paths)
 
 
 def _load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
     result = EnvironmentSet()
-    seen: dict[str, str] = {}
     families = _families()
     companions = {name: fam for fam in families.values() for name in fam.companion_files}
+    names: set[str] = set()
+    roots: set[Path] = set()
+    # natural id -> the environments holding it, in load order; per source name, the natural ids
+    # it holds (two files of one source with one id is the source's own problem, see below)
+    holders: dict[str, list[Any]] = {}
+    by_source: dict[str, dict[str, Any]] = {}
     for raw in paths:
         source = raw if isinstance(raw, EnvSource) else EnvSource(Path(raw))
         root = Path(source.path).expanduser()
         if not root.exists():
             result.problems.append(LoadProblem(file=str(root), message="no such file or folder"))
             continue
+        if root.resolve() in roots:  # the same folder twice (the config's envs and --envs): read once
+            continue
+        roots.add(root.resolve())
+        if source.kind == "builtin":
+            name = BUILTIN
+        else:
+            name = source_name(root.resolve(), names)
+            names.add(name)
+        origin = Origin(kind=source.kind, name=name, path=_display(root))
         paths, scan_problems = _json_files(root)
         result.problems.extend(scan_problems)
         files = [FileCandidate(path=p, root=root, display=_display(p), folders=_folder_names(p, root), family=source.family)
@@ -178,6 +230,7 @@ def _load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
             value, problems = owner.read_companion(file, data)
             result.problems.extend(problems)
             by_dir.setdefault(file.path.parent, {})[file.path.name] = value
+        mine = by_source.setdefault(name, {})
         for file in files:
             if file.path.name in companions:
                 continue
@@ -185,14 +238,39 @@ def _load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
             result.files_read += 1
             result.problems.extend(problems)
             for env in envs:
-                if env.id in seen:
-                    result.problems.append(
-                        LoadProblem(file=file.display, message=f"duplicate id {env.id} (already loaded from {seen[env.id]}); skipped")
-                    )
+                if any(other.source == env.source for other in holders.get(env.id, ())):
+                    continue  # the same record met again (a file inside a folder given too): no clash
+                earlier = mine.get(env.id)
+                if earlier is not None:
+                    result.problems.append(LoadProblem(
+                        file=file.display, message=f"duplicate id {env.id} within {origin.path} (already read from "
+                                                   f"{earlier.source}); skipped: load the two folders as separate "
+                                                   "--envs paths to keep both"))
                     continue
-                seen[env.id] = env.source
+                env._origin, env._file = origin, file.path
+                mine[env.id] = env
+                holders.setdefault(env.id, []).append(env)
                 result.environments.append(env)
+    _settle_shared(result, holders)
     return result
+
+
+def _settle_shared(result: EnvironmentSet, holders: dict[str, list[Any]]) -> None:
+    """Ids held by several sources: yours keep it (the first of yours loaded), else the first
+    built-in one; the others become `<source>:<id>`. Listed in `result.shared`."""
+    from proactive_tui.envs.describe import shown_source
+
+    for natural, envs in holders.items():
+        if len(envs) < 2:
+            continue
+        keeper = next((env for env in envs if env.origin.yours), envs[0])
+        ordered = [keeper] + sorted((env for env in envs if env is not keeper), key=lambda env: not env.origin.yours)
+        for env in ordered[1:]:
+            env.id = qualified(env.origin.name, natural)
+            if isinstance(getattr(env, "sample_id", None), str):  # Chronos pairs a sample's branches by it
+                env.sample_id = qualified(env.origin.name, env.sample_id)
+        result.shared.append(SharedId(natural=natural, holders=[Holder(id=env.id, source=shown_source(env.source))
+                                                                for env in ordered]))
 
 
 def _load_file(file: FileCandidate, families: dict[str, Any], companions: dict[str, Any]) -> tuple[list[Any], list[LoadProblem]]:

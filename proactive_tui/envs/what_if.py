@@ -52,8 +52,11 @@ _MARKS = re.compile(r"(~whatif(-\d+)?)+$")
 
 def root_id(env_id: str) -> str:
     """The id every what-if mark is taken from: a saved variant edited and saved again is a
-    sibling (`<id>~whatif-2`), not a variant of a variant."""
-    return _MARKS.sub("", env_id)
+    sibling (`<id>~whatif-2`), not a variant of a variant. Without a source qualifier
+    (`builtin:`, envs.sources): a saved variant is the user's own, named by the natural id."""
+    from proactive_tui.envs.sources import natural_id
+
+    return _MARKS.sub("", natural_id(env_id))
 
 
 def file_stem(env_id: str, family: str, label: str) -> str:
@@ -141,7 +144,7 @@ def save_as_new(env: Any, folder: Path | None = None, taken: set[str] | None = N
     the first n whose file does not exist and whose id is not in `taken` (ids already loaded).
     Raises EditProblem when the family cannot write files or the file does not read back."""
     from proactive_tui.core import registry
-    from proactive_tui.envs.registry import load_paths
+    from proactive_tui.envs.registry import EnvSource, load_paths
     from proactive_tui.paths import user_envs_dir
 
     family = registry.get(env.family)
@@ -164,7 +167,7 @@ def save_as_new(env: Any, folder: Path | None = None, taken: set[str] | None = N
     with path.open("x", encoding="utf-8") as handle:  # "x": never replace a file
         handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     wanted = f"{base}~{label}"
-    loaded = load_paths([folder])
+    loaded = load_paths([EnvSource(folder, kind="envs_folder" if folder.resolve() == user_envs_dir().resolve() else "path")])
     back = loaded.get(wanted)
     mine = [p.render() for p in loaded.problems if Path(p.file).resolve() == path.resolve()]
     if back is None or mine:

@@ -124,17 +124,26 @@ def matches(env_id: str, selector: str) -> bool:
     return env_id == sel or env_id.startswith(sel + "/")
 
 
+def source_id(env: Any) -> str:
+    """`<source>:<natural id>` (envs.sources), which names an environment whether or not its
+    natural id is shared: `builtin:proactiveeval` selects the shipped samples, `dataset:` a folder."""
+    from proactive_tui.envs.sources import natural_id, qualified
+
+    origin = getattr(env, "origin", None)
+    return qualified(origin.name, natural_id(env.id)) if origin is not None else env.id
+
+
 def select(environments: list[Any], selectors: list[str], load_path: Any = None) -> Selection:
-    """The environments any selector picks (by id, each once, sorted) and the selectors that pick
-    nothing. A selector naming an existing file or folder is loaded like `--envs`
-    (`load_path(path) -> environments`) and picks all it holds."""
+    """The environments any selector picks (by id, or by `<source>:` id, each once, sorted) and
+    the selectors that pick nothing. A selector naming an existing file or folder is loaded like
+    `--envs` (`load_path(path) -> environments`) and picks all it holds."""
     chosen: dict[str, Any] = {}
     unmatched: list[str] = []
     for selector in selectors:
         if load_path is not None and Path(selector).exists():
             hits = list(load_path(Path(selector)))
         else:
-            hits = [e for e in environments if matches(e.id, selector)]
+            hits = [e for e in environments if matches(e.id, selector) or matches(source_id(e), selector)]
         if not hits:
             unmatched.append(selector)
         chosen.update({e.id: e for e in hits})

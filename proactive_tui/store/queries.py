@@ -300,7 +300,8 @@ def _environment(record: RunRecord) -> Any:
     except ValidationError:
         from proactive_tui.envs import load_default
 
-        env = load_default().get(record.env_id)
+        recorded = record.environment.get("source") if isinstance(record.environment, dict) else None
+        env = load_default().get(record.env_id, source=recorded if isinstance(recorded, str) else None)
         if env is None:
             raise StoreError(f"the environment {record.env_id} of this session can no longer be read") from None
         return env

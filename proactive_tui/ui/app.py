@@ -104,7 +104,9 @@ class ProactiveApp(App[None]):
         self._report_opened = False
         self._notes: list[tuple[str, str]] = []  # (severity, message) shown once mounted
         self.config, self.config_ok = self._load_config()
-        self.extra_envs = [str(p) for p in (extra_envs or [])] + list(self.config.envs)
+        # the config's folders, then --envs: the order every command loads them in (the first of
+        # two with one id keeps it, envs.sources)
+        self.extra_envs = list(self.config.envs) + [str(p) for p in (extra_envs or [])]
         self.environments: Any = None
         themes, problems = load_themes(theme_dirs)
         for theme in themes:

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from proactive_tui.core import registry
 from proactive_tui.envs.describe import header_text
+from proactive_tui.envs.sources import qualified
 
 
 @dataclass
@@ -22,6 +23,9 @@ class Group:
     path: tuple[str, ...]
     environments: list[Any] = field(default_factory=list)
     children: list["Group"] = field(default_factory=list)
+    origin: Any = None
+    """For a family's branch of one source (`source:family`) and the branches under it: that
+    source (envs.sources.Origin), which the preview names."""
 
     @property
     def count(self) -> int:
@@ -148,15 +152,37 @@ def _family_parts(name: str) -> tuple[Any, str | None]:
     return family, text
 
 
-def group(environments: Sequence[Any]) -> list[Group]:
+def mixed_families(environments: Sequence[Any]) -> set[str]:
+    """The families whose environments come from more than one source (the built-in ones, your
+    envs folder, a folder given with --envs): the tree gives each source its own branch there."""
+    seen: dict[str, set[str]] = {}
+    for env in environments:
+        origin = getattr(env, "origin", None)
+        seen.setdefault(env.family, set()).add(origin.name if origin is not None else "")
+    return {family for family, names in seen.items() if len(names) > 1}
+
+
+def group(environments: Sequence[Any], mixed: set[str] | frozenset[str] = frozenset()) -> list[Group]:
     """Nest environments as family -> domain (-> tier for proactiveeval), in a stable order:
     families in their canonical order, then domains and tiers alphabetically, environments in
-    load order."""
-    families: dict[str, Group] = {}
+    load order.
+
+    A family in `mixed` (`mixed_families` of everything loaded, so a filter does not reshape the
+    tree) is one top-level branch per source, named as its ids are qualified (`dataset:proactiveeval`,
+    `builtin:proactiveeval`, envs.sources), yours first and the built-in ones last: where an
+    environment comes from is visible in the list, and a person's own data comes first. A branch
+    of its own rather than a level or a tag per line: no depth or width lost, which an 80-column
+    tree has none of to spare."""
+    families: dict[tuple[str, str], Group] = {}
     installed = registry.families()
     order = {name: i for i, name in enumerate(installed)}
     for env in environments:
-        fam = families.setdefault(env.family, Group(env.family, (env.family,)))
+        origin = getattr(env, "origin", None) if env.family in mixed else None
+        key = (env.family, origin.name if origin is not None else "")
+        fam = families.get(key)
+        if fam is None:
+            label = qualified(origin.name, env.family) if origin is not None else env.family
+            fam = families[key] = Group(label, (label,), origin=origin)
         fam.environments.append(env)
         dom = _child(fam, env.domain)
         dom.environments.append(env)
@@ -164,7 +190,13 @@ def group(environments: Sequence[Any]) -> list[Group]:
         if family is not None and family.group_by_tier and env.tier:
             tier = _child(dom, env.tier)
             tier.environments.append(env)
-    result = sorted(families.values(), key=lambda g: (order.get(g.label, len(order)), g.label))
+    seen = {key: i for i, key in enumerate(families)}
+
+    def rank(key: tuple[str, str]) -> tuple[int, str, bool, int]:
+        origin = families[key].origin
+        return (order.get(key[0], len(order)), key[0], origin is not None and not origin.yours, seen[key])
+
+    result = [families[key] for key in sorted(families, key=rank)]
     for fam in result:
         fam.children.sort(key=lambda g: g.label)
         for dom in fam.children:
@@ -186,6 +218,6 @@ def _child(parent: Group, label: str) -> Group:
     for child in parent.children:
         if child.label == label:
             return child
-    child = Group(label, parent.path + (label,))
+    child = Group(label, parent.path + (label,), origin=parent.origin)
     parent.children.append(child)
     return child

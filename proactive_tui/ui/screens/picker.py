@@ -21,7 +21,7 @@ from textual.widgets import Input, Tree
 
 from proactive_tui.envs.describe import describe
 from proactive_tui.ui.env_index import (LEAVES_PER_GROUP, EnvironmentIndex, Group, MoreEnvironments, first_environment,
-                                        group, is_environment)
+                                        group, is_environment, mixed_families)
 from proactive_tui.ui.messages import EnvironmentChosen
 from proactive_tui.ui.widgets.description_view import DescriptionView, Section
 from proactive_tui.ui.widgets.env_tree import EnvironmentTree
@@ -35,7 +35,8 @@ def group_sections(grp: Group) -> list[Section]:
     lines = [f"{env.id}  {env.title}" for env in grp.environments[:LEAVES_PER_GROUP]]
     if grp.count > LEAVES_PER_GROUP:
         lines.append(f"… {grp.count - LEAVES_PER_GROUP:,} more: type to filter")
-    return [("", f"{' / '.join(grp.path)}\n{grp.count} environment(s)"), ("Environments", "\n".join(lines))]
+    source = f"\nsource: {grp.origin.description}" if grp.origin is not None else ""
+    return [("", f"{' / '.join(grp.path)}\n{grp.count} environment(s){source}"), ("Environments", "\n".join(lines))]
 
 
 def more_sections(more: MoreEnvironments) -> list[Section]:
@@ -84,6 +85,8 @@ class PickerScreen(Screen[None]):
     def __init__(self, environments: list[Any], **kwargs) -> None:
         super().__init__(**kwargs)
         self.index = EnvironmentIndex(environments)
+        self.mixed = mixed_families(environments)
+        """Families listed with one branch per source (decided on all, so a filter keeps the shape)."""
         self.shown: list[Any] = list(environments)
         self.current: Any = None
         self._groups: list[Group] | None = None  # group(self.shown), kept from compose for the first build
@@ -97,7 +100,7 @@ class PickerScreen(Screen[None]):
                 yield EnvironmentTree(id="env-tree")
             # Composed with the first environment's description already in place, so the first
             # paint is the finished screen rather than an empty pane that fills a frame later.
-            self._groups = group(self.shown)
+            self._groups = group(self.shown, self.mixed)
             first = first_environment(self._groups)
             yield DescriptionView(describe(first, reveal_reference=self.reveal_reference) if first else (), id="preview")
         yield KeyBar()
@@ -139,6 +142,7 @@ class PickerScreen(Screen[None]):
         if any(e.id == env.id for e in self.index.environments):
             return
         self.index = EnvironmentIndex([*self.index.environments, env])
+        self.mixed = mixed_families(self.index.environments)
         self._rebuild()
 
     def _say_count(self) -> None:
@@ -189,7 +193,7 @@ class PickerScreen(Screen[None]):
         self.shown = self.index.matches(self.query_text)
         groups, self._groups = self._groups, None
         keep = self.current.id if self.current is not None else None
-        node = self.tree.show_environments(self.shown, keep=keep, groups=groups)
+        node = self.tree.show_environments(self.shown, keep=keep, groups=groups, mixed=self.mixed)
         if node is not None:
             self._show_node(node.data)
         total = len(self.index)

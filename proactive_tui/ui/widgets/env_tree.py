@@ -1,4 +1,6 @@
-"""The picker's tree: families -> domains (-> tiers for proactiveeval) -> environments.
+"""The picker's tree: families -> domains (-> tiers for proactiveeval) -> environments, a family
+whose environments come from several sources split into one branch per source
+(`dataset:proactiveeval`, `builtin:proactiveeval`, named as their ids are qualified).
 
 Labels are `Text` built from plain strings (escape sequences stripped), never markup.
 Branch labels carry counts ("recommendation (4)") so a filter shows at a glance where its
@@ -46,15 +48,17 @@ class EnvironmentTree(Tree[Any]):
         self.guide_depth = 3
 
     def show_environments(
-        self, environments: Sequence[Any], keep: str | None = None, groups: list[Group] | None = None
+        self, environments: Sequence[Any], keep: str | None = None, groups: list[Group] | None = None,
+        mixed: set[str] | frozenset[str] = frozenset(),
     ) -> TreeNode[Any] | None:
-        """Rebuild showing only `environments` (already grouped as `groups`, when given), all
-        expanded; put the cursor on the environment with id `keep` if listed, else on the first
-        environment. Returns the node under the cursor."""
+        """Rebuild showing only `environments` (already grouped as `groups`, when given; else
+        grouped with one branch per source for the `mixed` families), all expanded; put the
+        cursor on the environment with id `keep` if listed, else on the first environment.
+        Returns the node under the cursor."""
         self.clear()
         target: TreeNode[Any] | None = None
         first: TreeNode[Any] | None = None
-        for family in group(environments) if groups is None else groups:
+        for family in group(environments, mixed) if groups is None else groups:
             for leaf in self._add_group(self.root, family):
                 first = first or leaf
                 if keep is not None and leaf.data.id == keep:
