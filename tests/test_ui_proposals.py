@@ -590,3 +590,142 @@ def test_snapshot_verdict_prompt_80x24_light(snap_compare, no_clock) -> None:
 def test_snapshot_verdict_prompt_light(snap_compare, no_clock) -> None:
     app, run_before = session_app(human=True, accept_first=True, long=True, theme="proactive-light", max_events=6)
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+def judge_only_responder(body: dict) -> str:
+    """The judge seat alone (a person plays the agent): accepts a proposed task, rejects null."""
+    name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+    assert name == "JudgeVerdict", f"only the judge is a model here, not {name}"
+    task = json.loads(body["messages"][-1]["content"])["Proposed Task"]
+    return json.dumps({"thought": f"rated {task!r}", "judgement": "accepted" if task else "rejected"})
+
+
+@pytest.mark.parametrize("size", [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")])
+async def test_play_the_agent_proposal_and_silence_are_judged_as_a_models(size) -> None:
+    """Setup offers Play the agent; the person writes a proposal for event 1 and stays quiet
+    (ctrl+n) on event 2; the judge seat (a model on the fake server) rates each from upstream's
+    reward-model input, as it would a model's reply, and the record credits the replies to the
+    person (seat kind human) and the verdicts to the judge."""
+    with FakeOpenAIServer(responder=judge_only_responder) as server:
+        app = ProactiveApp()
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("slash", *PB_ENV, "enter")
+            await pilot.pause()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ProactiveBenchSetupScreen))
+            setup = app.screen
+            await pilot.press("right", "right", "space")  # the mode: Play the agent
+            await pilot.pause()
+            assert setup.mode == "play_agent" and setup.query_one("#model-agent", Input).disabled
+            assert "you play this seat" in str(setup.query_one("#key-agent").render())
+            setup.query_one("#model-user", Input).value = "openai/fake-judge"
+            setup.query_one("#api-base", Input).value = server.base_url
+            setup.query_one("#max-events", Input).value = "2"
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, ProactiveBenchSessionScreen))
+            screen = app.screen
+            from proactive_tui.families.proactivebench.ui.proposal_prompt import ProposalPrompt
+
+            prompt = screen.query_one(ProposalPrompt)
+            await wait_for(pilot, lambda: prompt.display and prompt.index == 1)
+            await settle_playing(pilot)
+            assert "Your proposal · event 1/2" in shown_in(app, prompt.region)
+            assert "your turn: propose for event 1" in status_text(screen)
+            await pilot.press("enter")  # nothing typed: not a reply the engine could use, nothing sent
+            await pilot.pause()
+            assert prompt.display and prompt.index == 1 and screen.builder.record.section.events[0].attempts == []
+            await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in "Offer to review the file"], "enter")
+            await wait_for(pilot, lambda: prompt.display and prompt.index == 2)
+            await settle_playing(pilot)
+            assert "Your proposal · event 2/2" in shown_in(app, prompt.region)
+            await pilot.press("ctrl+n")  # stay quiet: no proposal
+            await wait_for(pilot, lambda: screen.ended is not None)
+            assert screen.ended == "completed" and not prompt.display
+            record = screen.builder.record
+            assert record.human_seats == ["agent"] and record.models["agent"]["model"] == "person"
+            ev1, ev2 = record.section.events
+            assert ev1.final.tasks == ["Offer to review the file"] and ev1.final.model == "person"
+            assert ev2.final.tasks == [] and ev2.final.model == "person"  # no proposal
+            v1, v2 = ev1.final.verdicts[0], ev2.final.verdicts[0]
+            assert (v1.by, v1.by_kind, v1.judgement) == ("openai/fake-judge", "llm", "accepted")
+            assert v1.thought == "rated 'Offer to review the file'"
+            assert (v2.by, v2.by_kind, v2.judgement, v2.thought) == ("openai/fake-judge", "llm", "rejected", "rated None")
+            assert (ev1.outcome, ev2.outcome) == ("TP", "FN")  # a rejected null: help was wanted
+            c = record.section.confusion
+            assert (c.tp, c.fn, c.proposals) == (1, 1, 1)
+            judged = [json.loads(r["messages"][-1]["content"])["Proposed Task"] for r in server.chat_requests()]
+            assert judged == ["Offer to review the file", None]  # the judge saw exactly what the person sent
+            cards = list(screen.query(EventCard))
+            assert cards[0].verdicts[0][:2] == ("accepted", "openai/fake-judge")
+
+
+def person_agent_app(size_theme: str | None = None):
+    """A person in the agent seat, a scripted judge (accepting events 1, 3 and 5): they proposed a
+    task for event 1 and are asked for event 2."""
+    app = ProactiveApp()
+
+    async def factory(spec, env):
+        seats = {"agent": HumanParticipant(), "user": judge_accepting(lambda i, t: i in (1, 3, 5))}
+        return build_session(spec, env, gateway=None, seats=seats), seats
+
+    async def run_before(pilot) -> None:
+        if size_theme:
+            app.theme = size_theme
+        env = app.environments.get(PB_ENV)
+        spec = pb_spec(max_events=4)
+        spec.seats = {"agent": "human", "user": "model"}
+        app.push_screen(ProactiveBenchSessionScreen(env, spec, factory))
+        await pilot.pause()
+        screen = app.screen
+        from proactive_tui.families.proactivebench.ui.proposal_prompt import ProposalPrompt
+
+        prompt = screen.query_one(ProposalPrompt)
+        await wait_for(pilot, lambda: prompt.display and prompt.index == 1)
+        await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in "Offer to set up the test data"], "enter")
+        await wait_for(pilot, lambda: prompt.display and prompt.index == 2 and screen.seats["agent"].pending is not None)
+        screen.query_one("#proposal-input", Input).cursor_blink = False
+        await settle_playing(pilot)
+
+    return app, run_before
+
+
+def test_snapshot_proposal_prompt(snap_compare, no_clock) -> None:
+    app, run_before = person_agent_app()
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+def test_snapshot_proposal_prompt_80x24_light(snap_compare, no_clock) -> None:
+    app, run_before = person_agent_app("proactive-light")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_play_the_agent_answers_again_after_a_rejection_with_three_candidates() -> None:
+    """With retries and three candidates: the person offers two tasks (|), each is judged; both
+    rejected, the prompt asks again for the same event and says so; staying quiet then is the
+    event's last attempt."""
+    app = ProactiveApp()
+
+    async def factory(spec, env):
+        seats = {"agent": HumanParticipant(), "user": judge_accepting(lambda i, t: t is None)}
+        return build_session(spec, env, gateway=None, seats=seats), seats
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(PB_ENV)
+        spec = pb_spec(max_events=1, retries=1, candidates=3)
+        spec.seats = {"agent": "human", "user": "model"}
+        app.push_screen(ProactiveBenchSessionScreen(env, spec, factory))
+        await pilot.pause()
+        screen = app.screen
+        from proactive_tui.families.proactivebench.ui.proposal_prompt import ProposalPrompt
+
+        prompt = screen.query_one(ProposalPrompt)
+        await wait_for(pilot, lambda: prompt.display and prompt.index == 1)
+        assert "up to three tasks, separated by |" in str(prompt.query_one("#proposal-body").render())
+        await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in "Run the tests | Open the docs"], "enter")
+        await wait_for(pilot, lambda: prompt.display and "again, after a rejection" in prompt.border_title)
+        await pilot.click("#proposal-quiet")
+        await wait_for(pilot, lambda: screen.ended is not None)
+        (event,) = screen.builder.record.section.events
+        first, last = event.attempts
+        assert first.tasks == ["Run the tests", "Open the docs"] and [v.judgement for v in first.verdicts] == ["rejected"] * 2
+        assert last.tasks == [] and [v.judgement for v in last.verdicts] == ["accepted"] and event.outcome == "TN"

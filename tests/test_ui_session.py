@@ -272,7 +272,8 @@ async def test_play_as_agent_plan_and_messages_go_through_the_engine() -> None:
         await pilot.press(*"Get Kenji walking", "ctrl+j", *"ask about steps", "ctrl+j", *"suggest the station walk", "enter")
         await wait_for(pilot, lambda: screen.query_one(PlanPanel).score is not None)
         assert "Get Kenji walking" in str(screen.query_one("#plan-body").render())
-        assert env.item.target[:30] in card.plain_text()  # with the plan in, the reference is the brief
+        # with the plan in, the person's plan is the brief; the reference stays hidden
+        assert "Get Kenji walking" in card.plain_text() and env.item.target[:30] not in card.plain_text()
         await wait_for(pilot, lambda: not box.disabled)  # then the opening message
         await pilot.press(*"Kenji, fancy a walk to the station?", "enter")
         await wait_for(pilot, lambda: screen.ended is not None)
@@ -517,9 +518,10 @@ async def test_play_user_sees_the_persona_never_the_reference(size) -> None:
 @pytest.mark.parametrize("size", SIZES)
 async def test_play_agent_plans_blind_then_guides_with_its_brief(size) -> None:
     """The person in the agent seat: they plan seeing only what a model planner is told (no
-    reference anywhere on screen), a plan the engine could not parse stays in the box, then the
-    target and steps are their brief (on the card, all reachable), every message turn is theirs,
-    and the plan and messages are recorded."""
+    reference anywhere on screen), a plan the engine could not parse stays in the box, then their
+    own plan's target and steps are their brief in a model agent's prompt (on the card, all
+    reachable; the reference still nowhere on screen), every message turn is theirs, and the plan
+    and messages are recorded."""
     check_gate = Gate()
     app = ProactiveApp()
     async with app.run_test(size=size) as pilot:
@@ -555,12 +557,15 @@ async def test_play_agent_plans_blind_then_guides_with_its_brief(size) -> None:
         assert "your turn: open the conversation" in status_text(screen)
         lines = screen_lines(app)
         assert "Write your opening message: the user has not said anything yet" in region_text(lines, box)
-        assert norm(item.target) in region_text(lines, card), "the target heads the brief, in view as the dialogue starts"
+        assert "Get Kenji walking" in region_text(lines, card), "their target heads the brief, in view as the dialogue starts"
+        assert not shown(hidden, lines)
         card_text = await read_card(pilot, card)
-        agent_prompt = prompts.agent_system_prompt(env.user_information, env.trigger_factor, item.target, item.sub_target)
-        for part in told(agent_prompt):  # the opener, the user, the trigger, the steps, the rules
+        plan = ["ask about his steps", "suggest the station walk"]
+        agent_prompt = prompts.agent_system_prompt(env.user_information, env.trigger_factor, "Get Kenji walking", plan)
+        for part in told(agent_prompt):  # the opener, the user, the trigger, their steps, the rules
             assert part in card_text, part
-        assert norm(item.target) in card_text
+        assert "the reference target and steps, not your plan" in card_text  # what the judges compare with
+        assert not shown(hidden, [card_text]) and not shown(hidden, screen_lines(app))
 
         await pilot.click(box)
         await type_text(pilot, "Kenji, fancy a walk to the station?")
@@ -582,6 +587,43 @@ async def test_play_agent_plans_blind_then_guides_with_its_brief(size) -> None:
         assert [m.content for m in record.messages if m.role == "agent"] == ["Kenji, fancy a walk to the station?", "Shall we say three days this week?"]
         assert record.human_seats == ["agent"] and record.termination.reason == "max_turns"
         assert record.section.planning.score is not None and record.section.guidance is not None
+
+
+@pytest.mark.parametrize("guide_with", ["reference", "own_plan"])
+async def test_play_agent_brief_is_the_players_plan_never_the_reference(guide_with) -> None:
+    """Issue 30: once the person playing the agent has written a plan, the brief shows their plan
+    and never the reference, whatever they guide with (the default, guide_with = reference, only
+    changes what the judges compare with, and the brief says so); the card's border says the
+    reference is hidden, and it is: t shows it (card and checklist), t again hides it."""
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        item = play_screen(app, "agent", play_factory("agent"), guide_with=guide_with)
+        await pilot.pause()
+        screen = app.screen
+        box = screen.query_one(ComposeBox)
+        await wait_for(pilot, lambda: not box.disabled)
+        await type_text(pilot, "Get Kenji walking\nask about his steps\nsuggest the station walk")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not box.disabled and screen.query_one(PlanPanel).score is not None)
+        await settle_playing(pilot)
+        card = screen.query_one(ContextCard)
+        brief = norm(card.plain_text())
+        assert "Get Kenji walking" in brief and "1. ask about his steps 2. suggest the station walk" in brief
+        hidden = reference_fragments(item)
+        assert norm(item.target) not in brief and not shown(hidden, [brief])
+        assert card.border_subtitle == "hidden reference plan: t shows it"
+        assert not shown(hidden, screen_lines(app))  # nowhere on screen: not the card, not the checklist
+        judged = ("the reference target and steps, not your plan" if guide_with == "reference"
+                  else "your plan: its target and steps")
+        assert judged in brief
+
+        await pilot.click(card)  # out of the box: the screen's keys work
+        await pilot.press("t")
+        await settle_playing(pilot)
+        assert norm(item.target) in norm(card.plain_text()) and card.border_subtitle == "t hides the reference plan"
+        await pilot.press("t")
+        await settle_playing(pilot)
+        assert norm(item.target) not in norm(card.plain_text()) and not shown(hidden, screen_lines(app))
 
 
 @pytest.mark.parametrize("keys, reason", [

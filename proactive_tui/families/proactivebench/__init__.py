@@ -27,7 +27,7 @@ class ProactiveBenchFamily(Family):
                        distinct_from=('the multimodal "ProactiveBench" (arXiv 2603.19466)',))
     seats = ("agent", "user")
     seat_labels = {"user": "judge (user)"}
-    play_modes = {"watch": "Watch models", "play_user": "Play the user"}
+    play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     resumable = True
     forkable = True
     settings_model = ProactiveBenchSettings

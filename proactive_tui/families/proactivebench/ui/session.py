@@ -5,7 +5,9 @@ Engine events are consumed by one async worker and folded into the run record as
 (`RunRecordBuilder`), so the metrics panel shows exactly what the record holds. A person judging
 as the user answers each proposal in the verdict prompt under the timeline (buttons, or a / r / s
 for accept / reject / skip; ctrl+d ends the session); the answer goes to the HumanParticipant,
-which feeds the same verdict path as the judge model.
+which feeds the same verdict path as the judge model. A person playing the agent answers each
+event in the proposal prompt instead (`proposal_prompt.py`): a task, or "stay quiet" (ctrl+n) for
+no proposal; the reply goes through the engine's reader and the judge seat rates it as a model's.
 
 The status line says what is happening now (the agent proposing for event N, the judge judging
 it, waiting for your verdict on it, its outcome), and the end note says how many events were
@@ -27,7 +29,9 @@ from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, show
 from proactive_tui.families.proactivebench.settings import ablation_label, ablation_tag
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.screens.session_base import SessionScreenBase
+from proactive_tui.families.proactivebench.protocol import parse_agent_text
 from proactive_tui.families.proactivebench.ui.event_timeline import EventTimeline
+from proactive_tui.families.proactivebench.ui.proposal_prompt import QUIET, ProposalPrompt
 from proactive_tui.ui.widgets.key_bar import KeyBar
 from proactive_tui.families.proactivebench.ui.metrics_panel import MetricsPanel
 from proactive_tui.ui.widgets.status_line import StatusLine
@@ -59,6 +63,9 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         Binding("r", "verdict('r')", "Reject", tooltip="Reject the assistant's offer"),
         Binding("s", "verdict('s')", "Skip", tooltip="Skip the offer: the event is not counted"),
         Binding("ctrl+d", "end_session", "End", tooltip="As the user-judge: end the session now (the verdicts so far are kept)"),
+        # priority: the proposal box has the focus while it is the person's turn
+        Binding("ctrl+n", "stay_quiet", "Stay quiet", priority=True,
+                tooltip="As the agent: offer nothing for this event (no proposal, as a model's null)"),
         Binding("a", "autoplay", "Auto", tooltip="Auto-play: run events without stopping"),
         Binding("s", "step", "Step", tooltip="Run one more event, then hold"),
         Binding("p", "pause", "Pause", tooltip="Hold before the next event"),
@@ -108,6 +115,10 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
                 prompt = VerdictPrompt(id="verdict-prompt")
                 prompt.display = False
                 yield prompt
+                if self.human_seat == "agent":
+                    proposal = ProposalPrompt(id="proposal-prompt")
+                    proposal.display = False
+                    yield proposal
             with VerticalScroll(id="pb-side"):
                 yield MetricsPanel(self.judge_name, protocol=ablation_tag(self.spec.settings),
                                    per_task=int(self.spec.settings.get("candidates") or 1) > 1, id="metrics", classes="panel")
@@ -128,6 +139,10 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         if self.human_seat == "user":
             self.timeline.note("You judge as the user: accept (a), reject (r) or skip (s) each offer in the prompt "
                                "under the events; a skipped event is not counted. ctrl+d ends the session.")
+        if self.human_seat == "agent":
+            self.timeline.note("You play the agent: after each event, type the task you offer (enter) or stay quiet "
+                               "(ctrl+n: no proposal). The judge rates your reply as it rates a model's. A model agent "
+                               "is not told the verdicts (upstream's evaluation has no feedback); you see them on the cards.")
         self.run_session()
 
     def on_resize(self, event: Any) -> None:
@@ -151,7 +166,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         elif t == "proactivebench.proposal_made":
             card = self.timeline.card(event.index)
             if card is not None:
-                card.add_proposal(event.tasks, event.purpose, event.thoughts, event.response, event.model, event.attempt)
+                model = "you (person)" if self.human_seat == "agent" and event.model == "person" else event.model
+                card.add_proposal(event.tasks, event.purpose, event.thoughts, event.response, model, event.attempt)
                 self.timeline.changed()
             self._proposal = {"index": event.index, "attempt": event.attempt, "tasks": list(event.tasks),
                               "response": event.response}
@@ -226,6 +242,9 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
     # -- a person playing the user ------------------------------------------------------------
 
     def _await_person(self, event: Any) -> None:
+        if event.seat == "agent":
+            self._await_proposal(event)
+            return
         if event.seat != "user":
             return
         self.awaiting = "user"
@@ -242,7 +261,46 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
     def _hide_prompt(self) -> None:
         self.awaiting = None
         self.query_one(VerdictPrompt).hide()
+        for proposal in self.query(ProposalPrompt):
+            proposal.hide()
         self.refresh_bindings()
+
+    # -- a person playing the agent -----------------------------------------------------------
+
+    def _await_proposal(self, event: Any) -> None:
+        """The engine asks the person for event `turn`'s reply: the first one, or again after a
+        rejection (the latest proposal was for the same event)."""
+        self.awaiting = "agent"
+        again = self._proposal.get("index") == event.turn
+        candidates = int(self.spec.settings.get("candidates") or 1)
+        self.query_one(ProposalPrompt).ask(event.turn, self.total, candidates, again=again)
+        self.status.set(retry="", activity=f"your turn: propose for event {event.turn}, or stay quiet (ctrl+n)")
+        self.timeline.show_card(event.turn)
+        self.refresh_bindings()
+
+    @on(ProposalPrompt.Proposed)
+    def _proposed(self, event: ProposalPrompt.Proposed) -> None:
+        if self.awaiting != "agent":
+            return
+        candidates = int(self.spec.settings.get("candidates") or 1)
+        try:  # the engine's own reader: a reply it could not use is not sent, so the text stays to fix
+            reply = parse_agent_text(event.text, candidates)
+        except ValueError as exc:
+            self.notify(f"That reply could not be used: {exc}", title="Proposal", severity="warning",
+                        timeout=8, markup=False)
+            return
+        participant = self.seats.get("agent")
+        if participant is not None and hasattr(participant, "submit"):
+            prompt = self.query_one(ProposalPrompt)
+            index = prompt.index
+            participant.submit(event.text)
+            self._hide_prompt()
+            self.timeline.judged()
+            said = f"you stay quiet on event {index}" if not reply.tasks else f"your proposal for event {index} is in"
+            self.status.set(activity=f"{said}; the judge rates it…")
+
+    def action_stay_quiet(self) -> None:
+        self._proposed(ProposalPrompt.Proposed(QUIET))
 
     def action_verdict(self, code: str) -> None:
         if self.awaiting != "user":
@@ -287,6 +345,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         if action in ("verdict", "end_session"):
             # False (not None) hides them, so "a" and "s" fall through to auto-play and step.
             return self.running and self.awaiting == "user"
+        if action == "stay_quiet":
+            return self.running and self.awaiting == "agent"
         return super().check_action(action, parameters)
 
     PALETTE = (

@@ -8,8 +8,12 @@ A person in a seat sees what a model in that seat is told, in the prompt's own w
 card for the user, the brief for the agent), and nothing it is not told: the reference target, its
 sub-targets, and anything derived from them (the agent's plan and the judges' reasoning, while
 playing the user) stay hidden until the person presses t, and each hidden panel says so. Playing
-the agent, the target and its steps are the person's brief once their own plan is in (the planner
-is not shown the reference, so neither is the person while planning).
+the agent, the person plans without the reference (a model planner is not shown it), and once
+their plan is in it is their brief: their target and steps, the reference staying hidden until t
+whatever they guide with (a player who wrote a plan works towards it; showing the reference then
+would make their plan pointless). With the protocol's default `guide_with = reference` the judges
+still compare the dialogue with the reference, and the brief says so. Only a session without a
+plan of theirs (planning off) has the reference as the brief, as a model agent is told it.
 
 The status line says what runs now, derived from the events: who is typing, which turn the judges
 are checking (no event says a check started, so a user reply starts one and its turn_checked ends
@@ -214,17 +218,26 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         return ContextCard(title, sections, hidden, hidden_name="reference plan", id="context-card")
 
     def _agent_card_parts(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-        """The agent's card: the planning task until the plan is in, then the brief it guides with
-        (the reference, or its own plan); the reference plan is hidden whenever it is not the brief."""
+        """The agent's card: the planning task until the plan is in, then the person's own plan as
+        the brief, the reference hidden (module docstring); the reference is the brief only when
+        there is no plan of theirs."""
         item = self.env.item
         env = item.environment
-        reference = [("The reference target (what the judges compare with)", item.target),
+        reference = [("The reference target", item.target),
                      ("The reference steps", _numbered(item.sub_target))]
         if not self.plan_done:
             return planning_sections(env.user_information, env.trigger_factor), reference
-        if self.guide_with == "own_plan" and self.own_plan is not None:
+        if self.own_plan is not None:
             target, steps = self.own_plan
-            return agent_sections(env.user_information, env.trigger_factor, target, steps), reference
+            sections = agent_sections(env.user_information, env.trigger_factor, target, steps)
+            sections[:2] = [("Your plan: the goal", target), ("Your plan: the steps, in order", _numbered(steps))]
+            if self.guide_with == "own_plan":
+                judged = "your plan: its target and steps (guide_with = own_plan)"
+            else:
+                judged = ("the reference target and steps, not your plan (the protocol's default, "
+                          "guide_with = reference): they stay hidden, t shows them")
+            sections.insert(2, ("What the judges compare the dialogue with", judged))
+            return sections, reference
         return agent_sections(env.user_information, env.trigger_factor, item.target, item.sub_target), []
 
     SHORT = 36
@@ -257,10 +270,10 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
     @property
     def reference_visible(self) -> bool:
         """Whether the reference target and sub-targets show: always when nobody plays, when the
-        person asked (t), and for the agent once they are its brief."""
+        person asked (t), and for the agent when they are its brief (no plan of theirs)."""
         if not self.human_seat or self.reference_shown:
             return True
-        return self.human_seat == "agent" and self.plan_done and self.guide_with != "own_plan"
+        return self.human_seat == "agent" and self.plan_done and self.own_plan is None
 
     def _sync_reference(self) -> None:
         """Show or hide the reference panels to match `reference_visible`, each saying how to show it."""
@@ -268,7 +281,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         if self.human_seat == "agent" and not self.plan_done:
             why = "until your plan is in"
         elif self.human_seat == "agent":
-            why = "while you guide with your own plan"
+            why = "while your plan is your brief"
         else:
             why = "while you play the user"
         # guiding with its own plan, the checklist holds the plan's steps: the agent's own words
