@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 
@@ -124,14 +124,53 @@ AGENT_FORM_HINT = (
 )
 
 _LINE = re.compile(
-    r"^\s*(?P<action>[A-Za-z_ \-]+?)(?:\s*[/ ]\s*(?P<status>PENDING|IN[_ ]PROGRESS|COMPLETED|FAILED))?\s*:\s*(?P<text>.*?)"
-    r"(?:\s+@(?P<ttype>TIME|EVENT)\b:?\s*(?P<tvalue>.*))?\s*$",
+    r"^\s*(?P<action>[A-Za-z][A-Za-z_ \-]*?)"
+    r"(?:\s*\[\s*(?P<bracketed>[^\]]*?)\s*\]|\s*\(\s*(?P<parenthesized>[^)]*?)\s*\)"
+    r"|\s*[/ ]\s*(?P<status>PENDING|IN[_ ]PROGRESS|COMPLETED|FAILED))?"
+    r"\s*:\s*(?P<text>.*?)"
+    r"(?:\s*(?<=[\s:])@(?P<ttype>TIME|EVENT)\b:?\s*(?P<tvalue>.*))?\s*$",
     re.IGNORECASE | re.DOTALL,
 )
+"""The one-line reply. The status may be written as the hint prints it (`[IN_PROGRESS]`), in
+parentheses, after a slash or after a space; a bracketed or parenthesized status is taken whatever
+it says, so a misspelt one is refused by name rather than read as part of the action. The
+condition starts at `@EVENT`/`@TIME` after a space or right after the colon (no text)."""
+
+_TRIGGER_WORD = re.compile(r"(?:^|\s)@(?:TIME|EVENT)\b")
+_ACTION_SHAPE = re.compile(r"^[A-Z]+(?:_[A-Z]+)+$")
+"""An upper-case name with underscores, the way every action is spelt: `KEEP_SILNET:` is a
+misspelt action, where `Note:` is just text."""
+
+
+def reply_problem(exc: Exception) -> str:
+    """Why a reply could not be used, in one line: pydantic's errors as `field: message` (the first
+    three), any other error's own words."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(_one_problem(e) for e in exc.errors(include_url=False)[:3])
+    return str(exc)
+
+
+def _one_problem(error: Any) -> str:
+    """`field: message`; a check of the whole reply (SET_REMINDER's condition) in its own words,
+    without pydantic's `Value error, ` prefix."""
+    ctx = error.get("ctx") or {}
+    message = str(ctx["error"]) if error.get("type") == "value_error" and "error" in ctx else error.get("msg")
+    where = ".".join(str(p) for p in error.get("loc", ()))
+    return f"{where}: {message}" if where else str(message)
 
 
 def parse_agent_text(text: str, previous: AgentReply | None = None) -> AgentReply:
-    """A person's reply: a JSON object, or the compact `ACTION [STATUS]: text [@TYPE condition]` line."""
+    """A person's reply: a JSON object, or the compact `ACTION [STATUS]: text [@TYPE condition]` line.
+
+    Raises ValueError with the reason in one line (`reply_problem`), which the protocol's hint and
+    the agent form show as they are."""
+    try:
+        return _parse_agent_text(text, previous)
+    except ValidationError as exc:
+        raise ValueError(reply_problem(exc)) from None
+
+
+def _parse_agent_text(text: str, previous: AgentReply | None) -> AgentReply:
     stripped = text.strip()
     if stripped.startswith("{") or stripped.startswith("```"):
         try:
@@ -144,8 +183,15 @@ def parse_agent_text(text: str, previous: AgentReply | None = None) -> AgentRepl
     action = _token(match.group("action"))
     if action not in ACTIONS:
         raise ValueError(f"unknown action {match.group('action')!r}; one of {', '.join(ACTIONS)}")
+    written = next((g for g in (match.group("bracketed"), match.group("parenthesized"), match.group("status"))
+                    if g is not None), None)
     prev_task = previous.task_description if previous else None
-    status = _token(match.group("status")) if match.group("status") else (prev_task.status if prev_task else "PENDING")
+    if written is None:
+        status = prev_task.status if prev_task else "PENDING"
+    else:
+        status = _token(written)
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {written!r}; one of {', '.join(STATUSES)}")
     trigger = {"type": match.group("ttype").upper(), "value": match.group("tvalue")} if match.group("ttype") else {}
     return AgentReply.model_validate({
         "response_text": match.group("text").strip(),
@@ -160,14 +206,24 @@ def parse_agent_text(text: str, previous: AgentReply | None = None) -> AgentRepl
 
 
 def typed_reply(text: str) -> bool:
-    """Whether a person's text is a whole reply (a JSON object or the compact line whose head is a
-    known action), not just what the user should read. The agent form sends such text as it is,
-    so the action and status typed there are the ones recorded, whatever its selects say."""
+    """Whether a person's text is meant as a whole reply, not just what the user should read: a
+    JSON object, a line that names a known action (`KEEP_SILENT [IN_PROGRESS]: ...`), or one
+    written in the reply's shape (anything in square brackets or a known status before the colon,
+    an action-like name such as `KEEP_SILNET:`, an `@EVENT`/`@TIME` condition). Plain text with
+    a colon (`Note: it is red`, `I checked (twice): nothing`) is not. The agent form parses such text as the reply,
+    so the action and status typed there are the ones recorded, whatever its selects say, and a
+    line that does not parse is refused with the reason rather than sent as text with the selects'
+    action."""
     stripped = text.strip()
-    if stripped.startswith("{") or stripped.startswith("```"):
+    if stripped.startswith("{") or stripped.startswith("```") or _TRIGGER_WORD.search(stripped):
         return True
     match = _LINE.match(stripped)
-    return bool(match) and _token(match.group("action")) in ACTIONS
+    if not match:
+        return False
+    head = match.group("action").strip()
+    status = match.group("parenthesized") or match.group("status")
+    return (_token(head) in ACTIONS or bool(_ACTION_SHAPE.match(head)) or match.group("bracketed") is not None
+            or (status is not None and _token(status) in STATUSES))
 
 
 def agent_text_parser(previous: Callable[[], AgentReply | None]) -> Callable[[str], AgentReply]:
