@@ -10,7 +10,7 @@ agent seat is asked again. Validation is lenient where a model's spelling varies
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -123,23 +123,63 @@ AGENT_FORM_HINT = (
     f"Actions: {', '.join(ACTIONS)}. Status, intention and constraints carry over from your last reply when left out."
 )
 
-_LINE = re.compile(
-    r"^\s*(?P<action>[A-Za-z][A-Za-z_ \-]*?)"
-    r"(?:\s*\[\s*(?P<bracketed>[^\]]*?)\s*\]|\s*\(\s*(?P<parenthesized>[^)]*?)\s*\)"
-    r"|\s*[/ ]\s*(?P<status>PENDING|IN[_ ]PROGRESS|COMPLETED|FAILED))?"
-    r"\s*:\s*(?P<text>.*?)"
-    r"(?:\s*(?<=[\s:])@(?P<ttype>TIME|EVENT)\b:?\s*(?P<tvalue>.*))?\s*$",
-    re.IGNORECASE | re.DOTALL,
-)
-"""The one-line reply. The status may be written as the hint prints it (`[IN_PROGRESS]`), in
-parentheses, after a slash or after a space; a bracketed or parenthesized status is taken whatever
-it says, so a misspelt one is refused by name rather than read as part of the action. The
-condition starts at `@EVENT`/`@TIME` after a space or right after the colon (no text)."""
+class _Line(NamedTuple):
+    """The one-line reply, split (`_split_line`); nothing checked yet."""
 
-_TRIGGER_WORD = re.compile(r"(?:^|\s)@(?:TIME|EVENT)\b")
-_ACTION_SHAPE = re.compile(r"^[A-Z]+(?:_[A-Z]+)+$")
+    action: str
+    status: str | None
+    status_form: Literal["brackets", "parentheses", "slash", "word"] | None
+    text: str
+    trigger_type: str | None
+    trigger_value: str | None
+
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z_ \-]*")
+_TRIGGER = re.compile(r"(?:^|(?<=\s))@(TIME|EVENT)\b:?", re.IGNORECASE)
+_TRIGGER_WORD = re.compile(r"(?:^|(?<=\s))@(?:TIME|EVENT)\b")
+_ACTION_SHAPE = re.compile(r"[A-Z]+(?:_[A-Z]+)+")
 """An upper-case name with underscores, the way every action is spelt: `KEEP_SILNET:` is a
 misspelt action, where `Note:` is just text."""
+
+
+def _split_line(text: str) -> _Line | None:
+    """`ACTION [STATUS]: text @EVENT condition` split into its parts, or None when the text is not
+    in that shape. The status may be written as the hint prints it (`[IN_PROGRESS]`), in
+    parentheses, after a slash or after a space (then only a known status counts: `set reminder in
+    progress`); in brackets or parentheses it is taken whatever it says, so a misspelt one is
+    refused by name rather than read as part of the action. The condition starts at `@EVENT` or
+    `@TIME` after a space or right after the colon. Split by hand, not by one regular expression:
+    one that let the action, the status and the spaces between them overlap took cubic time on a
+    long run of spaces, and the person's Enter waits for it."""
+    head, colon, rest = text.strip().partition(":")
+    if not colon:
+        return None
+    head = head.strip()
+    status: str | None = None
+    form: Any = None
+    for opening, closing, kind in (("[", "]", "brackets"), ("(", ")", "parentheses")):
+        if head.endswith(closing) and opening in head:
+            head, _, inside = head[:-1].rpartition(opening)
+            status, form = inside.strip(), kind
+            break
+    else:
+        if "/" in head:
+            head, _, status = head.rpartition("/")
+            status, form = status.strip(), "slash"
+        else:
+            words = head.split()
+            for n in (2, 1):  # `IN PROGRESS` is two words
+                if len(words) > n and _token(" ".join(words[-n:])) in STATUSES:
+                    head, status, form = " ".join(words[:-n]), " ".join(words[-n:]), "word"
+                    break
+    head = head.strip()
+    if not _NAME.fullmatch(head):
+        return None
+    trigger = _TRIGGER.search(rest)
+    said = rest[:trigger.start()] if trigger else rest
+    return _Line(action=head, status=status, status_form=form, text=said.strip(),
+                 trigger_type=trigger.group(1).upper() if trigger else None,
+                 trigger_value=rest[trigger.end():].strip() if trigger else None)
 
 
 def reply_problem(exc: Exception) -> str:
@@ -177,24 +217,22 @@ def _parse_agent_text(text: str, previous: AgentReply | None) -> AgentReply:
             return AgentReply.model_validate(extract_json(stripped))
         except NoJSON as exc:
             raise ValueError(str(exc)) from None
-    match = _LINE.match(stripped)
-    if not match:
+    line = _split_line(stripped)
+    if line is None:
         raise ValueError("write `ACTION [STATUS]: text`, e.g. `INFO_RETRIEVAL: Let me check.` (or a JSON object)")
-    action = _token(match.group("action"))
+    action = _token(line.action)
     if action not in ACTIONS:
-        raise ValueError(f"unknown action {match.group('action')!r}; one of {', '.join(ACTIONS)}")
-    written = next((g for g in (match.group("bracketed"), match.group("parenthesized"), match.group("status"))
-                    if g is not None), None)
+        raise ValueError(f"unknown action {line.action!r}; one of {', '.join(ACTIONS)}")
     prev_task = previous.task_description if previous else None
-    if written is None:
+    if line.status is None:
         status = prev_task.status if prev_task else "PENDING"
     else:
-        status = _token(written)
+        status = _token(line.status)
         if status not in STATUSES:
-            raise ValueError(f"unknown status {written!r}; one of {', '.join(STATUSES)}")
-    trigger = {"type": match.group("ttype").upper(), "value": match.group("tvalue")} if match.group("ttype") else {}
+            raise ValueError(f"unknown status {line.status!r}; one of {', '.join(STATUSES)}")
+    trigger = {"type": line.trigger_type, "value": line.trigger_value} if line.trigger_type else {}
     return AgentReply.model_validate({
-        "response_text": match.group("text").strip(),
+        "response_text": line.text,
         "proactive_action": action,
         "trigger_condition": trigger,
         "task_description": {
@@ -217,13 +255,11 @@ def typed_reply(text: str) -> bool:
     stripped = text.strip()
     if stripped.startswith("{") or stripped.startswith("```") or _TRIGGER_WORD.search(stripped):
         return True
-    match = _LINE.match(stripped)
-    if not match:
+    line = _split_line(stripped)
+    if line is None:
         return False
-    head = match.group("action").strip()
-    status = match.group("parenthesized") or match.group("status")
-    return (_token(head) in ACTIONS or bool(_ACTION_SHAPE.match(head)) or match.group("bracketed") is not None
-            or (status is not None and _token(status) in STATUSES))
+    return (_token(line.action) in ACTIONS or bool(_ACTION_SHAPE.fullmatch(line.action))
+            or line.status_form == "brackets" or (line.status is not None and _token(line.status) in STATUSES))
 
 
 def agent_text_parser(previous: Callable[[], AgentReply | None]) -> Callable[[str], AgentReply]:
