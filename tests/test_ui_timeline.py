@@ -495,6 +495,8 @@ async def refused(pilot, screen, line: str, reason: str) -> None:
     hint = region_text(lines, screen.query_one("#agent-hint"))
     assert hint.startswith(f"Not sent: {reason}"), hint
     assert "your reply was not sent: see the hint" in status_text(screen)
+    if pilot.app.size.height <= 24:  # the reason takes no room from the transcript (ten rows at 80x24)
+        assert screen.transcript.region.height >= 10 and screen.query_one("#agent-hint").region.height <= 2
     await pilot.press("ctrl+u")  # clear the box, as a person fixing the reply would
     assert not text_box.has_class("-invalid")
 
