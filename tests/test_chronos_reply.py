@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from proactive_tui.families.chronos.protocol import parse_user_command
 from proactive_tui.families.chronos.oracle import classify_reply
-from proactive_tui.families.chronos.reply import AgentReply, parse_agent_text
+from proactive_tui.families.chronos.reply import AgentReply, parse_agent_text, typed_reply
 
 
 def test_reply_shape_from_the_spec_validates_with_lenient_spellings() -> None:
@@ -54,6 +54,45 @@ def test_compact_line_and_carry_over() -> None:
 def test_compact_line_problems(text: str) -> None:
     with pytest.raises((ValueError, ValidationError)):
         parse_agent_text(text)
+
+
+@pytest.mark.parametrize("text,action,status,said,trigger", [
+    ("KEEP_SILENT [IN_PROGRESS]: not suitable yet", "KEEP_SILENT", "IN_PROGRESS", "not suitable yet", (None, None)),
+    ("FOLLOW_UP [in progress]: found one", "FOLLOW_UP", "IN_PROGRESS", "found one", (None, None)),
+    ("NO_ACTION (COMPLETED): done", "NO_ACTION", "COMPLETED", "done", (None, None)),
+    ("SET_REMINDER [IN_PROGRESS]: @EVENT a 7-seat car", "SET_REMINDER", "IN_PROGRESS", "", ("EVENT", "a 7-seat car")),
+    ("SET_REMINDER [PENDING]: I'll watch. @TIME 2026-03-10 09:00", "SET_REMINDER", "PENDING", "I'll watch.",
+     ("TIME", "2026-03-10 09:00")),
+])
+def test_compact_line_as_the_hint_prints_it(text, action, status, said, trigger) -> None:
+    """The hint prints `ACTION [STATUS]: text @EVENT condition`: typed with its brackets, it is read so."""
+    reply = parse_agent_text(text)
+    assert (reply.action, reply.status, reply.response_text) == (action, status, said)
+    assert (reply.trigger_condition.type, reply.trigger_condition.value) == trigger
+    assert typed_reply(text)
+
+
+@pytest.mark.parametrize("text,reason", [
+    ("KEEP_SILENT [IN_PROGRES]: x", "unknown status 'IN_PROGRES'"),
+    ("KEEP_SILNET: x", "unknown action 'KEEP_SILNET'"),
+    ("SET_REMINDER [IN_PROGRESS]: I will watch.", "SET_REMINDER needs trigger_condition.value"),
+    ("I'll watch @EVENT a car", "write `ACTION [STATUS]: text`"),
+    ('{"proactive_action": "WAIT", "task_description": {"status": "PENDING"}}', "proactive_action: Input should be"),
+])
+def test_a_line_in_the_reply_shape_that_does_not_parse_says_why(text: str, reason: str) -> None:
+    """Such text is a reply attempt (the agent form refuses it, never sends it as plain text), and
+    the reason is one line: the field and pydantic's message, without its `Value error, ` prefix."""
+    assert typed_reply(text)
+    with pytest.raises(ValueError) as caught:
+        parse_agent_text(text)
+    assert str(caught.value).startswith(reason) or reason in str(caught.value), str(caught.value)
+    assert "\n" not in str(caught.value) and "Value error" not in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["Let me check.", "Note: it is red", "I checked (twice): nothing yet",
+                                  "FYI: the dealer closes at 6", "Found one: a 2017 Honda Jazz."])
+def test_plain_text_for_the_user_is_not_a_reply_attempt(text: str) -> None:
+    assert not typed_reply(text)
 
 
 @pytest.mark.parametrize("text,want", [

@@ -441,12 +441,12 @@ async def test_play_agent_form_shorthand_and_json_reach_the_record(size) -> None
         await type_text(pilot, "Noted. Any limit on mileage?")
         await pilot.press("enter")
         await asked(pilot, screen, "agent")
-        # turn 4: a reminder without a condition is sent back, with the reason in the hint
+        # turn 4: a reminder without a condition is not sent, with the reason in the hint
         await type_text(pilot, "SET_REMINDER IN_PROGRESS: I will watch.")
         await pilot.press("enter")
         lines = await asked(pilot, screen, "agent")
-        assert "could not be used" in region_text(lines, screen.query_one("#agent-hint"))
-        assert "could not be used" in status_text(screen)
+        assert "Not sent" in region_text(lines, screen.query_one("#agent-hint"))
+        assert "not sent" in status_text(screen)
         await pilot.press("ctrl+u")  # clear what is left in the text box, then fix the reply
         await type_text(pilot, "SET_REMINDER IN_PROGRESS: I will watch. @EVENT an automatic under 12,000 euros")
         await pilot.press("enter")
@@ -479,6 +479,122 @@ async def test_play_agent_form_shorthand_and_json_reach_the_record(size) -> None
         assert_nothing_stale(app, screen)
         panel = await reveal_with_t(pilot, screen)
         assert "✓" in panel and "✓ meets the needs" in panel
+
+
+async def refused(pilot, screen, line: str, reason: str) -> None:
+    """Type `line` and press Enter: it is not sent (still the person's turn, nothing in the seat's
+    inbox, no new turn recorded), the text stays in the box, marked, and the hint says why."""
+    turns = len(screen.builder.record.section.turns)
+    await type_text(pilot, line)
+    await pilot.press("enter")
+    lines = await asked(pilot, screen, "agent")
+    text_box = screen.query_one("#form-text", Input)
+    assert screen.awaiting == "agent" and screen.seats["agent"].inbox.empty()
+    assert len(screen.builder.record.section.turns) == turns
+    assert text_box.value == line and text_box.has_class("-invalid")
+    hint = region_text(lines, screen.query_one("#agent-hint"))
+    assert hint.startswith(f"Not sent: {reason}"), hint
+    assert "your reply was not sent: see the hint" in status_text(screen)
+    if pilot.app.size.height <= 24:  # the reason takes no room from the transcript (ten rows at 80x24)
+        assert screen.transcript.region.height >= 10 and screen.query_one("#agent-hint").region.height <= 2
+    await pilot.press("ctrl+u")  # clear the box, as a person fixing the reply would
+    assert not text_box.has_class("-invalid")
+
+
+async def test_play_agent_typed_line_is_the_reply_recorded_or_refused() -> None:
+    """The one-line reply the form advertises, typed with its brackets, is the reply recorded and
+    scored whatever the selects say; JSON too; a line in the reply's shape that does not parse is
+    refused on screen with the reason and nothing is sent."""
+    from proactive_tui.families.chronos.reply import ACTIONS, STATUSES
+
+    app = ProactiveApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        env = chronos_env("car-purchase/positive")
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, human="agent", monitor_delay_s=0.0), oracle_factory("agent")))
+        await pilot.pause()
+        screen = app.screen
+        await asked(pilot, screen, "agent")
+        await refused(pilot, screen, "INFO_RETRIEVAL [PENDNG]: Let me look.", "unknown status 'PENDNG'")
+        await refused(pilot, screen, "INFO_RETRIEVL: Let me look.", "unknown action 'INFO_RETRIEVL'")
+        await type_text(pilot, "INFO_RETRIEVAL [PENDING]: Let me look.")
+        await pilot.press("enter")
+        await asked(pilot, screen, "agent")
+        await type_text(pilot, "NO_ACTION [PENDING]: Nothing fits yet. What is your budget?")
+        await pilot.press("enter")
+        await asked(pilot, screen, "agent")
+        await type_text(pilot, "NO_ACTION: Noted. Any limit on mileage?")
+        await pilot.press("enter")
+        await asked(pilot, screen, "agent")
+        await refused(pilot, screen, "SET_REMINDER [IN_PROGRESS]: I will watch.",
+                      "SET_REMINDER needs trigger_condition.value")
+        await type_text(pilot, "SET_REMINDER [IN_PROGRESS]: I will watch. @EVENT an automatic under 12,000 euros")
+        await pilot.press("enter")
+        # the monitor's first scan (no fit): the selects say INFO_RETRIEVAL and PENDING, the line KEEP_SILENT
+        await asked(pilot, screen, "agent")
+        await choose(pilot, "#form-status", "PENDING", STATUSES)
+        assert screen.query_one("#form-action", Select).value == "INFO_RETRIEVAL"
+        await pilot.click("#form-text")
+        await type_text(pilot, "KEEP_SILENT [IN_PROGRESS]: not suitable yet")
+        await pilot.press("enter")
+        await asked(pilot, screen, "agent")
+        # the state that fits: JSON, the selects again ignored
+        await type_text(pilot, '{"response_text": "Found one: a 2017 Honda Jazz.", "proactive_action": "FOLLOW_UP", '
+                               '"task_description": {"status": "IN_PROGRESS"}}')
+        await pilot.press("enter")
+        await asked(pilot, screen, "agent")
+        turns = screen.builder.record.section.turns
+        assert [(t.action, t.reply.status) for t in turns] == [
+            ("INFO_RETRIEVAL", "PENDING"), ("NO_ACTION", "PENDING"), ("NO_ACTION", "PENDING"),
+            ("SET_REMINDER", "IN_PROGRESS"), ("KEEP_SILENT", "IN_PROGRESS"), ("FOLLOW_UP", "IN_PROGRESS")]
+        silent = turns[4]
+        assert silent.reply.response_text == "not suitable yet" and not silent.delivered
+        assert (silent.expected_action, silent.action_correct, silent.status_correct) == ("KEEP_SILENT", True, True)
+        assert turns[3].reply.trigger_condition.value == "an automatic under 12,000 euros"
+        assert turns[5].action_correct and turns[5].reply.response_text == "Found one: a 2017 Honda Jazz."
+        assert all(t.action in ACTIONS for t in turns)
+
+
+async def test_agent_form_labels_stay_focus_shows_and_the_transcript_keeps_room() -> None:
+    """At 80x24: every field of the agent form keeps its label once it holds text (a placeholder
+    would vanish), the field with focus is lit and its label in the focus colour, and the transcript
+    above keeps ten rows (eight of dialogue) while the form is shown."""
+    from textual.widgets import Label
+
+    app = ProactiveApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        env = chronos_env("car-purchase/positive")
+        app.push_screen(ChronosSessionScreen(env, spec(env.id, human="agent"), oracle_factory("agent")))
+        await pilot.pause()
+        screen = app.screen
+        await asked(pilot, screen, "agent")
+        assert screen.transcript.region.height >= 10
+        for box_id, text in (("#form-text", "Let me look."), ("#form-tvalue", "a car"), ("#form-intention", "buy a car")):
+            await pilot.click(box_id)
+            await type_text(pilot, text)
+        await settle_playing(pilot)
+        lines = screen_lines(app)
+        form = screen.query_one("#action-form")
+        labels = {}
+        for field in form.query(".field"):
+            label = field.query_one(Label)
+            widget = field.children[1]
+            row = lines[field.region.y][field.region.x:field.region.right]
+            name = str(label.render())
+            labels[widget.id] = label
+            assert row.lstrip().startswith(name), (name, row)
+            if isinstance(widget, Input):
+                assert widget.value in row, (widget.value, row)
+        assert set(labels) == {"form-action", "form-status", "form-ttype", "form-text", "form-tvalue", "form-intention"}
+        focused = screen.focused
+        assert focused is not None and focused.id == "form-intention"
+        lit = labels["form-intention"].rich_style.color
+        assert lit != labels["form-text"].rich_style.color
+        assert focused.rich_style.bgcolor != screen.query_one("#form-text", Input).rich_style.bgcolor
+        await pilot.click("#form-status")  # a select: opens its list; Escape closes it, the focus stays
+        await pilot.press("escape")
+        await settle_playing(pilot)
+        assert screen.focused.id == "form-status" and labels["form-status"].rich_style.color == lit
+        assert labels["form-intention"].rich_style.color != lit
 
 
 async def test_leaving_with_ctrl_d_while_it_is_your_turn() -> None:
@@ -604,6 +720,24 @@ def test_snapshot_play_seat(snap_compare, no_clock, seat, theme) -> None:
 @pytest.mark.parametrize("seat", ["user", "agent"])
 def test_snapshot_play_seat_80x24(snap_compare, no_clock, seat) -> None:
     app, run_before = play_app(seat, None)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_snapshot_agent_form_filled_80x24(snap_compare, no_clock) -> None:
+    """The agent seat at 80x24 with every box filled and a typed line refused: each field keeps its
+    label, the field with focus is lit, the hint leads with why nothing was sent."""
+    app, play = play_app("agent", None)
+
+    async def run_before(pilot) -> None:
+        await play(pilot)
+        for box_id, text in (("#form-tvalue", "an automatic under 12,000 euros"), ("#form-intention", "a cheap car"),
+                             ("#form-text", "KEEP_SILENT [IN_PROGRES]: not suitable yet")):
+            await pilot.click(box_id)
+            await type_text(pilot, text)
+        await pilot.press("enter")
+        await pilot.press("home")  # the line's start in view, as a person checking it would
+        await settle_playing(pilot)
+
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 

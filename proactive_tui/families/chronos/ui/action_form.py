@@ -1,16 +1,21 @@
 """For a person playing the Chronos agent: choose the action and status, write the text, and
 optionally what the reminder watches for.
 
-Posts `ActionForm.Submitted` with the reply. If the text box holds a whole reply (the one-line
-shorthand `ACTION [STATUS]: text @EVENT ...` or a JSON object, `reply.typed_reply`), that text is
-sent as it is and parsed by the protocol like any typed reply, so what the person typed is what
-gets recorded; otherwise the form's selects and boxes make the JSON reply (intention and
-constraints carry over from `previous`, or the intention typed here; the status select starts
-from the previous reply's status, as the shorthand does).
+Posts `ActionForm.Submitted` with the reply, or `ActionForm.Refused` with the reason when the
+reply cannot be used; then nothing is sent and the form keeps what was typed, to be fixed. If the
+text box holds a whole reply (the one-line shorthand `ACTION [STATUS]: text @EVENT ...` or a JSON
+object: `reply.typed_reply`), it is parsed as the reply (`reply.parse_agent_text`, what the
+protocol then parses it with) and sent as it is, so what the person typed is what gets recorded,
+whatever the selects say; a line in that shape that does not parse (an unknown action or status,
+a reminder without a condition) is refused, never sent with the selects' action. Otherwise the
+selects and boxes make the JSON reply (intention and constraints carry over from `previous`, or
+the intention typed here; the status select starts from the previous reply's status, as the
+shorthand does), checked the same way.
 
-Layout: the selects are as wide as their longest option so names are never cut, and their
-dropdowns open upwards (over the transcript) since the form sits at the bottom, right above the
-status line (session.tcss).
+Layout (session.tcss): five rows, each field with a label to its left that stays when the field
+holds text (a placeholder would vanish) and is highlighted while the field has focus. The selects
+are as wide as their longest option so names are never cut, and their dropdowns open upwards
+(over the transcript) since the form sits at the bottom, right above the status line.
 """
 
 from __future__ import annotations
@@ -19,20 +24,34 @@ import json
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.containers import Grid
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Button, Input, Select
+from textual.widget import Widget
+from textual.widgets import Button, Input, Label, Select
 
-from proactive_tui.families.chronos.reply import ACTIONS, STATUSES, typed_reply
+from proactive_tui.families.chronos.reply import ACTIONS, STATUSES, parse_agent_text, typed_reply
 
-TRIGGERS = (("no trigger", "none"), ("EVENT", "EVENT"), ("TIME", "TIME"))
+TRIGGERS = (("none", "none"), ("EVENT", "EVENT"), ("TIME", "TIME"))
 
 
-class ActionForm(Grid):
+def _field(label: str, widget: Widget, *, wide: bool = False) -> Horizontal:
+    """A label and its field: the label stays while the field holds text, and shows which field
+    has focus (`.field:focus-within`)."""
+    return Horizontal(Label(label, classes="form-label"), widget, classes="field -wide" if wide else "field")
+
+
+class ActionForm(Vertical):
     class Submitted(Message):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
+
+    class Refused(Message):
+        """The reply was not sent: `reason` says why (shown to the person, the form kept as it is)."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -41,18 +60,25 @@ class ActionForm(Grid):
     def compose(self) -> ComposeResult:
         action = Select([(a, a) for a in ACTIONS], value="INFO_RETRIEVAL", allow_blank=False, id="form-action", compact=True)
         action.tooltip = "proactive_action: what the system should do"
-        yield action
         status = Select([(s, s) for s in STATUSES], value="PENDING", allow_blank=False, id="form-status", compact=True)
         status.tooltip = "task_description.status"
-        yield status
-        yield Button("Send ⏎", id="form-send", variant="primary", compact=True)
-        yield Input(placeholder="what the user reads · or a whole reply: ACTION [STATUS]: text @EVENT …",
-                    id="form-text", compact=True)
         ttype = Select(list(TRIGGERS), value="none", allow_blank=False, id="form-ttype", compact=True)
         ttype.tooltip = "trigger_condition.type (SET_REMINDER needs one)"
-        yield ttype
-        yield Input(placeholder="trigger condition: what the monitor watches for", id="form-tvalue", compact=True)
-        yield Input(placeholder="intention (blank: keep the last one)", id="form-intention", compact=True)
+        text = Input(placeholder="what the user reads, or a whole reply (see the hint)", id="form-text", compact=True)
+        text.tooltip = "response_text, or the whole reply: ACTION [STATUS]: text @EVENT condition, or JSON"
+        tvalue = Input(placeholder="what the monitor watches for (a reminder needs it)", id="form-tvalue", compact=True)
+        tvalue.tooltip = "trigger_condition.value"
+        intention = Input(placeholder="blank: keep the last one", id="form-intention", compact=True)
+        intention.tooltip = "task_description.intention"
+        with Horizontal(classes="form-row"):
+            yield _field("action", action)
+            yield Button("Send ⏎", id="form-send", variant="primary", compact=True)
+        with Horizontal(classes="form-row"):
+            yield _field("status", status)
+            yield _field("trigger", ttype)
+        for label, box in (("text", text), ("watch for", tvalue), ("intention", intention)):
+            with Horizontal(classes="form-row"):
+                yield _field(label, box, wide=True)
 
     def carry_over(self, reply: Any) -> None:
         """The agent's reply was taken: its task carries over, the status select starts from it,
@@ -93,7 +119,16 @@ class ActionForm(Grid):
         return text.strip() if typed_reply(text) else self.reply_json()
 
     def _send(self) -> None:
-        self.post_message(self.Submitted(self.reply_text()))
+        """Send the reply if it parses as the protocol will parse it; else say why and send nothing."""
+        text = self.reply_text()
+        typed = typed_reply(self.query_one("#form-text", Input).value)
+        try:
+            parse_agent_text(text, self.previous)
+        except ValueError as exc:
+            self.query_one("#form-text", Input).set_class(typed, "-invalid")
+            self.post_message(self.Refused(str(exc)))
+            return
+        self.post_message(self.Submitted(text))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -73,11 +73,9 @@ USER_TURN = {
     "confirmed": "your turn: reply as the user",
 }
 """The status line while a person playing the user is asked, by the brief's situation."""
-FORM_HINT = (
-    "Pick the action and status, write the user's text, Enter sends. Or type a whole reply in the text "
-    "box: ACTION [STATUS]: text @EVENT condition, or JSON."
-)
-"""The agent seat's hint next to the form (the engine's AGENT_FORM_HINT, for typed replies, is on the card)."""
+FORM_HINT = "Enter sends. Whole reply as text: ACTION [STATUS]: text @EVENT condition, or JSON."
+"""The agent seat's hint above the form, two lines at 80 columns (the form's labels say what each
+field is; the engine's AGENT_FORM_HINT, for typed replies, is on the card)."""
 
 
 def response_text(content: str) -> str:
@@ -443,6 +441,18 @@ class ChronosSessionScreen(SessionScreenBase):
     @on(ActionForm.Submitted)
     def _agent_form(self, event: ActionForm.Submitted) -> None:
         self._send(event.text)
+
+    @on(ActionForm.Refused)
+    def _agent_form_refused(self, event: ActionForm.Refused) -> None:
+        """A reply the protocol could not use was not sent: the reason leads the hint, the form
+        keeps what was typed, and it is still the person's turn."""
+        if self.awaiting != "agent":
+            return
+        for hint in self.query("#agent-hint-text").results(Static):
+            hint.update(Text(plain(f"Not sent: {event.reason.rstrip('.')}.\n{FORM_HINT}"), style="italic"))
+        for box in self.query("#agent-hint"):
+            box.scroll_home(animate=False)
+        self.query_one(StatusLine).set(activity="your reply was not sent: see the hint")
 
     def action_user_command(self, command: str) -> None:
         if self.awaiting == "user":
