@@ -176,6 +176,7 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
                 card.set_outcome(event.outcome, event.judgement)
             cells = ", ".join(event.cells) if len(event.cells) > 1 else event.outcome
             scored = f"event {event.index}: {cells} ({event.judgement})" if event.outcome \
+                else f"event {event.index} skipped (not counted): {event.format_error}" if event.format_error \
                 else f"event {event.index} skipped (not counted)"
             status.set(activity=scored)
         elif t == "awaiting_human":
