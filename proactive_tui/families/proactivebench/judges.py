@@ -78,7 +78,7 @@ def canonical_reply(data: dict[str, Any]) -> dict[str, Any]:
             out[canonical] = value
     if not any(key in out for key in EXPECTED_KEYS):
         found = ", ".join(repr(str(k)) for k in list(out)[:5]) or "no keys at all"
-        raise AgentFormatError(f"agent format error: the reply has none of the expected keys "
+        raise AgentFormatError(f"the reply has none of the expected keys "
                                f"({', '.join(EXPECTED_KEYS)}), only {found}")
     if is_no_proposal(out.get(TASK_KEY)):
         out[TASK_KEY] = None

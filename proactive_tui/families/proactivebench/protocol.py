@@ -255,15 +255,15 @@ class ProactiveBenchSession(SessionBase):
             except ModelError as exc:
                 if exc.kind != "structured":
                     raise
-                self.emit(ErrorRaised(seat="agent", message=f"event {index}: agent format error, no usable reply "
-                                      f"({exc.message}); "
+                self.emit(ErrorRaised(seat="agent", message=f"event {index}: agent format error ({exc.message}); "
                                       + ("not counted" if last is None else "scored on the previous attempt"),
                                       purpose="proposal", judgement=False))
                 if last is None:
                     # Upstream skips the event (`continue`): no reply goes into the history. The
                     # event stays there, as an earlier event: plain, only the newest is wrapped.
                     self.history = self.history + note + [plain]
-                    self._finish_event(index, EventJudgement(), attempts=1, format_error=exc.message)
+                    self._finish_event(index, EventJudgement(), attempts=1,
+                                       format_error=f"agent format error: {exc.message}")
                     return
                 break  # score the last usable attempt
             judged = await self._judge(index, attempt, reading.reply.tasks)
