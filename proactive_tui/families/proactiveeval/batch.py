@@ -105,6 +105,8 @@ def counts_note(results: list[Any]) -> str:
     planned, reused, guided = judgement_counts(results)
     times = lambda n: "once" if n == 1 else f"{n} times"  # noqa: E731
     reuse = f" ({reused} {'session' if reused == 1 else 'sessions'} reused a plan's score)" if reused else ""
+    if not planned and not reused:
+        return f"no plan judged, guidance {guided}"
     return f"planning judged {times(planned)}{reuse}, guidance {guided}: one plan per environment, agent and repeat"
 
 
