@@ -65,8 +65,10 @@ def _agent_systems(server) -> list[str]:
     return [r.body["messages"][0]["content"] for r in server.requests if r.body.get("response_format")]
 
 
-@pytest.mark.parametrize("variant", ["standard", "guided"])
-async def test_prompt_variant_reaches_the_model_and_the_record(variant: str) -> None:
+@pytest.mark.parametrize("variant", ["standard", "guided", None])
+async def test_prompt_variant_reaches_the_model_and_the_record(variant: str | None) -> None:
+    """None: the default, which is the paper's guided prompt (issue 30: the paper reports every
+    closed model with it)."""
     from chronos_helpers import chronos_env, scripted_agent_responder
     from proactive_tui.core.participants import LLMParticipant
     from proactive_tui.core.run_record import fold
@@ -82,9 +84,10 @@ async def test_prompt_variant_reaches_the_model_and_the_record(variant: str) -> 
         settings = ModelSettings(model="openai/fake", api_base=server.base_url)
         seats = ChronosSeats(agent=LLMParticipant(gateway, settings), user=LLMParticipant(gateway, settings))
         session = ChronosSession(chronos_env("car-purchase-towing/negative"), seats,
-                                 ChronosSettings(prompt_variant=variant, max_turns=3))
+                                 ChronosSettings(max_turns=3, **({} if variant is None else {"prompt_variant": variant})))
         record = fold([e async for e in session.events()])
         systems = _agent_systems(server)
+    variant = variant or "guided"
     assert systems and all(s == prompts.agent_system(variant) for s in systems)
     assert (prompts.GUIDANCE in systems[0]) is (variant == "guided")
     assert record.settings["prompt_variant"] == variant
@@ -107,7 +110,8 @@ def test_prompt_variant_setting_is_validated() -> None:
     from pydantic import ValidationError
     from proactive_tui.families.chronos.settings import ChronosSettings
 
-    assert ChronosSettings().prompt_variant == "standard"
+    assert ChronosSettings().prompt_variant == "guided"  # the paper's, for closed models (issue 30)
+    assert "Appendix D.2" in (ChronosSettings.model_fields["prompt_variant"].description or "")
     with pytest.raises(ValidationError):
         ChronosSettings(prompt_variant="fancy")
 

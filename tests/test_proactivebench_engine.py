@@ -180,9 +180,11 @@ def test_metrics_by_split() -> None:
 
 
 def test_agent_reply_parsing_is_tolerant() -> None:
-    r = ProposalReply.model_validate({"purpose": "p", "THOUGHTS": "t", "proactive_task": "null", "Response": "None"})
+    r = ProposalReply.model_validate({"purpose": "p", "THOUGHTS": "t", "proactive_task": "null", "Response": "null"})
     assert r.tasks == [] and r.response is None
-    assert ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": "", "Response": ""}).tasks == []
+    # only None and "null" are null, as upstream's extrat_pred (issue 30): "" and "None" are written text
+    r = ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": "", "Response": "None"})
+    assert r.tasks == [""] and r.response == "None"
     assert ProposalReply.model_validate({"Purpose": "p", "Thoughts": "t", "Proactive Task": ["do x"], "Response": "r"}).tasks == ["do x"]
     # upstream reads only Proactive Task: a missing one is null, and no other key is needed
     # (this used to be a validation error and a re-ask; issue 13)

@@ -34,7 +34,7 @@ from proactive_tui.export.registry import export
 from proactive_tui.families.proactivebench import prompts
 from proactive_tui.families.proactivebench.export import judged_trace
 from proactive_tui.families.proactivebench.judges import read_agent_reply
-from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, Confusion, metrics
+from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, Confusion, confusion_from_trace, metrics
 from proactive_tui.families.proactivebench.record import metrics_by_split
 from proactive_tui.families.proactivebench.report import report, scores
 from proactive_tui.families.proactivebench.settings import ProactiveBenchSettings
@@ -275,7 +275,11 @@ UPSTREAM_VARIANTS = {
     "missing task": '{"Purpose": "p", "Thoughts": "t", "Response": "null"}',
     "only the task": '{"Proactive Task": "Fix the test"}',
     "missing Response": '{"Purpose": "p", "Proactive Task": "Fix the test"}',
-    "empty object": "{}",
+    # issue 30: only None and "null" are "no proposal" upstream; every other spelling is a task
+    "None string": '{"Purpose": "p", "Thoughts": "t", "Proactive Task": "None", "Response": "None"}',
+    "none string": '{"Purpose": "p", "Proactive Task": "none"}',
+    "empty string": '{"Purpose": "p", "Proactive Task": ""}',
+    "no proposal words": '{"Thoughts": "t", "Proactive Task": "no proposal"}',
     "extra key": '{"Proactive Task": "Fix the test", "Confidence": 0.9, "Response": "r"}',
     "fenced null": '```json\n{"Thoughts": "they are fine", "Proactive Task": "null"}\n```',
 }
@@ -298,8 +302,6 @@ OUR_EXTRAS = {
     '{"proactive_task": "Fix it", "purpose": "p"}': "Fix it",         # key spelling
     '```\n{"Proactive Task": "Fix it"}\n```': "Fix it",                # a fence without "json"
     'Sure! {"Proactive Task": "Fix it"} hope that helps': "Fix it",   # chatter around the JSON
-    '{"Proactive Task": "None"}': None,                               # a null word
-    '{"Proactive Task": ""}': None,
 }
 
 
@@ -313,7 +315,7 @@ async def test_replies_without_the_other_keys_are_counted_not_reasked() -> None:
     """The old behaviour re-asked such replies and then dropped the events ("0 events counted, 4
     skipped"); upstream counts them, and so do we, each with exactly one agent call."""
     replies = {1: UPSTREAM_VARIANTS["missing task"], 2: UPSTREAM_VARIANTS["only the task"],
-               3: UPSTREAM_VARIANTS["empty object"], 4: UPSTREAM_VARIANTS["fenced null"]}
+               3: UPSTREAM_VARIANTS["JSON null"], 4: UPSTREAM_VARIANTS["fenced null"]}
     with FakeOpenAIServer(responder=fake_responder(replies.get, lambda n, task: True)) as server:
         record = await run_through_server(server, real_env("code_11"), max_events=4)
         agent_calls = bodies(server, "ProposalReply")
@@ -321,6 +323,52 @@ async def test_replies_without_the_other_keys_are_counted_not_reasked() -> None:
     assert (c.judged, c.skipped) == (4, 0) and len(agent_calls) == 4
     assert [ev.final.tasks for ev in record.section.events] == [[], ["Fix the test"], [], []]
     assert (c.tp, c.tn) == (1, 3)
+
+
+@pytest.mark.parametrize("spelling", ["None", "none", "", "no proposal", "no task", "NULL", " null"])
+def test_only_none_and_the_string_null_mean_no_proposal(spelling: str) -> None:
+    """Issue 30: upstream's `extrat_pred` nulls only None and "null"; any other spelling is a
+    proposal, and `calculate_scores` counts it as one (`pred is not None`)."""
+    text = json.dumps({"Purpose": "p", "Proactive Task": spelling})
+    assert upstream_extrat_pred(text)["Proactive Task"] == spelling
+    assert read_agent_reply(text).reply.tasks == [spelling]
+    for none in ('{"Purpose": "p"}', '{"Purpose": "p", "Proactive Task": null}', '{"Purpose": "p", "Proactive Task": "null"}'):
+        assert read_agent_reply(none).reply.tasks == []
+    # an upstream trace: a string prediction is a proposal, whatever it says
+    trace = [{"agent_response": [spelling], "judgement": [True]}, {"agent_response": [None], "judgement": [True]}]
+    assert confusion_from_trace(trace) == Confusion(tp=1, tn=1, proposals=1, accepted_proposals=1)
+    assert upstream_calculate_scores(trace)["Accept Rate"] == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("text", ['{"foo": 1}', "{}", '{"Task": "Fix it", "answer": null}'])
+def test_a_reply_with_none_of_the_expected_keys_is_a_format_error(text: str) -> None:
+    """Issue 30: such a reply is not "stayed quiet" (upstream's `ret.get` default would make it
+    one): reading it fails, naming what is wrong."""
+    from proactive_tui.families.proactivebench.judges import AgentFormatError
+
+    with pytest.raises(AgentFormatError, match="none of the expected keys"):
+        read_agent_reply(text)
+
+
+async def test_a_format_error_is_recorded_reported_and_not_counted() -> None:
+    """The reply is asked for again (upstream's retry), then the event is left uncounted with the
+    reason in the record's event, its errors and the report, never scored as a null proposal."""
+    replies = {1: UPSTREAM_VARIANTS["plain"], 2: '{"foo": 1}', 3: UPSTREAM_VARIANTS["JSON null"]}
+    with FakeOpenAIServer(responder=fake_responder(replies.get, lambda n, task: True)) as server:
+        record = await run_through_server(server, real_env("code_11"), max_events=3)
+        agent_calls = bodies(server, "ProposalReply")
+    assert len(agent_calls) == 1 + 3 + 1
+    c = record.section.confusion
+    assert (c.judged, c.skipped, c.tp, c.tn) == (2, 1, 1, 1)
+    second = record.section.events[1]
+    assert second.attempts == [] and second.outcome is None
+    assert "agent format error" in second.format_error and "none of the expected keys" in second.format_error
+    assert any("agent format error" in e for e in record.errors)
+    trace = next(s for s in report(record) if s.id == "proactivebench.trace")
+    lines = [getattr(b, "text", "") for b in trace.blocks]
+    assert any(line.startswith("= skipped (not counted): ") and "none of the expected keys" in line for line in lines)
+    speeches = [b.text for b in trace.blocks if type(b).__name__ == "Speech"]
+    assert speeches == ["proposes: Fix the test", "stays quiet (null)"]  # event 2 has no reply to show
 
 
 # ---------------------------------------------------------------------------------------------

@@ -729,3 +729,39 @@ async def test_play_the_agent_answers_again_after_a_rejection_with_three_candida
         first, last = event.attempts
         assert first.tasks == ["Run the tests", "Open the docs"] and [v.judgement for v in first.verdicts] == ["rejected"] * 2
         assert last.tasks == [] and [v.judgement for v in last.verdicts] == ["accepted"] and event.outcome == "TN"
+
+
+def format_error_responder(body: dict) -> str:
+    """Agent: a reply with none of the expected keys at event 2, null elsewhere; judge: accepts."""
+    name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+    if name == "JudgeVerdict":
+        return json.dumps({"thought": "ok", "judgement": "accepted"})
+    index = sum(1 for m in body["messages"] if m["role"] == "user")
+    return '{"foo": 1}' if index == 2 else json.dumps({"Purpose": "p", "Proactive Task": None})
+
+
+async def test_an_agent_format_error_is_said_on_its_event_card() -> None:
+    """Issue 30: an event the agent never answered usably says why on screen, never "no help needed"."""
+    with FakeOpenAIServer(responder=format_error_responder) as server:
+        app = ProactiveApp()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("slash", *PB_ENV, "enter")
+            await pilot.pause()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ProactiveBenchSetupScreen))
+            setup = app.screen
+            for role in ("agent", "user"):
+                setup.query_one(f"#model-{role}", Input).value = "openai/fake-model"
+            setup.query_one("#api-base", Input).value = server.base_url
+            setup.query_one("#max-events", Input).value = "2"
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, ProactiveBenchSessionScreen))
+            screen = app.screen
+            await wait_for(pilot, lambda: screen.ended is not None)
+            await pilot.pause()
+            card = screen.timeline.card(2)
+            assert card is not None and card.border_subtitle == "skipped: not counted"
+            region = card.region
+            shown = " ".join(line[region.x:region.right].strip("│ ") for line in screen_lines(app)[region.y:region.bottom])
+            assert "agent format error" in shown and "none of the expected keys" in shown
+            assert "no help needed" not in shown

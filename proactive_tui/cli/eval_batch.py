@@ -365,9 +365,16 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     def warn(message: str) -> None:
         err.print(Text(f"warning: {message}", style="yellow"))
 
+    from proactive_tui.core import registry
+
+    # work the sessions share (ProactiveEval: one plan per environment, agent and repeat), with
+    # what the folder's finished sessions did already
+    earlier = read_results(out, transcripts=False) if done else []
+    shares = {name: share for name in manifest.families
+              if (share := registry.get(name).batch_share(earlier)) is not None}
     try:
         stopped = run_with_signals(lambda: run_planned(todo, args.concurrency, on_done, store=not args.no_store,
-                                                       warn=warn, build=build, gateway=gateway))
+                                                       warn=warn, build=build, gateway=gateway, shares=shares))
     finally:
         display.close()  # the summary, also after Ctrl-C/SIGTERM
     report = build_report(manifest, read_results(out, transcripts=False))

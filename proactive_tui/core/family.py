@@ -351,6 +351,15 @@ class Family:
         trials): the family has no pass rule."""
         return []
 
+    def batch_share(self, finished: list[Any]) -> Any | None:
+        """What the sessions of one batch run share, or None (the default: nothing). The object's
+        `attach(session, key)` is called with each session the batch builds, before it runs;
+        `finished` are the batch folder's finished sessions (`evalrun.folder.SessionResult`, on
+        `--resume`), so work they did is not done again. ProactiveEval shares the target plan of
+        an environment, agent and repeat among its agreeableness levels, as the paper plans once
+        and guides three times (`families/proactiveeval/shared_plan.py`)."""
+        return None
+
     def batch_groups(self, result: Any) -> list[str]:
         """The groups of `batch_tables` rows a finished session counts in (its domain, split, tier
         or setting, as the rows name them), so the results screen can list the sessions behind a

@@ -43,6 +43,13 @@ class SessionKey(BaseModel):
         return "__".join(parts) + f"-{digest}"
 
     @property
+    def group(self) -> str:
+        """The id of the key without its swept settings: the sessions of one environment, agent
+        and repeat at every swept value, which share work in a batch (ProactiveEval's plan,
+        `Family.batch_share`) and so go to one shard. Without swept settings, the key's own id."""
+        return self.model_copy(update={"settings": {}}).id if self.settings else self.id
+
+    @property
     def task(self) -> str:
         """The key without the repeat: what pass^k and the variance over repeats group by."""
         grid = ",".join(f"{k}={v}" for k, v in sorted(self.settings.items()))
@@ -80,14 +87,19 @@ class Shard(BaseModel):
 
 
 def shard_keys(keys: Iterable[SessionKey], shard: Shard | None) -> list[SessionKey]:
-    """The shard's slice of the plan: the keys sorted by id, every N-th from position I. The
-    order does not depend on concurrency or on which machine runs it, the slices are disjoint
-    and together they are the plan; sorted positions (not hashes) keep the slices within one
-    session of each other in size."""
+    """The shard's slice of the plan: the key groups (`SessionKey.group`: one environment, agent
+    and repeat at every swept value) sorted by id, every N-th from position I, and their keys
+    sorted by id. A group stays on one shard, so the work its sessions share is done once (the
+    paper's one ProactiveEval plan per environment). The order does not depend on concurrency or
+    on which machine runs it, the slices are disjoint and together they are the plan; sorted
+    positions (not hashes) keep the slices within one group of each other in size (within one
+    session when nothing is swept)."""
     ordered = sorted(keys, key=lambda k: k.id)
     if shard is None:
         return ordered
-    return [k for i, k in enumerate(ordered) if i % shard.count == shard.index]
+    groups = sorted({k.group for k in ordered})
+    mine = {g for i, g in enumerate(groups) if i % shard.count == shard.index}
+    return [k for k in ordered if k.group in mine]
 
 
 def plan_keys(environments: list[Any], agents: list[str], grids: dict[str, list[dict[str, str]]],

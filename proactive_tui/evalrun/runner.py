@@ -48,13 +48,15 @@ Build = Callable[[Any, Any, Any], Any]
 
 async def run_planned(planned: list[PlannedSession], concurrency: int, on_done: Callable[[SessionOutcome], Any],
                       store: bool = True, warn: Callable[[str], None] | None = None,
-                      build: Build | None = None, gateway: Any = None) -> None:
+                      build: Build | None = None, gateway: Any = None,
+                      shares: dict[str, Any] | None = None) -> None:
     """Run every planned session, at most `concurrency` at once, each recorded in the session store
     unless `store` is off (a store that cannot be opened costs a warning, never the run). An
     exception in one session is that session's outcome, not the batch's. Cancelling (Ctrl-C,
     SIGTERM) stops the sessions running; those never reach `on_done`. `gateway` is shared by every
     session (one limiter and one set of counters per model across the batch); a plain one when
-    not given."""
+    not given. `shares`: family name -> what that family's sessions of this batch share
+    (`Family.batch_share`), attached to each of its sessions before it runs."""
     from proactive_tui.core.run_record import RunRecordBuilder
     from proactive_tui.core.spec import build_session
     from proactive_tui.llm.gateway import Gateway
@@ -76,6 +78,9 @@ async def run_planned(planned: list[PlannedSession], concurrency: int, on_done: 
             builder = RunRecordBuilder()
             try:
                 session = (build or build_session)(item.spec, item.env, gateway)
+                share = (shares or {}).get(item.key.family)
+                if share is not None:
+                    share.attach(session, item.key)
                 if db is not None:
                     from proactive_tui.store import record_events
 

@@ -51,7 +51,9 @@ class ChronosFamily(Family):
     run_flags = (
         RunFlag("--max-turns", "max_turns", {"type": int, "metavar": "N", "help": "lower the scenario's turn limit"}),
         RunFlag("--prompt-variant", "prompt_variant", {"choices": ["standard", "guided"],
-                                                       "help": "the agent's prompt: basic, or with the paper's extra guidance"}),
+                                                       "help": "the agent's prompt: guided (default; the basic prompt with the paper's "
+                                                               "extra guidance, as the paper ran closed models) or "
+                                                               "standard (basic only, as the paper ran base open models)"}),
         RunFlag("--user-simulator", "user_simulator", {"choices": ["model", "scripted"],
                                                        "help": "who plays the user: the user seat's model (default) or the "
                                                                "scripted persona (offline fallback, no model)"}),

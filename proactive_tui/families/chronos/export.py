@@ -56,6 +56,7 @@ def dialogue_messages(record: Any) -> list[dict[str, Any]]:
     for obs in section.observations if section else []:
         entries.append((obs.turn, 0, {"role": "observation", "source": obs.source, "content": obs.content}))
     entries.sort(key=lambda e: (e[0], e[1]))
+    # a record without the setting predates it and ran the basic prompt
     variant = (getattr(record, "settings", None) or {}).get("prompt_variant") or "standard"
     return [{"role": "system", "content": agent_system(variant)}] + [e[2] for e in entries]
 

@@ -64,8 +64,9 @@ AGENT_SYSTEM when `ChronosSettings.prompt_variant == "guided"`."""
 PROMPT_VARIANTS = ("standard", "guided")
 
 
-def agent_system(variant: str = "standard") -> str:
-    """The agent's system prompt for a prompt variant (`standard` = the basic prompt)."""
+def agent_system(variant: str) -> str:
+    """The agent's system prompt for a prompt variant (`standard` = the basic prompt, `guided` =
+    it plus GUIDANCE; `ChronosSettings.prompt_variant` says which is the default and why)."""
     if variant == "guided":
         return AGENT_SYSTEM + "\n\n" + GUIDANCE
     if variant != "standard":

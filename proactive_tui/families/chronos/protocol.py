@@ -89,7 +89,10 @@ from proactive_tui.llm.gateway import STRUCTURED_REASKS
 
 SEATS = ("agent", "user", "judge")
 AGENT_TEMPERATURE = 0.2
-"""The paper's temperature for the model under test; used unless the user set one."""
+"""The model under test's temperature unless the user set one: **our choice**. The paper's text
+states no sampling temperature (the protocol notes this project started from gave 0.2 as the
+paper's, which the paper does not bear out); a low one keeps the JSON replies steady while
+letting a model word its messages, and 0.2 is kept so earlier runs stay comparable."""
 
 
 
@@ -665,7 +668,8 @@ def _parse_reading(text: str) -> ReplyReading:
 
 def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participant], session_id: str | None,
                           resume_from: RunRecord | None = None):
-    """The factory's builder: the agent model runs at temperature 0.2 unless the user chose one;
+    """The factory's builder: the agent model runs at temperature 0.2 (`AGENT_TEMPERATURE`, our
+    choice: the paper states none) unless the user chose one;
     the scripted persona takes the user seat when `user_simulator` is "scripted" (and no person
     plays it); the judge seat sits only when it reads (`confirmation_reader` "judge")."""
     from proactive_tui.core.participants import LLMParticipant

@@ -30,10 +30,16 @@ class ChronosSettings(BaseModel):
     only moves while the user is dormant), but the user's reply (or, while the user is dormant, the
     monitor's next scan) comes next instead of another agent turn. 2 keeps the protocol's own flow
     (check, then report) and stops an agent that keeps checking, such as the small local model."""
-    prompt_variant: Annotated[Literal["standard", "guided"], Deviation("agent prompt {value} (default {default})")] = "standard"
-    """The agent's prompt: the basic one, or with the paper's extra guidance appended ("guided",
-    `prompts.GUIDANCE`). The paper ran closed models and its "-Guided" open models with it; it is
-    recorded with the run's settings so results say which prompt they came from."""
+    prompt_variant: Annotated[Literal["standard", "guided"], Deviation("agent prompt {value} (default {default})")] = Field(default="guided", description=(
+        "the agent's prompt: 'guided' (the default) is the basic prompt with the paper's extra guidance "
+        "(Appendix D.2), with which the paper reports every closed model and its '-Guided' open models; "
+        "'standard' is the basic prompt alone (Appendix D.1), which the paper gives only base open "
+        "models and their fine-tuned versions: a labelled setting for those."))
+    """Guided by default (paper § 4.2, "For close-source models ... we uniformly add
+    additional guidance (see Appendix D.2) content to the basic prompt"): the paper's results for
+    the models a person most often brings (closed ones, through an API) come from it. Recorded with
+    the run's settings, so results say which prompt they came from; a record without the setting
+    ran the basic prompt (the default before issue 30)."""
     user_simulator: Annotated[Literal["model", "scripted"], Deviation("{value} user (the paper's: a model)")] = "model"
     """Who plays the simulated user when no person does: the user seat's model, briefed turn by
     turn as the paper's user simulator is (persona, constraints revealed over turns, the intention

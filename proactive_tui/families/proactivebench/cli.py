@@ -59,7 +59,8 @@ class ProactiveBenchPrinter(EventPrinter):
             c.print(line)
         elif t == "proactivebench.proposal_metrics":
             cf = event.confusion
-            outcome = event.outcome or "skipped (not counted)"
+            outcome = event.outcome or (f"skipped (not counted): {plain(event.format_error)}" if event.format_error
+                                        else "skipped (not counted)")
             if len(event.cells) > 1:
                 outcome = f"{', '.join(event.cells)} ({event.judgement})"
             c.print(Text(

@@ -75,6 +75,9 @@ class ProposalMetricsUpdated(EventBase):
     attempts: int = 1
     confusion: Confusion
     metrics: Metrics
+    format_error: str = ""
+    """Why the agent gave no usable reply for this event (no JSON object, none of the expected
+    keys): an agent format error, so the event is not counted. Empty when it replied."""
 
 
 EVENTS = (ObservationShown, ProposalMade, ProposalVerdict, ProposalMetricsUpdated)

@@ -3,11 +3,21 @@
 
 The agent. Upstream's evaluation (`extrat_pred` in thunlp/ProactiveAgent `eval/script.py`,
 Apache-2.0) takes the ```json fenced block if there is one, `json.loads` it, and reads only
-`Proactive Task`: missing, None or "null" means no proposal; a "null" Response is None. Nothing
-else is required. `read_agent_reply` does the same and adds our tolerance on top (other fences
-and chatter around the JSON, key case / spaces / `_` / `-`, "none" or "" for null), so a reply
-upstream can read is never lost here. It also returns the parsed object itself: upstream writes
-`json.dumps(result)` back into the agent's history, so the agent sees its own reply as parsed.
+`Proactive Task`: `ret.get("Proactive Task", None) is None` (the key missing, or JSON null) or
+`== "null"` (that exact string) means no proposal; anything else is a proposal, and
+`calculate_scores` in `eval/calculate_agent_performance.py` counts it as one (`pred is not None`).
+So "None", "none", "" or "no task" are proposals here too (`is_no_proposal`): a model that writes
+them has proposed that text, and the judge sees it. A "null" Response is None, as upstream.
+
+Our tolerance adds only ways of finding the object and its keys (other fences and chatter around
+the JSON, key case / spaces / `_` / `-`), never other spellings of "no proposal". One deviation,
+on purpose: a JSON object with none of the four keys the prompt asks for (`{"foo": 1}`, `{}`) is an
+agent format error (`AgentFormatError`), not a silent "no proposal" as upstream's `ret.get`
+default would make it. Like a reply that is not JSON (upstream's `json.loads` raising), it is asked
+for again and, still unusable, leaves the event uncounted, with the reason recorded.
+
+`read_agent_reply` also returns the parsed object itself: upstream writes `json.dumps(result)`
+back into the agent's history, so the agent sees its own reply as parsed.
 
 The judge. Upstream reads `json5.loads(reply)["judgement"] == "accepted"`; `read_verdict`
 accepts that and more (booleans, yes/no, a "judgement" line in prose), and needs no "thought".
@@ -27,8 +37,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 
-NULLISH = {"", "null", "none", "nil", "n/a", "no task", "no proactive task"}
 TASK_KEY = "Proactive Task"
+EXPECTED_KEYS = ("Purpose", "Thoughts", TASK_KEY, "Response")
+"""The keys the system prompt asks for (upstream's `<Format>`); a reply needs at least one."""
 _UPSTREAM_FENCE = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
 """Upstream's fence pattern (`extrat_pred`)."""
 
@@ -37,8 +48,15 @@ def _squash(key: str) -> str:
     return re.sub(r"[\s_\-]", "", key).lower()
 
 
-def is_nullish(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and value.strip().strip("`'\"").strip().lower() in NULLISH)
+def is_no_proposal(value: Any) -> bool:
+    """Upstream's test, exactly (`extrat_pred`, eval/script.py): None (a missing key or JSON null)
+    or the string "null". Any other value, "None" and "" included, is a proposal."""
+    return value is None or value == "null"
+
+
+class AgentFormatError(ValueError):
+    """An agent reply that is a JSON object but has none of the expected keys: a format error,
+    not "no proposal" (see the module doc)."""
 
 
 _CANONICAL = {"purpose": "Purpose", "thoughts": "Thoughts", "thought": "Thoughts", "proactivetask": TASK_KEY,
@@ -49,24 +67,29 @@ asked for up to three tasks)."""
 
 def canonical_reply(data: dict[str, Any]) -> dict[str, Any]:
     """The reply with upstream's key spelling, in the order the model wrote it (the first of two
-    spellings of one key wins), and null read as upstream reads it: a missing `Proactive Task` is
-    added as None (at the end, as `ret["Proactive Task"] = None` does), a nullish one and a
-    nullish `Response` become None. Other keys and values are kept as written."""
+    spellings of one key wins), and null read as upstream reads it (`is_no_proposal`): a missing
+    `Proactive Task` is added as None (at the end, as `ret["Proactive Task"] = None` does), a
+    "null" one and a "null" `Response` become None. Other keys and values are kept as written.
+    AgentFormatError when none of the expected keys is there."""
     out: dict[str, Any] = {}
     for key, value in data.items():
         canonical = _CANONICAL.get(_squash(str(key)), key)
         if canonical not in out:
             out[canonical] = value
-    if is_nullish(out.get(TASK_KEY)):
+    if not any(key in out for key in EXPECTED_KEYS):
+        found = ", ".join(repr(str(k)) for k in list(out)[:5]) or "no keys at all"
+        raise AgentFormatError(f"the reply has none of the expected keys "
+                               f"({', '.join(EXPECTED_KEYS)}), only {found}")
+    if is_no_proposal(out.get(TASK_KEY)):
         out[TASK_KEY] = None
-    if "Response" in out and is_nullish(out["Response"]):
+    if "Response" in out and is_no_proposal(out["Response"]):
         out["Response"] = None
     return out
 
 
 class _AgentReply(BaseModel):
-    """Shared tolerance: keys matched ignoring case, spaces, `_` and `-`; "null" strings are null.
-    Only `Proactive Task` matters; every key may be missing."""
+    """Shared tolerance: keys matched ignoring case, spaces, `_` and `-`; the string "null" is
+    null. Only `Proactive Task` matters; any key may be missing, but not all of them."""
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -91,7 +114,7 @@ class _AgentReply(BaseModel):
     @field_validator("response", mode="before", check_fields=False)
     @classmethod
     def _null_response(cls, value: Any) -> Any:
-        if is_nullish(value):
+        if is_no_proposal(value):
             return None
         return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
@@ -121,16 +144,20 @@ class ProposalReply(_AgentReply):
     @field_validator("proactive_task", mode="before")
     @classmethod
     def _null_task(cls, value: Any) -> Any:
-        if isinstance(value, list):  # a one-item list is a task; more is not what was asked
-            items = [v for v in value if not is_nullish(v)]
-            if len(items) > 1:
-                raise ValueError("give one task (a string) or null, not a list")
-            value = items[0] if items else None
-        return None if is_nullish(value) else value
+        if is_no_proposal(value):
+            return None
+        if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+            return value[0]  # a one-item list is that task
+        if isinstance(value, list) and len(value) > 1:
+            raise ValueError("give one task (a string) or null, not a list of several")
+        # Upstream counts any value but None/"null" as a proposal (`[]`, `0`, an object too):
+        # the judge sees it as written.
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
     @property
     def tasks(self) -> list[str]:
-        return [self.proactive_task] if self.proactive_task else []
+        # `is not None`, as upstream's `calculate_scores`: an empty string is a proposal too
+        return [] if self.proactive_task is None else [self.proactive_task]
 
 
 class CandidatesReply(_AgentReply):
@@ -142,14 +169,15 @@ class CandidatesReply(_AgentReply):
     @field_validator("proactive_task", mode="before")
     @classmethod
     def _candidates(cls, value: Any) -> Any:
-        if is_nullish(value):
+        # Upstream's test per candidate: None and "null" are not candidates, anything else is
+        # one; an empty list holds no candidate, so it is no proposal.
+        if is_no_proposal(value):
             return None
-        if isinstance(value, str):
-            value = [value]
         if isinstance(value, list):
-            items = [str(v).strip() for v in value if not is_nullish(v)]
+            items = [v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+                     for v in value if not is_no_proposal(v)]
             return items or None
-        return value
+        return [value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)]
 
     @property
     def tasks(self) -> list[str]:
@@ -185,7 +213,8 @@ def _json_object(text: str) -> Any:
 
 def read_agent_reply(text: str, candidates: int = 1) -> AgentReading:
     """Read one agent reply as upstream does (see the module doc); ValueError when unusable: no
-    JSON object, or a `Proactive Task` that is not a task (a list of several with one candidate)."""
+    JSON object, an object with none of the expected keys (AgentFormatError), or a
+    `Proactive Task` that is not a task (a list of several with one candidate)."""
     data = _json_object(text)
     if not isinstance(data, dict):
         raise NoJSON("the reply is JSON but not an object")

@@ -214,8 +214,8 @@ def _as_dict(event: Any) -> dict[str, Any]:
 
 
 def _is_task(value: Any) -> bool:
-    # upstream: `pred is not None`; the strings are what our reader also takes for null
-    return value is not None and not (isinstance(value, str) and value.strip().lower() in ("", "null", "none"))
+    # upstream's `calculate_scores`: `pred is not None`, exactly ("", "none" are proposals there)
+    return value is not None
 
 
 def confusion_from_trace(events: Iterable[Any]) -> Confusion:

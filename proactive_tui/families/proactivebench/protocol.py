@@ -7,7 +7,10 @@ Apache-2.0) unless a setting says otherwise:
 - One agent call per event, with no window. The newest event is wrapped with upstream's
   instruction (`prompts.event_message`); every earlier event is its plain `{"Time", "Event"}`
   JSON and every earlier reply is `json.dumps` of the reply as parsed. Only `Proactive Task` is
-  read (`judges.read_agent_reply`); a missing one means null.
+  read (`judges.read_agent_reply`); missing, null or "null" means no proposal, any other value is
+  a proposal (upstream's `extrat_pred`). A reply with no JSON object, or with none of the expected
+  keys, is an agent format error: asked again, then the event is not counted and the record,
+  report and screen say why (`ProposalMetricsUpdated.format_error`), never read as "stayed quiet".
 - The `user` seat judges each proposed task (a null proposal included: accepting null = "no help
   was needed") from upstream's reward-model input, byte for byte (`prompts.reward_messages`), so
   the paper's fine-tuned reward model can sit in it. The user is a model or a person who accepts,
@@ -43,7 +46,7 @@ from proactive_tui.core.events import AwaitingHuman, ErrorRaised, Retrying, Sess
 from proactive_tui.families.proactivebench.calls import ask
 from proactive_tui.families.proactivebench.events import ObservationShown, ProposalMade, ProposalMetricsUpdated, ProposalVerdict
 from proactive_tui.families.proactivebench.judges import (
-    HUMAN_CHOICES, AgentReading, CandidatesReply, HumanVerdict, JudgeVerdict, ProposalReply, is_nullish,
+    HUMAN_CHOICES, AgentReading, CandidatesReply, HumanVerdict, JudgeVerdict, ProposalReply,
     parse_verdict_text, read_agent_reply, read_verdict,
 )
 from proactive_tui.families.proactivebench.metrics import Confusion, EventJudgement, Judgement, add_judgement, metrics
@@ -75,18 +78,20 @@ SEATS = ("agent", "user")
 
 
 def parse_agent_text(text: str, candidates: int = 1) -> ProposalReply | CandidatesReply:
-    """A person in the agent seat: the JSON reply, or just the task on one line ("null" or "-" for none)."""
+    """A person in the agent seat: the JSON reply, or just the task on one line ("null" or "-" for
+    none, as the prompt says). A JSON object is read as a model's is, so one with none of the
+    expected keys is refused (ValueError: the person is asked again)."""
     schema = CandidatesReply if candidates > 1 else ProposalReply
     try:
         data = extract_json(text)
-        if isinstance(data, dict):
-            return schema.model_validate(data)
     except (NoJSON, ValueError):
-        pass
+        data = None
+    if isinstance(data, dict):
+        return schema.model_validate(data)
     line = text.strip()
     if not line:
         raise ValueError("type the task you offer, or null (or -) to offer nothing")
-    none = is_nullish(line) or line == "-"
+    none = line.lower() == "null" or line == "-"
     tasks: Any = None if none else ([t.strip() for t in line.split("|") if t.strip()][:3] if candidates > 1 else line)
     return schema.model_validate({"Purpose": "", "Thoughts": "", "Proactive Task": tasks, "Response": None if none else line})
 
@@ -191,7 +196,7 @@ class ProactiveBenchSession(SessionBase):
                                purpose=f"event {index} verdict" + (f" on candidate {candidate + 1}"
                                                                    if candidate is not None and self.settings.candidates > 1 else ""))
         if user.info.kind == "human":
-            what = f"the offer {task!r}" if task else "no offer (null): accept if you needed no help"
+            what = f"the offer {task!r}" if task is not None else "no offer (null): accept if you needed no help"
             hint = f"event {index}, {what} — {HUMAN_CHOICES}"
             if not is_replaying(user):
                 self.emit(AwaitingHuman(seat="user", turn=index, hint=hint))
@@ -250,14 +255,15 @@ class ProactiveBenchSession(SessionBase):
             except ModelError as exc:
                 if exc.kind != "structured":
                     raise
-                self.emit(ErrorRaised(seat="agent", message=f"event {index}: no usable reply ({exc.message}); "
+                self.emit(ErrorRaised(seat="agent", message=f"event {index}: agent format error ({exc.message}); "
                                       + ("not counted" if last is None else "scored on the previous attempt"),
                                       purpose="proposal", judgement=False))
                 if last is None:
                     # Upstream skips the event (`continue`): no reply goes into the history. The
                     # event stays there, as an earlier event: plain, only the newest is wrapped.
                     self.history = self.history + note + [plain]
-                    self._finish_event(index, EventJudgement(), attempts=1)
+                    self._finish_event(index, EventJudgement(), attempts=1,
+                                       format_error=f"agent format error: {exc.message}")
                     return
                 break  # score the last usable attempt
             judged = await self._judge(index, attempt, reading.reply.tasks)
@@ -285,11 +291,11 @@ class ProactiveBenchSession(SessionBase):
             self.history = self.history + [plain, final]
         self._finish_event(index, outcome, attempts=attempt + 1)
 
-    def _finish_event(self, index: int, judgement: EventJudgement, attempts: int) -> None:
+    def _finish_event(self, index: int, judgement: EventJudgement, attempts: int, format_error: str = "") -> None:
         self.confusion = add_judgement(self.confusion, judgement)
         self.emit(ProposalMetricsUpdated(index=index, outcome=judgement.outcome, judgement=judgement.judgement,
                                          cells=judgement.cells(), attempts=attempts, confusion=self.confusion,
-                                         metrics=metrics(self.confusion)))
+                                         metrics=metrics(self.confusion), format_error=format_error))
 
     # -- the session ------------------------------------------------------------------------------
 

@@ -49,6 +49,8 @@ class TraceEventRecord(BaseModel):
     """None until the event's metrics arrived (an event cut off by a stop has none)."""
     cells: list[Outcome] = Field(default_factory=list)
     """The confusion cells the event added (one per judged task, as upstream counts)."""
+    format_error: str = ""
+    """An agent format error that left the event uncounted (`ProposalMetricsUpdated.format_error`)."""
 
     @property
     def final(self) -> AttemptRecord | None:
@@ -103,6 +105,7 @@ def apply_proposal_event(record: Any, event: Any) -> None:
             ev.outcome = event.outcome
             ev.judgement = event.judgement
             ev.cells = list(event.cells)
+            ev.format_error = event.format_error
         section.confusion = event.confusion
         section.metrics = event.metrics
 

@@ -42,6 +42,8 @@ def _attempt_blocks(attempt: Any, candidates: bool, human_user: bool) -> list[An
 
 
 def _outcome_text(ev: Any) -> str:
+    if ev.outcome is None and getattr(ev, "format_error", ""):
+        return f"skipped (not counted): {ev.format_error}"
     if ev.outcome is None:
         return "skipped (not counted)"
     if len(ev.cells) > 1:  # three candidates: each judged task is a cell of its own

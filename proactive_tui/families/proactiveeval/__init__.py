@@ -60,6 +60,9 @@ class ProactiveEvalFamily(Family):
         RunFlag("--no-early-stop", "early_stop", {"action": "store_const", "const": False,
                                                   "help": "always play every turn up to the turn limit"}),
         RunFlag("--seed", "seed", {"type": int, "help": "seed passed to every model call that takes one"}),
+        RunFlag("--no-target", "without_target", {"action": "store_const", "const": True,
+                                                  "help": "the paper's 'without target' ablation: the agent guides "
+                                                          "with no target or steps (judged against the reference)"}),
     )
 
     def sample_sources(self) -> list[Path]:
@@ -107,6 +110,14 @@ class ProactiveEvalFamily(Family):
         return ProactiveEvalSession(env, ProactiveEvalSeats(**{s: seats[s] for s in self.seats}),
                                     ProactiveEvalSettings(**spec.settings), session_id=session_id,
                                     models=spec.models_summary(), resume_from=resume_from, fork_at=fork_at)
+
+    def batch_share(self, finished):
+        """One plan per (environment, agent, repeat) for every agreeableness level (`shared_plan`)."""
+        from proactive_tui.families.proactiveeval.shared_plan import PlanShare
+
+        share = PlanShare()
+        share.seed([r for r in finished if r.key.family == self.name])
+        return share
 
     def user_turns(self, record):
         return sorted((m for m in record.messages if m.role == "user" and not m.partial), key=lambda m: m.turn)

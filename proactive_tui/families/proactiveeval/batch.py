@@ -14,6 +14,12 @@ columns per domain) are the per-level, per-domain tables the paper's protocol an
 `eval proactiveeval` command printed. A session the judge did not score is left out of a mean
 and counted in the "scored" columns, so a mean over fewer sessions than ran is visible.
 
+Planning is judged once per environment, agent model and repeat, and the agreeableness levels
+reuse that plan and its score (`shared_plan`; the paper's Table 4 counts 328 planning judgements
+against 984 guidance ones). The planning table says how many plan and guidance judgements the
+sessions hold (`judgement_counts`), so a reader sees the plan means are not over three times as
+many plans.
+
 A session **passes** (pass^k) when its guidance score is at least `PASS_GUIDANCE` (7). The paper
 has no pass threshold: 7 is our choice, the lowest band of our guidance judge's scale that says
 "clear progress toward the target and most standards met" (`prompts.GUIDANCE_BANDS`).
@@ -96,6 +102,33 @@ def batch_trials(result: Any) -> list[Trial]:
                   score=None if guidance is None else float(guidance))]
 
 
+def judgement_counts(results: list[Any]) -> tuple[int, int, int]:
+    """(plan judgements, sessions whose plan score was reused from another, guidance judgements)
+    over the finished sessions: a reused plan score is not a judgement of its own."""
+    planned = reused = guided = 0
+    for r in results:
+        section = r.record.section
+        if section is None:
+            continue
+        if section.planning.score is not None:
+            if section.planning.score_reused_from is None:
+                planned += 1
+            else:
+                reused += 1
+        guided += section.guidance is not None
+    return planned, reused, guided
+
+
+def counts_note(results: list[Any]) -> str:
+    """"planning judged 8 times (16 sessions reused a plan's score), guidance 24"."""
+    planned, reused, guided = judgement_counts(results)
+    times = lambda n: "once" if n == 1 else f"{n} times"  # noqa: E731
+    reuse = f" ({reused} {'session' if reused == 1 else 'sessions'} reused a plan's score)" if reused else ""
+    if not planned and not reused:
+        return f"no plan judged, guidance {guided}"
+    return f"planning judged {times(planned)}{reuse}, guidance {guided}: one plan per environment, agent and repeat"
+
+
 def batch_groups(result: Any) -> list[str]:
     """The rows a session counts in: its domain (by name, as the consistency table's rows say it)
     and its agreeableness level."""
@@ -121,9 +154,11 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
                 if found is not None:
                     row.interval[key] = found
             rows.append(row)
-        tables.append(ReportTable(id=table_id, title=title, columns=columns, rows=rows,
-                                  notes=["mean ± std over repeats [95% interval over environments]; each repeat's "
-                                         "figure is the mean over its sessions (at every agreeableness level that ran)"]))
+        notes = ["mean ± std over repeats [95% interval over environments]; each repeat's "
+                 "figure is the mean over its sessions (at every agreeableness level that ran)"]
+        if table_id == "planning":
+            notes.append(counts_note(results))
+        tables.append(ReportTable(id=table_id, title=title, columns=columns, rows=rows, notes=notes))
     rows = []
     for model, level, at in _by_model_and_level(results, models):
         row = ReportRow(model=model, group=level)

@@ -62,6 +62,9 @@ class Plan(BaseModel):
 class PlanProposed(EventBase):
     type: Literal["proactiveeval.plan_proposed"] = "proactiveeval.plan_proposed"
     plan: Plan
+    reused_from: str | None = None
+    """In a batch, the session whose plan this is, when this session reused it (one plan per
+    environment, agent and repeat, as the paper: `shared_plan`); None when this session planned."""
 
 
 class PlanScored(EventBase):
@@ -69,6 +72,8 @@ class PlanScored(EventBase):
     score: int
     reasoning: str
     judge_model: str
+    reused_from: str | None = None
+    """The session whose judge call gave this score, when reused; None when judged here."""
 
 
 class TurnChecked(EventBase):

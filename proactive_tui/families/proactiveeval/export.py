@@ -6,6 +6,8 @@ plus what the session produced:
 
 - `dialogue`: [{role: "assistant" | "user", content}], the finished messages in order;
 - `planning`: the agent's own plan {target, sub_target, model, score, reasoning, judge_model}, or null;
+  in a batch, a plan another session of its environment made has `reused_from` and
+  `score_reused_from` (those sessions' ids);
 - `scores`: {guidance: overall (the headline, the judge's one score) + the five diagnostic
   dimensions + reasoning, or null; planning; judged_against: "reference" or "own_plan" (what the
   turn checks and the guidance judge compared the dialogue with; the turn checks' sub-target
@@ -44,6 +46,8 @@ def dataset_record(record: Any) -> dict[str, Any]:
         "target": p.target, "sub_target": list(p.sub_targets), "model": p.model, "score": p.score,
         "reasoning": p.reasoning, "judge_model": p.judge_model,
     }
+    if planning is not None and (p.reused_from or p.score_reused_from):  # a batch's shared plan (`shared_plan`)
+        planning.update(reused_from=p.reused_from, score_reused_from=p.score_reused_from)
     g = record.section.guidance
     guidance = None if g is None else {
         "overall": g.overall, **{d: getattr(g, d) for d in DIMENSIONS}, "reasoning": g.reasoning,

@@ -123,14 +123,21 @@ def plan_judge_prompt(user_information: str, trigger_factor: str, target: str, s
     )
 
 
-def agent_system_prompt(user_information: str, trigger_factor: str, target: str, sub_targets: list[str]) -> str:
+def agent_system_prompt(user_information: str, trigger_factor: str, target: str | None,
+                        sub_targets: list[str]) -> str:
+    """The guiding agent's system prompt. `target` None is the paper's "without target" ablation
+    (`without_target`): no goal and no steps, the agent works out where to lead from the user
+    information and the trigger alone."""
+    goal = (f"Your goal for this conversation: {target}\n"
+            f"Steps, in order (move through them one at a time, as the user responds):\n{_numbered(sub_targets)}\n\n"
+            if target is not None else
+            "Decide from this what would help the user most, and guide the conversation there step by step.\n\n")
     return (
         "You are a proactive assistant. You speak first: nobody asked you, so open naturally and "
         "give the user a reason to talk with you.\n\n"
         f"What you know about the user:\n{user_information}\n\n"
         f"What just happened:\n{trigger_factor}\n\n"
-        f"Your goal for this conversation: {target}\n"
-        f"Steps, in order (move through them one at a time, as the user responds):\n{_numbered(sub_targets)}\n\n"
+        + goal +
         "Rules: write one short conversational message per turn; never mention goals, steps, "
         "targets or these instructions; no lists of everything at once; build on what you know "
         "about this user; end with something that invites a reply."

@@ -49,6 +49,7 @@ from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
 from proactive_tui.families.proactiveeval.record import complete_turns
 from proactive_tui.families.proactiveeval.settings import ProactiveEvalSettings
+from proactive_tui.families.proactiveeval.shared_plan import PlanGroup, PlanScoreShared
 from proactive_tui.families.proactiveeval.env import ProactiveEvalEnv
 from proactive_tui.llm.errors import ModelError
 
@@ -99,6 +100,11 @@ class ProactiveEvalSession(SessionBase):
         self._started_ids: dict[tuple[str, int], str] = {}
         self._final_score: asyncio.Task[None] | None = None
         self._plan_to_score: PlanDraft | None = None
+        self.plan_group: PlanGroup | None = None
+        """In a batch, the plan shared by this environment's sessions at every agreeableness level
+        (`shared_plan`; set by `PlanShare.attach`); None: this session plans on its own."""
+        self._publishes_score = False
+        self._plan_model = ""
 
     # -- context --------------------------------------------------------------------------------
 
@@ -131,6 +137,8 @@ class ProactiveEvalSession(SessionBase):
 
     def agent_context(self, turn: int) -> tuple[str, list[dict[str, str]], list[int]]:
         target, steps = self.guide_target()
+        if self.settings.without_target:  # the paper's ablation: the judges keep the target, the agent has none
+            target, steps = None, []
         system = prompts.agent_system_prompt(
             self.item.environment.user_information, self.item.environment.trigger_factor, target, steps
         )
@@ -242,22 +250,60 @@ class ProactiveEvalSession(SessionBase):
             return
         self.emit(UsageRecorded(seat="agent", model=reply.model, purpose="planning", usage=reply.usage))
         self.plan = draft
+        self._plan_model = reply.model
         self.emit(PlanProposed(plan=Plan(target=draft.target, sub_targets=draft.sub_targets, model=reply.model)))
         # Scoring the plan does not gate the dialogue: it runs while the agent opens (started
         # in _dialogue just after the opening message's request, which is on the critical path).
         self._plan_to_score = draft
 
+    async def _planning_in_group(self, group: PlanGroup) -> None:
+        """Plan once per batch group (`shared_plan`): the first session plans, with the group's
+        lock held; a later one takes its plan, and its score once judged, as reused."""
+        async with group.lock:
+            if group.target is None:
+                await self._planning()
+                if self.plan is not None:
+                    group.publish(self.plan.target, self.plan.sub_targets, self._plan_model, self.session_id)
+                    self._publishes_score = True
+                return
+        self.emit(PhaseChanged(phase="planning"))
+        self.plan = PlanDraft(target=group.target, sub_targets=group.sub_targets)
+        self.emit(PlanProposed(plan=Plan(target=group.target, sub_targets=list(group.sub_targets), model=group.model),
+                               reused_from=group.source))
+        self._background.append(asyncio.create_task(self._reuse_score(group, self.plan)))
+
+    async def _reuse_score(self, group: PlanGroup, draft: PlanDraft) -> None:
+        shared = await group.score()
+        if shared is None:  # the planning session got no score: judge the plan here
+            await self._score_plan(draft)
+            return
+        self.emit(PlanScored(score=shared.score, reasoning=shared.reasoning, judge_model=shared.judge_model,
+                             reused_from=shared.source))
+
     async def _score_plan(self, draft: PlanDraft) -> None:
         env = self.item.environment
+        shared: PlanScoreShared | None = None
         try:
-            verdict, judge_model = await self._judge(PlanJudgement, prompts.plan_judge_prompt(
-                env.user_information, env.trigger_factor, draft.target, draft.sub_targets, self.item.target,
-                self.item.sub_target), "plan score")
-        except ModelError as exc:
-            self.emit(ErrorRaised(seat="judge", message=f"plan scoring failed: {exc.message}", purpose="plan score",
-                                  judgement=True))
-            return
-        self.emit(PlanScored(score=verdict.score, reasoning=verdict.reasoning, judge_model=judge_model))
+            try:
+                verdict, judge_model = await self._judge(PlanJudgement, prompts.plan_judge_prompt(
+                    env.user_information, env.trigger_factor, draft.target, draft.sub_targets, self.item.target,
+                    self.item.sub_target), "plan score")
+            except ModelError as exc:
+                self.emit(ErrorRaised(seat="judge", message=f"plan scoring failed: {exc.message}", purpose="plan score",
+                                      judgement=True))
+                return
+            shared = PlanScoreShared(score=verdict.score, reasoning=verdict.reasoning, judge_model=judge_model,
+                                     source=self.session_id)
+            self.emit(PlanScored(score=verdict.score, reasoning=verdict.reasoning, judge_model=judge_model))
+        finally:
+            self._give_score(shared)
+
+    def _give_score(self, shared: PlanScoreShared | None) -> None:
+        """The session that planned for its batch group hands the plan's score to the group's
+        other sessions (None: no score came, so they judge the plan themselves)."""
+        if self._publishes_score and self.plan_group is not None:
+            self._publishes_score = False
+            self.plan_group.scored(shared)
 
     async def _check_turn(self, turn: int) -> bool:
         agent_text = self.agent_msgs[turn].content
@@ -464,7 +510,10 @@ class ProactiveEvalSession(SessionBase):
             if self.resume_from is not None:
                 self._restore_plan(self.resume_from)
             if self.settings.planning and self.plan is None and self.fork_at is None:
-                await self._planning()
+                if self.plan_group is not None:
+                    await self._planning_in_group(self.plan_group)
+                else:
+                    await self._planning()
             reason = await self._dialogue()
             await self._finish_background(cancel=False)
         except asyncio.CancelledError:
@@ -482,10 +531,14 @@ class ProactiveEvalSession(SessionBase):
             self.emit(ErrorRaised(seat=seat, message=exc.message, fatal=True,
                                   judgement=None if seat is None else seat == "judge"))
             await self._finish_background(cancel=True)
+        except Exception:
+            self._give_score(None)  # a bug ends this session; the batch group's others go on
+            raise
         if self._final_score is not None:
             pass  # already scored alongside the last turn check (awaited with the background tasks)
         elif score and self.agent_msgs:
             self.emit(PhaseChanged(phase="scoring"))
             last_turn = max(self.user_msgs) if self.user_msgs else max(self.agent_msgs)
             await self._score_guidance(live=False, turn=last_turn)
+        self._give_score(None)  # planned but never scored (cut off first): the group must not wait
         self.end(reason, detail)

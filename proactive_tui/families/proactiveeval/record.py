@@ -17,6 +17,10 @@ class PlanningRecord(BaseModel):
     score: int | None = None
     reasoning: str | None = None
     judge_model: str | None = None
+    reused_from: str | None = None
+    """The batch session that made this plan, when this one reused it (`shared_plan`)."""
+    score_reused_from: str | None = None
+    """The batch session whose judge scored this plan, when reused: not a judgement of this session."""
 
 
 class ProactiveEvalSection(BaseModel):
@@ -32,10 +36,12 @@ def apply_event(record: Any, event: Any) -> None:
         section.planning.target = event.plan.target
         section.planning.sub_targets = event.plan.sub_targets
         section.planning.model = event.plan.model
+        section.planning.reused_from = event.reused_from
     elif isinstance(event, PlanScored):
         section.planning.score = event.score
         section.planning.reasoning = event.reasoning
         section.planning.judge_model = event.judge_model
+        section.planning.score_reused_from = event.reused_from
     elif isinstance(event, TurnChecked):
         section.turn_checks.append(event.check)
     elif isinstance(event, GuidanceScored):
@@ -71,7 +77,7 @@ def verdicts(record: Any) -> list[Any]:
     section: ProactiveEvalSection = record.section
     out: list[Verdict] = []
     planning = section.planning
-    if planning.score is not None:
+    if planning.score is not None and planning.score_reused_from is None:  # a reused score is labelled where it was judged
         out.append(Verdict(key="plan_score", kind="plan score", judge=planning.judge_model or "-", value=planning.score,
                            label="plan score (1-10)", detail=planning.reasoning or ""))
     for check in section.turn_checks:

@@ -77,8 +77,12 @@ def report(record: Any) -> list[ReportSection]:
     if p.target is not None:
         blocks = [Line(label="Target.", text=p.target)]
         blocks += [Line(text=f"{i}. {s}", indent=1) for i, s in enumerate(p.sub_targets, 1)]
+        if p.reused_from:
+            blocks.append(Line(label="Reused:", text=f"the plan of session {p.reused_from} (one plan per environment, "
+                                                     "agent and repeat in a batch)", style="dim"))
         if p.score is not None:
-            blocks.append(Line(label=f"Plan score {p.score}/10 by {p.judge_model or '-'}:", text=p.reasoning or "",
+            reused = f" (reused from session {p.score_reused_from})" if p.score_reused_from else ""
+            blocks.append(Line(label=f"Plan score {p.score}/10 by {p.judge_model or '-'}{reused}:", text=p.reasoning or "",
                                style="judge"))
         out.append(ReportSection(title=f"Plan ({p.model or '-'})", blocks=blocks, id="proactiveeval.plan"))
     checks = {c.turn: c for c in section.turn_checks}
@@ -119,6 +123,9 @@ def _scores_section(record: Any) -> ReportSection:
         return ReportSection(title="Scores", blocks=[Line(text="Not scored.", style="dim")], summary=True,
                              id="proactiveeval.scores")
     blocks: list[Any] = [Table(columns=["measure", "score", "by"], rows=rows, align=["left", "right", "left"])]
+    if (record.settings or {}).get("without_target"):
+        blocks.insert(0, Line(label="Protocol:", text="the paper's 'without target' ablation: the agent guided with no "
+                                                     "target or steps", style="warn"))
     if g is not None or section.turn_checks:
         blocks.append(Line(label="Judged against:", text=f"{AGAINST_TEXT[against]}: {target}", style="dim"))
     if g is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from proactive_tui.core.deviations import Deviation
 
@@ -29,3 +29,16 @@ class ProactiveEvalSettings(BaseModel):
     on, except when the judge is the embedded model: the 135M judge declares the target reached
     at turn 1, so an offline demo would show one turn. The session records the value it used."""
     seed: int | None = None
+    without_target: Annotated[bool, Deviation("without target {value} (the paper's ablation; its main protocol gives the target)")] = Field(
+        default=False, description=(
+        "the paper's 'without target' ablation (§ Effects of Target, Table 3): the agent guides with no target "
+        "and no steps in its prompt, only the user information and the trigger; the turn checks and the "
+        "guidance judge still judge against the reference target. Off: the paper's main protocol."))
+    """Off by default (the paper's main results give the agent its target); on, a labelled deviation."""
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "ProactiveEvalSettings":
+        if self.without_target and self.guide_with == "own_plan":
+            raise ValueError("without_target (--no-target) gives the agent no target, so it cannot guide with "
+                             "its own plan (--own-plan): choose one")
+        return self

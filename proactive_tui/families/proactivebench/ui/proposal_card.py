@@ -2,7 +2,8 @@
 with its Purpose / Thoughts on demand, and the verdict on it (by the judge model or a person).
 
 A retry after a rejection adds another proposal and verdict under the same event; the card's
-subtitle carries the event's outcome (TP / FP / TN / FN, or skipped) once it is scored.
+subtitle carries the event's outcome (TP / FP / TN / FN, or skipped) once it is scored; an event
+the agent never answered usably says why (an agent format error) in its body.
 All model text goes through `plain` into rich Text, so markup in it stays literal.
 """
 
@@ -83,6 +84,13 @@ class EventCard(Vertical):
             line.append(" — ")
             line.append(plain(thought), style="italic")
         self.mount(Static(line, classes=f"verdict verdict-{judgement}"))
+
+    def add_format_error(self, reason: str) -> None:
+        """The agent gave no usable reply (`ProposalMetricsUpdated.format_error`): said on the card,
+        so a skipped event never reads as the agent staying quiet."""
+        line = Text("✗ ", style="bold yellow")
+        line.append(plain(reason), style="yellow")
+        self.mount(Static(line, classes="format-error"))
 
     def set_outcome(self, outcome: str | None, judgement: str) -> None:
         self.outcome, self.judgement = outcome, judgement

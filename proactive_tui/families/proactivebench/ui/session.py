@@ -189,9 +189,12 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
             self.query_one(MetricsPanel).show(event.confusion, event.metrics)
             card = self.timeline.card(event.index)
             if card is not None:
+                if event.format_error:
+                    card.add_format_error(event.format_error)
                 card.set_outcome(event.outcome, event.judgement)
             cells = ", ".join(event.cells) if len(event.cells) > 1 else event.outcome
             scored = f"event {event.index}: {cells} ({event.judgement})" if event.outcome \
+                else f"event {event.index} skipped (not counted): {event.format_error}" if event.format_error \
                 else f"event {event.index} skipped (not counted)"
             status.set(activity=scored)
         elif t == "awaiting_human":
