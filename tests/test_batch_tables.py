@@ -24,7 +24,8 @@ from test_eval_batch import Seats, result, row, run
 
 FEEDBACK = "verdict feedback on (the paper's ablation)"
 OWN_PLAN = "guides with own_plan, judged against it (the paper's: reference)"
-GUIDED = "agent prompt guided (default standard)"
+STANDARD = "agent prompt standard (default guided)"
+"""Chronos's basic prompt: the paper's guided one is the default (issue 30)."""
 
 
 # -- the columns ------------------------------------------------------------------------------------
@@ -127,7 +128,7 @@ def test_the_bootstrap_figures_are_the_tables_own() -> None:
 @pytest.fixture(scope="module")
 def deviating(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A batch with ProactiveBench's verdict feedback, ProactiveEval guiding with its own plan
-    and Chronos's guided prompt (one repeat, so one pass^1 column)."""
+    and Chronos's basic (unguided) prompt (one repeat, so one pass^1 column)."""
     import os
 
     home = tmp_path_factory.mktemp("home")
@@ -136,7 +137,7 @@ def deviating(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("batch") / "out"
     try:
         assert run(["proactiveeval/persuasion/fair/0", "proactivebench/coding_01", "chronos/car-purchase/positive",
-                    "--agent", "m1", "--agreeableness", "low", "--own-plan", "--feedback", "--prompt-variant", "guided",
+                    "--agent", "m1", "--agreeableness", "low", "--own-plan", "--feedback", "--prompt-variant", "standard",
                     "--max-events", "3", "--no-store", "--concurrency", "1", "--out", str(out)], Seats()) == 0
     finally:
         for k, v in saved.items():
@@ -149,7 +150,7 @@ BOOTSTRAP_SEED = 30
 """`evalrun.stats.BOOTSTRAP_SEED`, as documented (a report says which seed made its intervals)."""
 
 EXPECTED = {"proactiveeval": [OWN_PLAN], "proactivebench": [FEEDBACK, "first 3 events of each trace only"],
-            "chronos": [GUIDED]}
+            "chronos": [STANDARD]}
 
 
 def test_report_json_labels_every_row_and_records_the_bootstrap(deviating) -> None:
@@ -210,7 +211,8 @@ def test_each_family_names_its_deviations_and_its_defaults_have_none() -> None:
     assert bench.deviations({"feedback": True, "candidates": 3}) == ["3 candidates (the paper's ablation)", FEEDBACK]
     assert bench.deviations({"agent_temperature": 0.5}) == []  # upstream's own temperature, said explicitly
     assert registry.get("proactiveeval").deviations({"guide_with": "own_plan", "agreeableness": "high"}) == [OWN_PLAN]
-    assert registry.get("chronos").deviations({"prompt_variant": "guided"}) == [GUIDED]
+    assert registry.get("chronos").deviations({"prompt_variant": "standard"}) == [STANDARD]
+    assert registry.get("chronos").deviations({"prompt_variant": "guided"}) == []
 
 
 def test_a_setting_is_labelled_by_declaring_it_and_follows_its_default() -> None:
