@@ -85,7 +85,7 @@ async def test_an_edited_reply_is_credited_to_the_person_in_every_view(family) -
             record = load_record(app.store, branch.session_id)
             assert EDITED_BY in seat_writers(record)[seat]
             summary = next(s for s in list_sessions(app.store) if s.id == branch.session_id)
-            assert f"{model} + {EDITED_BY}" in models_text(summary)
+            assert f"{EDITED_BY} + {model}" in models_text(summary)
             parent = next(s for s in list_sessions(app.store) if s.id == parent_screen.session_id)
             assert EDITED_BY not in models_text(parent)
             history = await history_screen(app, pilot)
@@ -96,6 +96,6 @@ async def test_an_edited_reply_is_credited_to_the_person_in_every_view(family) -
 
 def test_writers_text_names_every_person_beside_the_model() -> None:
     assert writers_text("m", ["m"]) == "m"
-    assert writers_text("m", ["m", EDITED_BY]) == f"m + {EDITED_BY}"
+    assert writers_text("m", ["m", EDITED_BY]) == f"{EDITED_BY} + m"
     assert writers_text("person", ["person"], played=True) == "you"
-    assert writers_text("person", ["person", EDITED_BY], played=True) == f"you + {EDITED_BY}"
+    assert writers_text("person", ["person", EDITED_BY], played=True) == f"{EDITED_BY} + you"

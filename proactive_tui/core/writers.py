@@ -57,11 +57,12 @@ def message_writers(record: Any) -> list[tuple[str, str]]:
 
 
 def writers_text(model: str, writers: list[str], played: bool = False, you: str = "you") -> str:
-    """One seat as History's Models column names it: its model (`you` when a person played it),
-    then any person who wrote some of its replies besides (`local/smollm2 + person (edited)`)."""
+    """One seat as History's Models column names it: any person who wrote some of its replies
+    besides its model, then the model (`you` when a person played it): `person (edited) +
+    local/smollm2`. The person comes first so a narrow column that cuts the cell keeps them."""
     own = you if played else model
     people = [w for w in writers if by_person(w) and not (played and w == PERSON) and w != model]
-    return " + ".join([own, *people]) if own else " + ".join(people)
+    return " + ".join([*people, own] if own else people)
 
 
 class PersonReply(BaseModel):

@@ -59,7 +59,7 @@ def two_lines(parts: list[str], sep: str = " · ") -> str:
 
 def models_text(summary: Any) -> str:
     """One model for every seat as itself; otherwise `agent: x` per seat; people as `you`, and a
-    person who wrote some of a seat's replies beside its model (`agent: x + person (edited)`)."""
+    person who wrote some of a seat's replies before its model (`agent: person (edited) + x`)."""
     from proactive_tui.core.writers import writers_text
 
     seats = {seat: writers_text(model, summary.writers.get(seat, []), played=seat in summary.human_seats)
