@@ -44,7 +44,7 @@ class CompareSetupModal(ModalScreen[CompareChoice | None]):
             yield Input(value=self.default_model, id="compare-agent-a")
             yield Label("Second agent's model")
             yield Input(placeholder="e.g. openai/gpt-4o-mini", id="compare-agent-b")
-            yield Checkbox("Blind: shuffle which agent is A and B, no model names until I vote", value=True, id="compare-blind")
+            yield Checkbox("Blind: shuffle A and B, hide the models until I vote", value=True, id="compare-blind")
             with Horizontal(id="compare-setup-buttons"):
                 yield Button("Compare", id="compare-start", variant="primary")
 
