@@ -1,11 +1,12 @@
 """A reply a person edited or wrote is labelled as theirs in every view (issue 30): the branch
-screen's transcript, History's Models column, the call inspector and compare all name
-`person (edited)` for a fork's edited reply, read from the record, never the seat's model."""
+screen's transcript, History's Models column and the call inspector all name `person (edited)`
+for a fork's edited reply, read from the record, never the seat's model (compare panes:
+tests/test_compare_shuffle.py)."""
 
 from __future__ import annotations
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, OptionList, TextArea
 
 from family_runs import RUNS
 from test_ui_call_inspector import SETTINGS, screen_class
@@ -17,7 +18,6 @@ from proactive_tui.testing.fake_openai import FakeOpenAIServer
 from proactive_tui.ui.app import ProactiveApp
 from proactive_tui.ui.screens.call_inspector import CallInspector
 from proactive_tui.ui.screens.history import models_text
-from textual.widgets import OptionList, TextArea
 
 
 @pytest.fixture(autouse=True)
