@@ -29,11 +29,12 @@ def no_preload(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROACTIVE_TUI_NO_PRELOAD", "1")
 
 
-def plan_for(base_url: str, blind: bool = True) -> ComparePlan:
+def plan_for(base_url: str, blind: bool = True, shuffle_seed: int | None = 1) -> ComparePlan:
+    """The comparison these tests run; shuffle seed 1 keeps alpha as A (`core.compare.side_order`)."""
     seat = ModelSettings(model="openai/user-m", api_base=base_url)
     return ComparePlan(env_id=PE_ENV, agents=[ModelSettings(model=m, api_base=base_url) for m in AGENTS],
                        user=seat, judge=seat.model_copy(update={"model": "openai/judge-m"}), blind=blind,
-                       settings={"max_turns": 2, "live_judging": True})
+                       settings={"max_turns": 2, "live_judging": True}, shuffle_seed=shuffle_seed if blind else None)
 
 
 def pane_text(pane: SidePane) -> str:

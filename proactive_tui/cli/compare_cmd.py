@@ -1,13 +1,15 @@
 """`proactive-tui compare ENV_ID --agent A --agent B`: agents side by side, then a person's vote.
 
-    compare ENV_ID --agent A --agent B [--agent C] [--user M] [--judge M] [--seed N] [--blind] [--out DIR]
+    compare ENV_ID --agent A --agent B [--agent C] [--user M] [--judge M] [--seed N] [--blind [--shuffle-seed N]] [--out DIR]
     compare vote COMPARISON_ID (A|B|tie|SESSION_ID) [--reason TEXT]
     compare list
 
 `compare ENV_ID ...` is `compare run ENV_ID ...` (main.py inserts `run`, as the issue writes the
 command without it). Every side gets the same environment, user and judge model and seed
 (`core.compare`); the sides run at once, each recorded in the session history like `run`. With
-`--blind` the sides are printed as A and B (no model names) until `compare vote`. The family's
+`--blind` which agent is A and which is B is shuffled (seeded per comparison, the seed and the
+order recorded with it and printed: "blind: sides shuffled (seed N)"), and the sides are printed
+as A and B (no model names) until `compare vote`. The family's
 own flags (`--max-turns`, ...) apply to every side. Model text is never printed here: only
 scores, so there is nothing to escape.
 """
@@ -36,7 +38,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--judge", metavar="MODEL", help="model for the judge of every side (families with a judge seat)")
     run.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every model seat")
     run.add_argument("--seed", type=int, metavar="N", help="seed sent with every model call of every side")
-    run.add_argument("--blind", action="store_true", help="show the sides as A and B until a vote")
+    run.add_argument("--blind", action="store_true",
+                     help="shuffle which agent is A and B, and show the sides as A and B until a vote")
+    run.add_argument("--shuffle-seed", type=int, metavar="N",
+                     help="with --blind: the seed of the shuffle (default: drawn per comparison; always recorded)")
     run.add_argument("--out", metavar="DIR", help="write each side's run record and comparison.json here")
     run.add_argument("--no-store", action="store_true", help="do not save the sessions (no vote is then possible)")
     run.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH")
@@ -92,6 +97,9 @@ def plan_from_args(args: argparse.Namespace, extra: list[str]) -> tuple[Any, Any
         raise SetupError(str(exc), usage=True) from None
     if args.judge and not family.judge_seat:
         raise SetupError(f"--judge does not apply to {family.name} sessions: they have no judge seat", usage=True)
+    if args.shuffle_seed is not None and not args.blind:
+        raise SetupError("--shuffle-seed applies to a --blind comparison only (a named one keeps the --agent order)",
+                         usage=True)
     if (args.user or "").lower() == "human":
         raise SetupError("--user human does not apply to a comparison: both sides need the same simulated user",
                          usage=True)
@@ -107,7 +115,7 @@ def plan_from_args(args: argparse.Namespace, extra: list[str]) -> tuple[Any, Any
         settings = family.settings_from_args(merged)
         settings.pop("seed", None)  # the plan's seed, added to the settings of families that take one
         plan = ComparePlan(env_id=env.id, agents=sides, user=shared.user, judge=shared.judge, seed=seed,
-                           settings=settings, blind=args.blind)
+                           settings=settings, blind=args.blind, shuffle_seed=args.shuffle_seed)
     except Exception as exc:
         raise SetupError(f"invalid settings: {exc}") from None
     from proactive_tui.cli.outpath import unwritable_reason
@@ -168,8 +176,14 @@ async def _run(args: argparse.Namespace, plan: Any, env: Any) -> int:
     names = ", ".join(f"{chr(65 + i)}" + ("" if plan.blind else f": {a.model}") for i, a in enumerate(plan.agents))
     err.print(Text(f"{env.id}  comparing {names}  [user: {plan.user.model}, judge: {plan.judge.model}"
                    f"{'' if plan.seed is None else f', seed {plan.seed}'}]", style="dim"))
+    from proactive_tui.core.compare import shuffle_notice
+
+    def started(row: Any) -> None:
+        if shuffle_notice(row):
+            err.print(Text(shuffle_notice(row), style="dim"))
+
     try:
-        row, results = await run_comparison(plan, env, store=store,
+        row, results = await run_comparison(plan, env, store=store, on_start=started,
                                             warn=lambda m: err.print(Text(f"warning: {m}", style="yellow")))
     finally:
         if store is not None:
@@ -293,7 +307,8 @@ def run_list(args: argparse.Namespace) -> int:
         print("no comparisons recorded yet")
         return 0
     for row in rows:
-        blind = " blind" if row.blind else ""
+        blind = (f" blind (sides shuffled, seed {row.shuffle_seed})" if row.shuffle_seed is not None
+                 else " blind" if row.blind else "")
         print(f"{row.id}  {row.env_id}  {len(row.sessions)} sides{blind}  vote: {vote_text(row)}")
     return 0
 

@@ -103,6 +103,7 @@ def short_time(ts: str) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from proactive_tui.core.writers import writers_text
     from proactive_tui.store import StoreError, list_sessions
     from proactive_tui.store.queries import headline_text
 
@@ -140,7 +141,8 @@ def run_list(args: argparse.Namespace) -> int:
         table.add_column("turns", justify="right")
         table.add_column("scores")
     for row in rows:
-        agent = "person" if "agent" in row.human_seats else row.models.get("agent", "")
+        agent = writers_text(row.models.get("agent", ""), row.writers.get("agent", []), played="agent" in row.human_seats,
+                             you="person")
         status = row.status + (" (resumed)" if row.resumed_from else "") + (" (branch)" if row.forked_from else "")
         humans = f" · human: {', '.join(row.human_seats)}" if row.human_seats else ""
         turns = row.headline.get("turns", row.headline.get("messages"))

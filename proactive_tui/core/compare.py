@@ -3,7 +3,10 @@
 The point of a comparison is that the agent is the only thing that differs, so a score difference
 is the agent's doing. `ComparePlan.specs` builds one SessionSpec per side and checks that they
 differ in the agent role only (`assert_only_agent_differs`); `run_comparison` runs the sides at
-once, each recorded in the session store like `run`, and keeps a `ComparisonRow` (blind or not).
+once, each recorded in the session store like `run`, and keeps a `ComparisonRow` (blind or not). A
+blind comparison shuffles which agent is shown as A, B, ... (`side_order`, from a seed recorded with
+it), so a person cannot learn that the first agent named is always A; its sessions are kept in the
+shown order, so a vote for a letter is the session, and the model, shown under it.
 `turn_table` gives each family's comparable per-turn score and the difference to side A;
 `vote` saves a person's verdict on the comparison. No UI imports: the CLI and the compare screen
 both drive it.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import uuid
 from typing import Any, Callable
 
@@ -42,6 +46,9 @@ class ComparePlan(BaseModel):
     """The family's protocol settings, the same for every side."""
     seats: dict[str, SeatKind] = Field(default_factory=lambda: {"agent": "model", "user": "model", "judge": "model"})
     blind: bool = False
+    shuffle_seed: int | None = None
+    """Blind only: the seed of which agent is shown as A, B, ... (`side_order`). None draws one
+    per comparison from its id (`shuffle_seed_for`); either way the comparison records it."""
 
     def specs(self, seed_setting: bool = False) -> list[SessionSpec]:
         """One spec per side, in display order. `seed_setting`: the family takes `seed` as a
@@ -81,6 +88,30 @@ def letter(index: int) -> str:
     return LETTERS[index] if index < len(LETTERS) else f"#{index + 1}"
 
 
+# -- the blind shuffle -----------------------------------------------------------------------------
+
+
+def shuffle_seed_for(comparison_id: str) -> int:
+    """A blind comparison's shuffle seed when none was given: a stable hash of its id (SHA-256,
+    never Python's `hash()`, which differs per process), so every comparison draws its own order
+    and the recorded seed gives the same order again."""
+    return int.from_bytes(hashlib.sha256(comparison_id.encode("utf-8")).digest()[:4], "big")
+
+
+def side_order(seed: int, sides: int) -> list[int]:
+    """Which agent (its index in the order given) each shown side is, A first: the agents sorted
+    by a SHA-256 of (seed, index). Defined here rather than by `random`, so a recorded seed names
+    the same order in every Python version."""
+    return sorted(range(sides), key=lambda i: hashlib.sha256(f"{seed}:{i}".encode("ascii")).digest())
+
+
+def shuffle_notice(comparison: Any) -> str:
+    """What a screen or the CLI says of a comparison's shuffle: `blind: sides shuffled (seed N)`."""
+    if comparison.shuffle_seed is None:
+        return ""
+    return f"blind: sides shuffled (seed {comparison.shuffle_seed})"
+
+
 # -- running ---------------------------------------------------------------------------------------
 
 
@@ -103,11 +134,25 @@ OnEvent = Callable[[int, Any], Any]
 
 
 def new_comparison(plan: ComparePlan, session_ids: list[str]) -> Any:
+    """The comparison of `plan`, its sessions in the order shown (A, B, ...). A blind one draws
+    which agent each side is (`side_order`, from the plan's `shuffle_seed` or one made from the
+    new id) and records the seed and the order; the sides then run in that order."""
     from proactive_tui.core.events import now_iso
     from proactive_tui.store.db import ComparisonRow
 
-    return ComparisonRow(id=uuid.uuid4().hex[:12], env_id=plan.env_id, sessions=list(session_ids),
-                         blind=plan.blind, created_at=now_iso())
+    comparison_id = uuid.uuid4().hex[:12]
+    seed = order = None
+    if plan.blind:
+        seed = plan.shuffle_seed if plan.shuffle_seed is not None else shuffle_seed_for(comparison_id)
+        order = side_order(seed, len(plan.agents))
+    return ComparisonRow(id=comparison_id, env_id=plan.env_id, sessions=list(session_ids), blind=plan.blind,
+                         created_at=now_iso(), shuffle_seed=seed, side_order=order)
+
+
+def shown_agents(plan: ComparePlan, comparison: Any) -> list[ModelSettings]:
+    """The plan's agents in the order the comparison shows them (A, B, ...)."""
+    order = comparison.side_order if comparison is not None and comparison.side_order else range(len(plan.agents))
+    return [plan.agents[i] for i in order]
 
 
 async def run_sides(specs: list[SessionSpec], env: Any, session_ids: list[str], store: Any = None,
@@ -166,6 +211,8 @@ async def run_comparison(plan: ComparePlan, env: Any, store: Any = None, on_even
     specs = plan.specs(seed_setting=takes_seed_setting(family))
     ids = [uuid.uuid4().hex[:12] for _ in specs]
     row = new_comparison(plan, ids)
+    if row.side_order is not None:  # a blind comparison runs its sides in the order it shows them
+        specs = [specs[i] for i in row.side_order]
     if store is not None:
         store.put_comparison(row)
     if on_start is not None:

@@ -238,6 +238,14 @@ class Family:
         score (a comparison then shows the headline scores only)."""
         return None
 
+    def reply_writers(self, record: "RunRecord") -> list[tuple[str, str]]:
+        """(seat, writer) of every reply the record keeps, in order (`core.writers`): who wrote
+        it as the record says, a model string, `person`, or `person (edited)`. By default the
+        dialogue messages; a family whose replies live in its section says so."""
+        from proactive_tui.core.writers import message_writers
+
+        return message_writers(record)
+
     # -- forks (core.fork) ------------------------------------------------------------------
 
     forkable: ClassVar[bool] = False

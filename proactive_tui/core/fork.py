@@ -28,12 +28,11 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
+from proactive_tui.core.writers import EDITED_BY  # noqa: F401 - the name every fork module imports
+
 Side = Literal["before", "after"] | None
 Classifier = Callable[[Any], Side]
 
-EDITED_BY = "person (edited)"
-"""The model name an edited reply carries: what the transcript, the record and every export say
-wrote it (a person, in a fork), never the model that wrote the original."""
 
 
 class ForkError(ValueError):

@@ -132,6 +132,17 @@ class FrozenSeat(ReplaySeat):
         return answer
 
 
+def next_writer(participant: Any, seat: str, turn: int) -> str:
+    """Who writes the seat's reply for `turn`: the recorded answer's writer when the seat hands
+    one back for it (a fork's edit says `person (edited)`), else the seat's own label. What a
+    message's start names, so a replayed or edited reply is not announced as the live model's."""
+    if isinstance(participant, ReplaySeat) and participant.answers:
+        answer = participant.answers[0]
+        if answer.seat == seat and answer.turn == turn and answer.model:
+            return answer.model
+    return participant.info.label
+
+
 def wrap_seats(seats: dict[str, Participant | None], answers: list[RecordedAnswer]) -> dict[str, Participant | None]:
     """Every present seat behind a ReplaySeat holding its own recorded answers, in order."""
     return {seat: None if p is None else ReplaySeat(p, [a for a in answers if a.seat == seat])

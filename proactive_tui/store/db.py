@@ -116,6 +116,10 @@ MIGRATIONS: list[list[str]] = [
             voted_at TEXT
         )""",
     ],
+    [  # v6: a blind comparison's shuffle (core.compare): the seed it was drawn from and which agent each side is
+        "ALTER TABLE comparisons ADD COLUMN shuffle_seed INTEGER",
+        "ALTER TABLE comparisons ADD COLUMN side_order TEXT",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -204,6 +208,13 @@ class ComparisonRow(BaseModel):
     reason: str = ""
     created_at: str
     voted_at: str | None = None
+    shuffle_seed: int | None = None
+    """A blind comparison: the seed its sides were shuffled with (`core.compare.side_order`);
+    None when the sides are in the order the agents were given (named, or recorded before v6)."""
+    side_order: list[int] | None = None
+    """For each side shown (A, B, ...), the index of its agent in the order the agents were given:
+    [1, 0] showed the second agent as A. `sessions` is in the shown order, so a vote for a letter
+    is the session (and the model) shown under it."""
 
 
 _LABEL_COLUMNS = tuple(LabelRow.model_fields)
@@ -475,6 +486,7 @@ class Store:
         """Keep a comparison (insert, or update its vote)."""
         values = row.model_dump()
         values["sessions"] = json.dumps(values["sessions"])
+        values["side_order"] = json.dumps(values["side_order"]) if row.side_order is not None else None
         values["blind"] = int(row.blind)
         with self._guard("save a comparison") as conn:
             conn.execute(f"INSERT OR REPLACE INTO comparisons ({', '.join(_COMPARISON_COLUMNS)}) "
@@ -494,6 +506,10 @@ class Store:
             except ValueError:
                 data["sessions"] = []
             data["blind"] = bool(data["blind"])
+            try:
+                data["side_order"] = json.loads(data["side_order"]) if data["side_order"] else None
+            except ValueError:
+                data["side_order"] = None
             comparison = ComparisonRow.model_validate(data)
             if session_id is None or session_id in comparison.sessions:
                 out.append(comparison)

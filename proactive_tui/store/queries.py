@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proactive_tui.core.events import parse_event
 from proactive_tui.core.run_record import RunRecord, fold
@@ -117,6 +117,10 @@ class SessionSummary(BaseModel):
     updated_at: str
     models: dict[str, str]
     """seat -> model (or "person")."""
+    writers: dict[str, list[str]] = Field(default_factory=dict)
+    """seat -> who wrote its replies, as the record says (`core.writers.seat_writers`): the model,
+    and a person who played it or edited one of its replies (`person (edited)`). Empty for a seat
+    of a session finished before this was kept."""
     human_seats: list[str]
     headline: dict[str, Any]
     resumed_from: str | None = None
@@ -126,12 +130,24 @@ class SessionSummary(BaseModel):
     fork_seat: str | None = None
 
 
+def models_with_writers(record: RunRecord) -> dict[str, dict[str, Any]]:
+    """The record's seat -> model settings, each with `writers`: who wrote that seat's replies
+    (`core.writers.seat_writers`). What a finished session's row keeps in its `models`, so History
+    names a person who wrote replies without reading the session's events."""
+    from proactive_tui.core.writers import seat_writers
+
+    writers = seat_writers(record)
+    return {seat: {**info, "writers": writers.get(seat, [])} for seat, info in record.models.items()}
+
+
 def summarise(store: Store, row: SessionRow) -> SessionSummary:
     summary = row.summary
     updated = row.updated_at
+    models = row.models
     if summary is None:  # still running, or the process died: fold what was committed
         try:
-            summary = headline(load_record(store, row.id))
+            record = load_record(store, row.id)
+            summary, models = headline(record), models_with_writers(record)
         except StoreError:
             summary = {}
         updated = store.last_event_ts(row.id) or updated
@@ -139,6 +155,8 @@ def summarise(store: Store, row: SessionRow) -> SessionSummary:
         id=row.id, env_id=row.env_id, family=row.family, title=row.title, status=effective_status(row),
         created_at=row.created_at, updated_at=updated,
         models={seat: str(info.get("model", "")) for seat, info in row.models.items() if isinstance(info, dict)},
+        writers={seat: [str(w) for w in info.get("writers") or []] for seat, info in models.items()
+                 if isinstance(info, dict)},
         human_seats=[seat for seat, info in row.seats.items() if isinstance(info, dict) and info.get("kind") == "human"],
         headline=summary, resumed_from=row.resumed_from, forked_from=row.forked_from,
         fork_turn=row.fork_turn, fork_seat=row.fork_seat,

@@ -34,7 +34,7 @@ from typing import Any, AsyncIterator, Callable
 from proactive_tui.core.events import now_iso
 from proactive_tui.core.run_record import RunRecordBuilder
 from proactive_tui.store.db import SessionRow, Store, StoreError
-from proactive_tui.store.queries import headline, status_for
+from proactive_tui.store.queries import headline, models_with_writers, status_for
 
 FLUSH_INTERVAL = 0.25
 CLOSE_RETRY_S = 30.0
@@ -183,9 +183,13 @@ class SessionRecorder:
         self._write(lambda: self.store.create_session(row))
 
     def _finish(self, status: str) -> None:
-        summary = headline(self.builder.record) if self.builder.record is not None else None
+        record = self.builder.record
+        summary = headline(record) if record is not None else None
+        fields: dict[str, Any] = {"status": status, "summary": summary}
+        if record is not None:  # who wrote each seat's replies, as its record says (History's Models column)
+            fields["models"] = models_with_writers(record)
         session_id, when = self.session_id, now_iso()
-        self._write(lambda: self.store.update_session(session_id, when, status=status, summary=summary))  # type: ignore[arg-type]
+        self._write(lambda: self.store.update_session(session_id, when, **fields))  # type: ignore[arg-type]
 
     def close(self, retry_s: float = CLOSE_RETRY_S) -> None:
         """Flush what is buffered; a session that did not end is marked interrupted. A backlog held

@@ -77,7 +77,7 @@ from proactive_tui.core.participants import Participant, Reply, ReplyRequest, Us
 from proactive_tui.families.chronos.oracle import (
     CRITICAL_TEXT, Expectation, ProtocolState, Signal, brief, classify_reply, critical, expect, expected_status,
 )
-from proactive_tui.core.replay import is_replaying, replaying, wrap_seats
+from proactive_tui.core.replay import is_replaying, next_writer, replaying, wrap_seats
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
 from proactive_tui.families.chronos.resume import complete_turns, recorded_answers
@@ -295,10 +295,10 @@ class ChronosSession(SessionBase):
         parse = agent_text_parser(lambda: self.replies[-1] if self.replies else None)
         if participant.info.kind == "human":
             value, reply = await self._human_agent_reply(participant, turn, context, parse)
-            self.emit(MessageStarted(message_id=message_id, role="agent", turn=turn, model=participant.info.label))
+            self.emit(MessageStarted(message_id=message_id, role="agent", turn=turn, model=reply.model))
             self._message("agent", turn, value.model_dump_json(), reply.model, started, message_id, context=context)
             return value, reply, reply.text
-        self.emit(MessageStarted(message_id=message_id, role="agent", turn=turn, model=participant.info.label))
+        self.emit(MessageStarted(message_id=message_id, role="agent", turn=turn, model=next_writer(participant, "agent", turn)))
         request = ReplyRequest(seat="agent", system=prompts.agent_system(self.settings.prompt_variant), messages=context, turn=turn,
                                on_retry=self._retry_cb("agent"), purpose="agent turn", message_id=message_id)
         try:
@@ -361,7 +361,8 @@ class ChronosSession(SessionBase):
                     self.emit(AwaitingHuman(seat="user", turn=turn, hint=hint))
                 started = now_iso()
                 request = ReplyRequest(seat="user", system=system, messages=context, turn=turn, hint=hint)
-                command = parse_user_command((await participant.reply(request)).text)
+                answer = await participant.reply(request)
+                command = parse_user_command(answer.text)
                 problem = self._command_problem(command)
                 if problem is None:
                     break
@@ -371,14 +372,15 @@ class ChronosSession(SessionBase):
             text, signal = self._human_text(command, b)
             if command.kind in ("shift", "confirm", "refuse"):
                 self._reading = UserReading(read_as=signal, by="command")
-            self.emit(MessageStarted(message_id=message_id, role="user", turn=turn, model=participant.info.label))
-            self._message("user", turn, text, participant.info.label, started, message_id, context=context)
+            writer = answer.model or participant.info.label  # `person (edited)` when a fork edited it
+            self.emit(MessageStarted(message_id=message_id, role="user", turn=turn, model=writer))
+            self._message("user", turn, text, writer, started, message_id, context=context)
             if command.kind == "reply" and b.offer_meets_needs is not None:
                 self._reading = await self._read_offer_reply(turn, text)
                 signal = self._reading.read_as  # type: ignore[assignment]
         else:
             started = now_iso()
-            self.emit(MessageStarted(message_id=message_id, role="user", turn=turn, model=participant.info.label))
+            self.emit(MessageStarted(message_id=message_id, role="user", turn=turn, model=next_writer(participant, "user", turn)))
 
             def on_delta(text: str) -> None:
                 self.emit(MessageDelta(message_id=message_id, text=text))

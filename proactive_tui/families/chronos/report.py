@@ -13,6 +13,7 @@ from typing import Any
 
 from proactive_tui.core.report import Facts, Line, ReportSection, Speech, pct
 from proactive_tui.core.run_record import Score
+from proactive_tui.core.writers import PERSON, speaker
 
 
 def _mark(ok: bool) -> str:
@@ -39,14 +40,14 @@ def turn_blocks(record: Any) -> list[Any]:
             source = "tool call" if obs.source == "tool_call" else "internal trigger"
             blocks.append(Speech(speaker="observation", who=f"{source} @ {obs.clock}", turn=turn, text=obs.content))
         for m in user_msgs.get(turn, []):
-            who = "person" if "user" in record.human_seats else m.model
+            who = speaker(m.model, played="user" in record.human_seats, you=PERSON)
             blocks.append(Speech(speaker="user", who=who, turn=turn, text=m.content, partial=m.partial))
         if shift_turn == turn and section.shift is not None:
             blocks.append(Line(label="↻ intention shift:", text=section.shift.intention, style="warn", indent=1))
         outcome = turns.get(turn)
         if outcome is None:
             continue
-        who = "person" if "agent" in record.human_seats else outcome.model
+        who = speaker(outcome.model, played="agent" in record.human_seats, you=PERSON)
         if outcome.reply is None:
             blocks.append(Speech(speaker="agent", who=who, turn=turn,
                                  text=f"no valid reply after {outcome.asks} tries: {outcome.raw}"))

@@ -101,6 +101,11 @@ class ProactiveBenchFamily(Family):
 
         return Sides(point)
 
+    def reply_writers(self, record):
+        """The agent's proposals and the user-judge's verdicts (a ProactiveBench record has no messages)."""
+        return [(seat, writer) for ev in sorted(record.section.events, key=lambda e: e.index) for a in ev.attempts
+                for seat, writer in [("agent", a.model), *(("user", v.by) for v in a.verdicts)]]
+
     def recorded_answers(self, record):
         from proactive_tui.families.proactivebench.resume import recorded_answers
 

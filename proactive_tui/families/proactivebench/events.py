@@ -12,7 +12,7 @@ announced with the common AwaitingHuman (seat "user", `turn` = the event index).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -48,6 +48,15 @@ class ProposalMade(EventBase):
     def task(self) -> str | None:
         return self.tasks[0] if self.tasks else None
 
+    def person_reply(self) -> Any:
+        """This proposal as `core.writers.PersonReply` when a person wrote it (None: a model's)."""
+        from proactive_tui.core.writers import PersonReply, by_person
+
+        if not by_person(self.model):
+            return None
+        return PersonReply(seq=self.seq, seat="agent", turn=self.index, purpose=f"event {self.index} proposal",
+                           writer=self.model, text=self.raw or "; ".join(self.tasks) or "null (no help proposed)")
+
 
 class ProposalVerdict(EventBase):
     type: Literal["proactivebench.proposal_verdict"] = "proactivebench.proposal_verdict"
@@ -61,6 +70,16 @@ class ProposalVerdict(EventBase):
     by: str
     """The judge's model string, or "person"."""
     by_kind: Literal["llm", "human", "scripted"]
+
+    def person_reply(self) -> Any:
+        """This verdict as `core.writers.PersonReply` when a person gave it (None: a model's)."""
+        from proactive_tui.core.writers import PersonReply, by_person
+
+        if not by_person(self.by):
+            return None
+        on = f" on {self.task!r}" if self.task else " on no offer"
+        return PersonReply(seq=self.seq, seat="user", turn=self.index, purpose=f"event {self.index} verdict",
+                           writer=self.by, text=f"{self.judgement}{on}" + (f": {self.thought}" if self.thought else ""))
 
 
 class ProposalMetricsUpdated(EventBase):

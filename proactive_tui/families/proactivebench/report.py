@@ -14,6 +14,7 @@ from typing import Any
 
 from proactive_tui.core.report import Line, ReportSection, Speech, Table
 from proactive_tui.core.run_record import Score
+from proactive_tui.core.writers import PERSON, speaker
 from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, show
 from proactive_tui.families.proactivebench.prompts import format_time
 from proactive_tui.families.proactivebench.settings import ablation_label, ablation_tag
@@ -35,7 +36,7 @@ def _attempt_blocks(attempt: Any, candidates: bool, human_user: bool) -> list[An
             blocks.append(Line(label=f"{label}:", text=value, style="dim", indent=1))
     for v in attempt.verdicts:
         on = f" on {v.candidate + 1}" if candidates and v.candidate is not None else ""
-        who = "person" if v.by_kind == "human" else v.by
+        who = speaker(v.by, played=v.by_kind == "human", you=PERSON)
         blocks.append(Line(label=f"user ({who}){on}: {v.judgement}", text=v.thought, style=VERDICT_STYLE.get(v.judgement, ""),
                            indent=1))
     return blocks

@@ -44,7 +44,7 @@ from proactive_tui.families.proactiveeval.judges import (
     GuidanceJudgement, PlanDraft, PlanJudgement, TurnVerdict, parse_plan_text, probe_message,
 )
 from proactive_tui.core.participants import Participant, ReplyRequest, UserStopped, failed_seat
-from proactive_tui.core.replay import is_replaying
+from proactive_tui.core.replay import is_replaying, next_writer
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
 from proactive_tui.families.proactiveeval.record import complete_turns
@@ -194,7 +194,7 @@ class ProactiveEvalSession(SessionBase):
         if participant.info.kind == "human" and not is_replaying(participant):
             self.emit(AwaitingHuman(seat=role, turn=turn, hint="your reply as the user" if role == "user" else "your message as the agent"))
         self._started_ids[(role, turn)] = message_id
-        self.emit(MessageStarted(message_id=message_id, role=role, turn=turn, model=participant.info.label))
+        self.emit(MessageStarted(message_id=message_id, role=role, turn=turn, model=next_writer(participant, role, turn)))
 
         def record(content: str, partial: bool, usage: UsageInfo | None = None, model: str | None = None) -> MessageRecord:
             return MessageRecord(

@@ -13,6 +13,7 @@ from typing import Any
 
 from proactive_tui.core.report import Line, ReportSection, Speech, Table
 from proactive_tui.core.run_record import Score
+from proactive_tui.core.writers import PERSON, speaker
 
 DIMENSIONS = ("effectiveness", "personalization", "tone", "engagement", "naturalness")
 
@@ -92,7 +93,7 @@ def report(record: Any) -> list[ReportSection]:
         if m.turn != turn and turn in checks:
             blocks.append(Line(text=_check_text(checks[turn]), style="judge", indent=1))
         turn = m.turn
-        who = "person" if m.role in record.human_seats else m.model
+        who = speaker(m.model, played=m.role in record.human_seats, you=PERSON)
         blocks.append(Speech(speaker=m.role, who=who, turn=m.turn, text=m.content, partial=m.partial))
     if turn in checks:
         blocks.append(Line(text=_check_text(checks[turn]), style="judge", indent=1))

@@ -23,8 +23,30 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from proactive_tui.core.writers import EDITED_BY, PersonReply
 from proactive_tui.textsafe import json_text, plain
 from proactive_tui.ui.widgets.description_view import DescriptionView, Section
+
+
+def written_title(index: int, entry: Any) -> str:
+    """One line for a reply a person wrote: `4. agent · agent message · turn 2 · written by person (edited)`."""
+    turn = f" · turn {entry.turn}" if entry.turn and f"event {entry.turn}" not in entry.purpose else ""
+    return f"{index}. {entry.seat} · {entry.purpose}{turn} · written by {entry.writer}"
+
+
+def written_sections(entry: Any) -> list[Section]:
+    """A reply a person wrote, as DescriptionView sections: who wrote it and that no model call
+    made it (so none is shown for it), then its text."""
+    what = [f"{entry.seat} · {entry.purpose}"]
+    if entry.turn is not None:
+        what.append(f"turn {entry.turn}")
+    if entry.message_id:
+        what.append(f"message {entry.message_id}")
+    how = ("a person edited this reply when forking the session" if entry.writer == EDITED_BY
+           else "a person in the seat wrote this reply")
+    return [("Reply", " · ".join(what)),
+            ("Written by", f"{entry.writer}: {how}; no model call made it, so there is no call to show"),
+            ("Text", entry.text or "(empty)")]
 
 
 def call_title(index: int, event: Any) -> str:
@@ -85,35 +107,58 @@ class CallInspector(ModalScreen[None]):
     CallInspector #call-detail { width: 1fr; height: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, calls: list[Any], selected: int | None = None, live: bool = False) -> None:
+    def __init__(self, calls: list[Any], selected: int | None = None, live: bool = False,
+                 written: list[Any] | None = None, message_id: str | None = None) -> None:
+        """`calls`: the `model_called` events; `selected`: which of them to show first (default
+        the latest); `written`: the replies a person wrote (`core.writers.PersonReply`), listed
+        among the calls in the order they happened; `message_id`: the message in focus, shown
+        first when a person wrote it (it has no call to select)."""
         super().__init__()
         self.calls = list(calls)
-        self.selected = len(self.calls) - 1 if selected is None else selected
+        self.written = list(written or [])
+        self.entries: list[Any] = sorted([*self.calls, *self.written], key=lambda e: e.seq) \
+            if self.written else list(self.calls)
+        """What the list shows: every model call and every reply a person wrote, in order."""
+        own = next((w for w in self.written if message_id and w.message_id == message_id), None)
+        if own is not None:
+            self.selected = self.entries.index(own)
+        elif selected is not None and self.calls:
+            self.selected = self.entries.index(self.calls[selected])
+        else:
+            self.selected = len(self.entries) - 1
         self.live = live
 
     def compose(self) -> ComposeResult:
         box = Horizontal(id="inspector")
         count = f"{len(self.calls)} model call(s)" + (" so far (the session runs on)" if self.live else "")
+        if self.written:
+            count += f", {len(self.written)} repl{'y' if len(self.written) == 1 else 'ies'} written by a person"
         box.border_title = Content(f"What each model saw · {count}")
         box.border_subtitle = "↑↓ a call · tab the detail · y copies · esc closes"
         with box:
-            options = [Option(Text(plain(call_title(i, e)), style="bold red" if e.call.error else ""), id=str(i - 1))
-                       for i, e in enumerate(self.calls, 1)]
+            options = [Option(self._title(i, e), id=str(i - 1)) for i, e in enumerate(self.entries, 1)]
             yield OptionList(*options, id="call-list")
             yield DescriptionView(self._sections(), id="call-detail")
 
+    @staticmethod
+    def _title(index: int, entry: Any) -> Text:
+        if isinstance(entry, PersonReply):
+            return Text(plain(written_title(index, entry)), style="italic")
+        return Text(plain(call_title(index, entry)), style="bold red" if entry.call.error else "")
+
     def _sections(self) -> list[Section]:
-        if not self.calls:
+        if not self.entries:
             return [("", "No model call yet: seats played by a person or a script make none, and a model's "
                           "first call shows here when it finishes.")]
-        return call_sections(self.calls[self.selected])
+        entry = self.entries[self.selected]
+        return written_sections(entry) if isinstance(entry, PersonReply) else call_sections(entry)
 
     def on_mount(self) -> None:
         found = self.query("#call-list").results(OptionList)
         options = next(found, None)
         if options is None:  # the app is closing while the screen mounts
             return
-        if self.calls:
+        if self.entries:
             options.highlighted = self.selected
         options.focus()
 
@@ -128,11 +173,12 @@ class CallInspector(ModalScreen[None]):
         (self.query_one("#call-list", OptionList) if detail.has_focus else detail).focus()
 
     def action_copy_call(self) -> None:
-        if not self.calls:
+        if not self.entries:
             return
-        event = self.calls[self.selected]
+        event = self.entries[self.selected]
         self.app.copy_to_clipboard(json_text(event.model_dump(mode="json"), indent=2))
-        self.notify(f"Call {self.selected + 1} copied as JSON", timeout=3)
+        what = "Reply" if isinstance(event, PersonReply) else "Call"
+        self.notify(f"{what} {self.selected + 1} copied as JSON", timeout=3)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

@@ -2,9 +2,12 @@
 score differences under them, and the vote (`v`) once every side has ended.
 
 The sides run at once through `core.compare` (each recorded in the history like any session).
-In a blind comparison the panes are titled A and B, and no model name is shown (messages are
-labelled by seat, not model), until the person votes; the vote then reveals the models. Model
-text is shown as Rich Text built from plain strings (escapes stripped): never parsed as markup.
+In a blind comparison which agent is A and which is B is shuffled per comparison (seeded, the
+seed and the order recorded with it; the title says "blind: sides shuffled (seed N)"), the panes
+are titled A and B, and no model name is shown (messages are labelled by seat, not model; a reply
+a person wrote names the person, who is no model), until the person votes; the vote then reveals
+the models. Model text is shown as Rich Text built from plain strings (escapes stripped): never
+parsed as markup.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from proactive_tui.core.compare import ComparePlan, letter, turn_table, vote, vote_text
+from proactive_tui.core.compare import ComparePlan, letter, shown_agents, shuffle_notice, turn_table, vote, vote_text
+from proactive_tui.core.writers import by_person, speaker
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.widgets.key_bar import KeyBar
 
@@ -45,8 +49,10 @@ class SidePane(Vertical):
         log.mount(Static(line))
         log.scroll_end(animate=False)
 
-    def add_message(self, role: str, turn: int, content: str) -> None:
-        line = Text(f"{role} · turn {turn}: ", style="bold")
+    def add_message(self, role: str, turn: int, content: str, writer: str = "") -> None:
+        """One finished message; `writer` (its record's) is named when a person wrote it."""
+        who = f" · {speaker(writer)}" if by_person(writer) else ""
+        line = Text(f"{role} · turn {turn}{who}: ", style="bold")
         line.append(plain(content))
         self._write(line)
 
@@ -94,14 +100,23 @@ class CompareScreen(Screen[None]):
     def done(self) -> bool:
         return all(self.ended)
 
+    @property
+    def agents(self) -> list[Any]:
+        """The agents in the order shown (A, B, ...): a blind comparison's shuffle, once it started."""
+        return shown_agents(self.plan, self.row)
+
     def side_title(self, index: int) -> str:
         name = letter(index)
-        return f"{name} · {self.plan.agents[index].model}" if self.revealed else name
+        return f"{name} · {self.agents[index].model}" if self.revealed else name
+
+    def title_text(self) -> str:
+        """The title line: the environment, blind or named (a blind one's shuffle and its seed
+        once drawn), and the user and judge every side shares."""
+        mode = (shuffle_notice(self.row) if self.row is not None else "") or ("blind" if self.plan.blind else "named")
+        return f"Compare on {self.env.id} ({mode}; user {self.plan.user.model}, judge {self.plan.judge.model})"
 
     def compose(self) -> ComposeResult:
-        mode = "blind" if self.plan.blind else "named"
-        yield Static(Content(f"Compare on {self.env.id} ({mode}; user {self.plan.user.model}, "
-                             f"judge {self.plan.judge.model})"), id="compare-title")
+        yield Static(Content(self.title_text()), id="compare-title")
         with Horizontal(id="compare-panes"):
             for index in range(len(self.plan.agents)):
                 yield SidePane(id=f"side-{letter(index)}")
@@ -127,6 +142,7 @@ class CompareScreen(Screen[None]):
 
         def started(row: Any) -> None:
             self.row = row
+            self.query_one("#compare-title", Static).update(Content(self.title_text()))
 
         await run_comparison(self.plan, self.env, store=self.app.store, on_event=self._on_event, build=self.build,
                              on_start=started)
@@ -142,7 +158,7 @@ class CompareScreen(Screen[None]):
         self.records[index] = builder.record
         pane = self.panes()[index]
         if event.type == "message_done":
-            pane.add_message(event.message.role, event.message.turn, event.message.content)
+            pane.add_message(event.message.role, event.message.turn, event.message.content, event.message.model)
         elif event.type == "session_ended":
             self.ended[index] = True
             pane.add_note(f"ended: {event.reason}")
@@ -186,7 +202,7 @@ class CompareScreen(Screen[None]):
         self.row = vote(self.app.store, self.row.id, choice.winner, choice.reason)
         self._retitle()
         self._show_differences()
-        names = ", ".join(f"{letter(i)} = {a.model}" for i, a in enumerate(self.plan.agents))
+        names = ", ".join(f"{letter(i)} = {a.model}" for i, a in enumerate(self.agents))
         self.notify(f"Vote saved. {names}", markup=False)
 
     def action_back(self) -> None:

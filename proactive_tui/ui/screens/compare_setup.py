@@ -40,11 +40,11 @@ class CompareSetupModal(ModalScreen[CompareChoice | None]):
         with Vertical(id="compare-setup") as box:
             box.border_title = f"Compare agents on {self.env_id}"
             box.border_subtitle = "esc cancels"
-            yield Label("Agent A model")
+            yield Label("First agent's model")
             yield Input(value=self.default_model, id="compare-agent-a")
-            yield Label("Agent B model")
+            yield Label("Second agent's model")
             yield Input(placeholder="e.g. openai/gpt-4o-mini", id="compare-agent-b")
-            yield Checkbox("Blind: show the sides as A and B until I vote", value=True, id="compare-blind")
+            yield Checkbox("Blind: shuffle A and B, hide the models until I vote", value=True, id="compare-blind")
             with Horizontal(id="compare-setup-buttons"):
                 yield Button("Compare", id="compare-start", variant="primary")
 

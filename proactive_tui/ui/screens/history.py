@@ -58,8 +58,12 @@ def two_lines(parts: list[str], sep: str = " · ") -> str:
 
 
 def models_text(summary: Any) -> str:
-    """One model for every seat as itself; otherwise `agent: x` per seat; people as `you`."""
-    seats = {seat: ("you" if seat in summary.human_seats else model) for seat, model in summary.models.items()}
+    """One model for every seat as itself; otherwise `agent: x` per seat; people as `you`, and a
+    person who wrote some of a seat's replies before its model (`agent: person (edited) + x`)."""
+    from proactive_tui.core.writers import writers_text
+
+    seats = {seat: writers_text(model, summary.writers.get(seat, []), played=seat in summary.human_seats)
+             for seat, model in summary.models.items()}
     if len(set(seats.values())) <= 1:
         return next(iter(seats.values()), "-")
     first, *rest = [f"{seat}: {model}" for seat, model in seats.items()]

@@ -29,6 +29,7 @@ from textual.screen import Screen
 
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.core.run_record import RunRecordBuilder
+from proactive_tui.core.writers import person_reply
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.widgets.status_line import StatusLine
 from proactive_tui.ui.widgets.transcript import Transcript
@@ -82,6 +83,9 @@ class SessionScreenBase(Screen[None]):
         self.errors: list[str] = []
         self.calls: list[Any] = []
         """The session's `model_called` events so far: what `i` (the call inspector) shows."""
+        self.written: list[Any] = []
+        """The replies a person wrote (`core.writers.PersonReply`): the inspector lists them among
+        the calls, as written by that person, since no model call made them."""
         self.awaiting: str | None = None
         self._streaming: dict[str, int] = {}
         """message id -> chunks received, for messages still streaming (status line estimate)."""
@@ -171,6 +175,9 @@ class SessionScreenBase(Screen[None]):
         if event.type == "model_called":
             self.calls.append(event)
             return None
+        written = person_reply(event)
+        if written is not None:
+            self.written.append(written)
         try:
             shown = self.apply(event)
         except Exception as exc:  # a display problem must never stop the session
@@ -357,7 +364,8 @@ class SessionScreenBase(Screen[None]):
         focused_id = getattr(self.focused, "message_id", None)
         selected = next((i for i in reversed(range(len(self.calls))) if focused_id
                          and self.calls[i].message_id == focused_id and not self.calls[i].call.error), None)
-        self.app.push_screen(CallInspector(self.calls, selected=selected, live=self.running))
+        self.app.push_screen(CallInspector(self.calls, selected=selected, live=self.running, written=self.written,
+                                           message_id=focused_id))
 
     def action_fork(self) -> None:
         """Branch this session at a reply (`ForkModal`): the branch runs in a new screen of this

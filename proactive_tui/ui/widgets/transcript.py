@@ -67,6 +67,7 @@ class Transcript(VerticalScroll):
     def finish(self, message_id: str, role: str, turn: int, speaker: str, content: str, partial: bool) -> None:
         view = self.views.get(message_id) or self.start_message(message_id, role, turn, speaker)
         follow = self.at_bottom
+        view.speaker = speaker  # the finished record names the writer (a start may predate knowing it)
         view.finish(content, partial)
         self._follow(follow)
 

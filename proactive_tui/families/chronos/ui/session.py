@@ -248,7 +248,9 @@ class ChronosSessionScreen(SessionScreenBase):
         transcript._follow(follow)
 
     def _speaker(self, role: str, model: str) -> str:
-        return "you" if self.spec.seats.get(role) == "human" else model
+        from proactive_tui.core.writers import speaker
+
+        return speaker(model, played=self.spec.seats.get(role) == "human")
 
     def apply(self, event: Any) -> None:
         status = self.query_one(StatusLine)

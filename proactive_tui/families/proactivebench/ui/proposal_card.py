@@ -47,10 +47,14 @@ class EventCard(Vertical):
         self.border_title = f"event {index}/{total} · {clock_time(time)}"
 
     def add_proposal(self, tasks: list[str], purpose: str, thoughts: str, response: str | None, model: str,
-                     attempt: int = 0) -> None:
+                     attempt: int = 0, writer: str = "") -> None:
+        """`writer`: who wrote the proposal when it was not the agent's model (`core.writers.speaker`:
+        `you`, `person (edited)`), named on its line."""
         line = Text()
         line.append("retry " + str(attempt) + " · " if attempt else "", style="dim")
         line.append("agent ", style="bold")
+        if writer:
+            line.append(f"({plain(writer)}) ", style="dim")
         if not tasks:
             line.append("no help needed", style="italic")
         elif len(tasks) == 1:

@@ -157,6 +157,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
     def apply(self, event: Any) -> Any:
         """Show one engine event; returns an awaitable when it mounted a new event card (the worker
         awaits it, so a new event's card exists before its proposal arrives)."""
+        from proactive_tui.core.writers import by_person, speaker
+
         status = self.status
         t = event.type
         if t == "proactivebench.trace_observation":
@@ -166,8 +168,8 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         elif t == "proactivebench.proposal_made":
             card = self.timeline.card(event.index)
             if card is not None:
-                model = "you (person)" if self.human_seat == "agent" and event.model == "person" else event.model
-                card.add_proposal(event.tasks, event.purpose, event.thoughts, event.response, model, event.attempt)
+                card.add_proposal(event.tasks, event.purpose, event.thoughts, event.response, event.model, event.attempt,
+                                  writer=speaker(event.model, self.human_seat == "agent") if by_person(event.model) else "")
                 self.timeline.changed()
             self._proposal = {"index": event.index, "attempt": event.attempt, "tasks": list(event.tasks),
                               "response": event.response}
@@ -179,7 +181,7 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
             card = self.timeline.card(event.index)
             if card is not None:
                 many = int(self.spec.settings.get("candidates") or 1) > 1
-                by = "you" if event.by_kind == "human" else event.by
+                by = speaker(event.by, played=event.by_kind == "human")
                 card.add_verdict(event.judgement, by, event.thought, event.candidate, many)
                 self.timeline.changed()
             if event.by_kind != "human":
