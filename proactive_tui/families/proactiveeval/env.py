@@ -106,7 +106,14 @@ def record_id(raw: dict[str, Any], domain: str, tier: str, index: int) -> str:
     sessions were skipped as duplicates when read back beside them.
 
     A record saved from the playground's "What if" editor (`meta.what_if`, a label such as
-    `whatif-1`, see `envs.what_if`) is `<source env id>~<label>`, for the same reason."""
+    `whatif-1`, see `envs.what_if`) is `<source env id>~<label>`, for the same reason, and a
+    generated item (`proactive-tui synth proactiveeval`, whose `synth` provenance names its run and
+    item) is `proactiveeval/<domain>/<tier>/<run>-<item id>`."""
+    synth = raw.get("synth")
+    if isinstance(synth, dict) and isinstance(synth.get("run"), str) and isinstance(synth.get("item_id"), str):
+        # a generated item (`proactive-tui synth proactiveeval`): its run and item, never its
+        # position, which would collide with the samples' and another run's ids
+        return f"{FAMILY}/{domain}/{tier}/{synth['run']}-{synth['item_id']}"
     meta = raw.get("meta")
     meta = meta if isinstance(meta, dict) else {}
     session_id, source = meta.get("session_id"), meta.get("env_id")
