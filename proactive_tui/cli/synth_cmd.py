@@ -90,6 +90,8 @@ def _consoles() -> tuple[Any, Any]:
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     out = Console(highlight=False, soft_wrap=True)
+    if not out.is_terminal:  # a file or a pipe: whole rows, never cut to 80 columns
+        out = Console(highlight=False, soft_wrap=True, width=200)
     return err, out
 
 

@@ -89,7 +89,9 @@ class PredictedTarget(BaseModel):
 
 
 class ProbeVerdict(BaseModel):
-    matches: list[bool]
+    matches: list[bool] = Field(min_length=PROBES, max_length=PROBES)
+    """One verdict per prediction, in order: in the schema, so a constrained decoder (the
+    embedded model's grammar) cannot give another count, and a model that does is re-asked."""
 
 
 class Rewrite(BaseModel):
@@ -319,9 +321,6 @@ class ProactiveEvalPipeline:
         verdict = await ctx.ask("probe", f"judge-r{round_}", "judge",
                                 prompts.probe_judge(reference, [p.target for p in predictions]), ProbeVerdict,
                                 TEMPERATURES["probe"])
-        if len(verdict.matches) != PROBES:
-            raise Reject("judge_invalid", f"the probe judge gave {len(verdict.matches)} verdicts for {PROBES} "
-                                          f"predictions (round {round_})")
         return sum(1 for m in verdict.matches if m)
 
     async def _refine(self, ctx: StepContext, user_info: str, trigger: str, reference: str, sub_targets: list[str],
