@@ -53,6 +53,7 @@ ITEMS = "items"
 SHARED = "shared"
 OUT = "out"
 FORMAT = 1
+ITEMS_PER_SLOT = 2
 
 
 def file_text(value: Any) -> str:
@@ -285,15 +286,21 @@ class StepContext:
                 reason = unusable_reply(exc)
                 if reason is None:
                     raise
-                write_atomic(path, file_text(StepRecord(**base, **_usage(traces), rejection=reason, detail=exc.message)))
+                await _write(path, StepRecord(**base, **_usage(traces), rejection=reason, detail=exc.message))
                 raise Reject(reason, exc.message) from None
             except BaseException:
                 self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope))
                 raise
-        record = StepRecord(**base, **_usage(traces), output=reply.value.model_dump(mode="json"))
-        write_atomic(path, file_text(record))
+        await _write(path, StepRecord(**base, **_usage(traces), output=reply.value.model_dump(mode="json")))
         self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope))
         return reply.value
+
+
+async def _write(path: Path, value: Any) -> None:
+    """Write a step or result file (atomically, fsynced) in a worker thread: an fsync waits for
+    the disk, and the event loop must go on sending the other items' calls meanwhile (the step is
+    on disk before its caller continues, as before)."""
+    await asyncio.to_thread(write_atomic, path, file_text(value))
 
 
 def _usage(traces: list[trace.CallTrace]) -> dict[str, Any]:
@@ -341,7 +348,10 @@ async def run_pipeline(pipeline: Pipeline, manifest: Manifest, run: Run) -> RunR
     if not todo:
         return result
     shared = await pipeline.prepare(StepContext(run, SHARED, folder / SHARED))
-    gate = asyncio.Semaphore(run.concurrency)
+    # Twice as many items under way as call slots: an item spends a moment between two calls
+    # (its step written, its next prompt built), and another item's call should take the slot
+    # meanwhile; a stop loses only the calls in flight either way (the steps are on disk).
+    gate = asyncio.Semaphore(run.concurrency * ITEMS_PER_SLOT)
 
     async def one(item_id: str) -> None:
         async with gate:
@@ -354,7 +364,7 @@ async def run_pipeline(pipeline: Pipeline, manifest: Manifest, run: Run) -> RunR
                 result.failed[item_id] = exc.message
                 run.on_event(Event(kind="item_failed", item=item_id, message=exc.message))
                 return
-            write_atomic(ctx.directory / RESULT, file_text(outcome))
+            await _write(ctx.directory / RESULT, outcome)
             result.ran += 1
             run.on_event(Event(kind="item_end", item=item_id, outcome=outcome))
 
