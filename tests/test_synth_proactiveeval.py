@@ -345,3 +345,27 @@ def test_one_item_end_to_end_on_the_embedded_model(tmp_path: Path) -> None:
     assert steps and {s["model"] for s in steps} == {"local/smollm2"} and all(s["calls"] >= 1 for s in steps)
     result = json.loads((out / "items" / "recommendation-0000" / "result.json").read_text())
     assert (result["status"] == "kept") == bool(summary["kept"]) and (result["status"] == "kept" or result["reason"])
+
+
+def test_progress_counts_calls_per_stage_and_outcomes() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from proactive_tui.cli.synth_cmd import ProgressView, SynthProgress
+    from proactive_tui.synth.engine import Event, Outcome
+
+    log = StringIO()
+    view = ProgressView(Console(file=log, width=200), SynthProgress(("environment", "probe"), planned=3))
+    for kind, stage, cached in (("call_start", "environment", False), ("call_end", "environment", False),
+                                ("call_end", "probe", True), ("call_start", "probe", False)):
+        view.event(Event(kind=kind, stage=stage, cached=cached))
+    view.event(Event(kind="item_end", outcome=Outcome(item="a-0000", status="kept", tier="hard")))
+    view.event(Event(kind="item_end", outcome=Outcome(item="a-0001", status="rejected", reason="too_easy",
+                                                      detail="3 of 3")))
+    progress = view.progress
+    assert (progress.calls, progress.in_flight, progress.cached) == (
+        {"environment": 1, "probe": 0}, {"environment": 0, "probe": 1}, {"environment": 0, "probe": 1})
+    assert progress.line() == "items 2/3: kept hard 1; rejected too_easy 1; failed 0; calls 1, in flight 1"
+    # not a terminal: a log line per item, the model's words shown literally
+    assert "item a-0000: kept (hard)" in log.getvalue() and "item a-0001: rejected (too_easy: 3 of 3)" in log.getvalue()

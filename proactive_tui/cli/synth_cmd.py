@@ -255,6 +255,11 @@ def print_summary(console: Any, summary: Any, folder: Path) -> None:
 def _demo_note(err: Any, roles: dict[str, Any]) -> None:
     from rich.text import Text
 
+    probes = sorted({s.model for name, s in roles.items() if re.fullmatch(r"probe\d+", name)})
+    if len(probes) == 1 and sum(1 for name in roles if re.fullmatch(r"probe\d+", name)) > 1:
+        err.print(Text(f"note: every probe sits on {probes[0]}; the paper's probes are models of different sizes "
+                       "(--role probe1=... --role probe2=... --role probe3=...)", style="yellow"))
+
     local = sorted({s.model for s in roles.values() if s.is_local})
     if local:
         from proactive_tui.llm.local.loader import LOCAL_MODEL_BLURB
