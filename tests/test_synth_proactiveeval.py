@@ -369,3 +369,16 @@ def test_progress_counts_calls_per_stage_and_outcomes() -> None:
     assert progress.line() == "items 2/3: kept hard 1; rejected too_easy 1; failed 0; calls 1, in flight 1"
     # not a terminal: a log line per item, the model's words shown literally
     assert "item a-0000: kept (hard)" in log.getvalue() and "item a-0001: rejected (too_easy: 3 of 3)" in log.getvalue()
+
+
+def test_a_generated_item_has_its_own_id_and_its_exports_and_what_ifs_theirs() -> None:
+    from proactive_tui.families.proactiveeval.env import record_id
+
+    synth = {"run": "synth-1a2b3c4d", "item_id": "persuasion-0003"}
+    mine = "proactiveeval/persuasion/hard/synth-1a2b3c4d-persuasion-0003"
+    assert record_id({"synth": synth}, "persuasion", "hard", 0) == mine
+    # an exported session of it, or a "What if" of it, keeps the `synth` key and is told apart by its meta
+    assert record_id({"synth": synth, "meta": {"session_id": "s1", "env_id": mine}}, "persuasion", "hard", 0) == f"{mine}@s1"
+    assert record_id({"synth": synth, "meta": {"what_if": "whatif-1", "env_id": mine}}, "persuasion", "hard", 0) == (
+        f"{mine}~whatif-1")
+    assert record_id({"synth": {"run": 3}}, "persuasion", "hard", 2) == "proactiveeval/persuasion/hard/2"
