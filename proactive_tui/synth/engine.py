@@ -163,7 +163,8 @@ class Pipeline(Protocol):
         """One item through every stage; raise Reject for an item that cannot be kept."""
 
     def outputs(self, kept: list[Outcome], run_name: str) -> dict[str, Any]:
-        """Relative path -> JSON value of the kept items in the family's layout."""
+        """Relative path -> the file: a JSON value (written with sorted keys), or a string written
+        as it is (JSONL training data, one line per item)."""
 
 
 class Manifest(BaseModel):
@@ -444,7 +445,7 @@ def write_outputs(folder: Path, pipeline: Pipeline, manifest: Manifest) -> list[
     if out.exists():
         shutil.rmtree(out)
     for rel, value in sorted(files.items()):
-        write_atomic(out / rel, file_text(value))
+        write_atomic(out / rel, value if isinstance(value, str) else file_text(value))
     return sorted(files)
 
 
