@@ -11,7 +11,7 @@ from proactive_tui import __version__
 # Each command module exposes `add_parser(subparsers)` which sets `func` on its parsers. Named,
 # not imported, here: opening the playground needs none of them (they cost ~40 ms of start-up).
 COMMAND_MODULES = ("envs_cmd", "keys_cmd", "locate_cmd", "run_cmd", "eval_cmd", "report_cmd", "sessions_cmd",
-                   "regrade_cmd", "export_cmd", "compare_cmd", "labels_cmd", "demo_cmd", "serve_cmd")
+                   "regrade_cmd", "export_cmd", "compare_cmd", "labels_cmd", "demo_cmd", "serve_cmd", "synth_cmd")
 
 
 def _playground_args(argv: list[str] | None) -> argparse.Namespace | None:

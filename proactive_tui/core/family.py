@@ -380,6 +380,18 @@ class Family:
         are not a batch of the family's sessions (a batch is `eval FAMILY...`, every family's one
         command), such as checking a judge against human labels."""
 
+    def synth_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the family's own `proactive-tui synth <family>` options."""
+
+    def synth_options(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The pipeline's options (JSON values) from the parsed command."""
+        return {}
+
+    def synth_pipeline(self, options: dict[str, Any]) -> Any | None:
+        """The family's data pipeline for `proactive-tui synth` (a `synth.engine.Pipeline` built
+        from the command's options), or None (the default) when it has none yet."""
+        return None
+
     def reference_session(self, spec: "SessionSpec", env: Any, gateway: Any) -> Any | None:
         """The session with protocol-following seats and no model (`eval SELECTOR... --reference`),
         a check that the environments and the scoring agree: every rate should be perfect. None

@@ -95,6 +95,47 @@ class ProactiveEvalFamily(Family):
         item["meta"] = {"env_id": root_id(env.id), "what_if": label}
         return f"{self.name}/{label}/{env.domain}/{env.tier or 'fair'}.json", [item]
 
+    def synth_arguments(self, parser: Any) -> None:
+        """`synth proactiveeval`'s own options (the paper's numbers are the defaults)."""
+        parser.add_argument("--domain", action="append", default=[], metavar="DOMAIN",
+                            help=f"a domain to generate for (repeatable; default all six: {', '.join(env_module.DOMAINS)})")
+        parser.add_argument("--depth", type=int, default=2, metavar="D", help="topic tree depth below the domain (default 2)")
+        parser.add_argument("--branching", type=int, default=3, metavar="B", help="children per topic node (default 3)")
+        parser.add_argument("--candidates", type=int, default=5, metavar="K",
+                            help="target candidates per item (default 5, the paper's; other values are a deviation)")
+        parser.add_argument("--max-rounds", type=int, default=5, metavar="R",
+                            help="refinement rounds at most (default 5, the paper's)")
+        parser.add_argument("--validators", type=int, default=5, metavar="V",
+                            help="final-check votes (default 5, the paper's; kept on a strict majority)")
+        parser.add_argument("--tree", metavar="FILE", help="reuse a topic tree (a run's DIR/tree.json, edited or not) "
+                                                           "instead of generating one; shards need one")
+        parser.add_argument("--tree-only", action="store_true", help="make the topic tree (DIR/tree.json) and stop")
+
+    def synth_options(self, args: Any) -> dict[str, Any]:
+        """The pipeline's options from the command's (a `--tree` file is read here, so its content,
+        not its path, is what the run's config hash covers)."""
+        import json
+
+        tree = None
+        if getattr(args, "tree", None):
+            path = Path(args.tree).expanduser()
+            try:
+                tree = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ValueError(f"--tree {path}: {exc}") from None
+            if not isinstance(tree, dict):
+                raise ValueError(f"--tree {path}: expected an object of domain -> topic tree")
+        domains = [env_module.DOMAIN_ALIASES.get(d, d) for d in (args.domain or [])] or list(env_module.DOMAINS)
+        return {"domains": list(dict.fromkeys(domains)), "n": args.n, "depth": args.depth, "branching": args.branching,
+                "candidates": args.candidates, "max_rounds": args.max_rounds, "validators": args.validators,
+                "tree": tree}
+
+    def synth_pipeline(self, options: dict[str, Any]) -> Any:
+        """The data pipeline of the paper (`proactive-tui synth proactiveeval`), imported on use."""
+        from proactive_tui.families.proactiveeval.synth import ProactiveEvalPipeline, SynthOptions
+
+        return ProactiveEvalPipeline(SynthOptions(**options))
+
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 

@@ -106,7 +106,9 @@ def record_id(raw: dict[str, Any], domain: str, tier: str, index: int) -> str:
     sessions were skipped as duplicates when read back beside them.
 
     A record saved from the playground's "What if" editor (`meta.what_if`, a label such as
-    `whatif-1`, see `envs.what_if`) is `<source env id>~<label>`, for the same reason."""
+    `whatif-1`, see `envs.what_if`) is `<source env id>~<label>`, for the same reason, and a
+    generated item (`proactive-tui synth proactiveeval`, whose `synth` provenance names its run and
+    item) is `proactiveeval/<domain>/<tier>/<run>-<item id>`."""
     meta = raw.get("meta")
     meta = meta if isinstance(meta, dict) else {}
     session_id, source = meta.get("session_id"), meta.get("env_id")
@@ -118,6 +120,12 @@ def record_id(raw: dict[str, Any], domain: str, tier: str, index: int) -> str:
     if isinstance(session_id, str) and session_id.strip():
         base = source if isinstance(source, str) and source.startswith(f"{FAMILY}/") else position
         return f"{base}@{session_id.strip()}"
+    synth = raw.get("synth")
+    if isinstance(synth, dict) and isinstance(synth.get("run"), str) and isinstance(synth.get("item_id"), str):
+        # a generated item: its run and item, never its position, which would collide with the
+        # samples' and another run's ids (an export or a "What if" of it keeps its `synth` key,
+        # and is told apart by its `meta` above)
+        return f"{FAMILY}/{domain}/{tier}/{synth['run']}-{synth['item_id']}"
     return position
 
 

@@ -1,0 +1,424 @@
+"""`proactive-tui synth <family> ...`: generate a family's environments with its paper's data pipeline.
+
+    synth proactiveeval --n 4 --seed 7 --out runs/pe --role generator=openai/gpt-4o-mini ...
+    synth resume runs/pe                  # run exactly what is missing (after Ctrl-C, kill -9, a failed call)
+    synth merge --out runs/pe shard0 shard1   # shards of one run (`--shard I/N`) into one folder
+
+The engine (`proactive_tui.synth.engine`) keeps every model call of every item in the run folder;
+this module resolves the seats' models, draws the progress (a Rich table per stage on a terminal,
+one log line per item otherwise), prints the summary and installs the kept items in the user's
+environments folder (`--out-only` keeps them in DIR/out only).
+
+Seats: every pipeline role takes a model with `--role NAME=MODEL` (a numbered group at once:
+`--role probe=M` seats probe1..3, `--role validator=M` every validator). A role not named takes
+the session defaults the way `run` resolves its seats: the generator and the probes the agent
+seat's (config file `[roles.agent]`, `PROACTIVE_TUI_MODEL`, `PROACTIVE_TUI_AGENT_MODEL`), the
+judge and the validators the judge seat's; `--api-base` applies to every role. With no model
+configured that is the embedded `local/smollm2`, a demo: the command says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+RESUME = "resume"
+MERGE = "merge"
+RUNTIME_OPTIONS = ("concurrency", "structured_mode")
+"""Options `synth resume` may change: how the run goes, never what it makes."""
+PLAIN_EVERY_S = 30.0
+
+
+def _synth_families() -> dict[str, Any]:
+    from proactive_tui.core import registry
+    from proactive_tui.core.family import Family
+
+    return {name: fam for name, fam in registry.families().items()
+            if type(fam).synth_pipeline is not Family.synth_pipeline}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from proactive_tui.cli import model_flags
+
+    p = subparsers.add_parser("synth", help="generate environments with a paper's data pipeline (any model per role)",
+                              description="Generate a family's environments with its paper's data pipeline. Every "
+                                          "model call of every item is kept in --out DIR; `synth resume DIR` runs "
+                                          "what is missing.")
+    sub = p.add_subparsers(title="synth commands", metavar="FAMILY|resume|merge")
+    for name, family in _synth_families().items():
+        f = sub.add_parser(name, help=f"generate {family.title} environments",
+                           description=f"Generate {family.title} environments ({family.source.citation()}).")
+        f.add_argument("--n", type=int, required=True, metavar="N", help="items to try (per domain or template)")
+        f.add_argument("--seed", type=int, default=0, metavar="S",
+                       help="the run's seed; every item's and call's seed derives from it (default 0)")
+        f.add_argument("--out", required=True, metavar="DIR", help="the run folder (every stage of every item)")
+        f.add_argument("--role", action="append", default=[], metavar="ROLE=MODEL",
+                       help="a litellm model for a role (repeatable; a numbered group at once: probe=MODEL); an unknown "
+                            "role is refused with the list; unnamed roles take the session defaults")
+        f.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every role")
+        f.add_argument("--concurrency", type=int, default=4, metavar="C", help="model calls at once (default 4)")
+        f.add_argument("--shard", metavar="I/N", help="run slice I (0-based) of N of the items; `synth merge` "
+                                                      "combines the folders")
+        f.add_argument("--out-only", action="store_true",
+                       help="keep the kept items in DIR/out only (default: also install them in the environments folder)")
+        f.add_argument("--resume", action="store_true", help="continue the run in --out (same as `synth resume DIR`)")
+        family.synth_arguments(f)
+        model_flags.add_structured_mode(f)
+        f.set_defaults(func=run_synth, synth_family=name)
+    r = sub.add_parser(RESUME, help="continue a run folder: run exactly what is missing",
+                       description="Run a synth folder's command again (DIR/command.json): only the missing steps "
+                                   "are called. A folder of another config is refused.")
+    r.add_argument("folder", metavar="DIR")
+    r.add_argument("--concurrency", type=int, metavar="C", help="model calls at once (default: the folder's)")
+    r.set_defaults(func=resume_synth)
+    m = sub.add_parser(MERGE, help="combine the shard folders of one run",
+                       description="Combine shard folders (`--shard I/N`) of one run into --out; shards of another "
+                                   "config are refused.")
+    m.add_argument("shards", nargs="+", metavar="SHARD_DIR")
+    m.add_argument("--out", required=True, metavar="DIR")
+    m.add_argument("--out-only", action="store_true", help="do not install the kept items in the environments folder")
+    m.set_defaults(func=merge_synth)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _consoles() -> tuple[Any, Any]:
+    from rich.console import Console
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    out = Console(highlight=False, soft_wrap=True)
+    if not out.is_terminal:  # a file or a pipe: whole rows, never cut to 80 columns
+        out = Console(highlight=False, soft_wrap=True, width=200)
+    return err, out
+
+
+def _fail(err: Any, message: str, code: int) -> int:
+    from rich.text import Text
+
+    err.print(Text(f"error: {message}", style="red"))
+    return code
+
+
+ROLE_ARG = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(\S.*)$")
+
+
+def resolve_roles(role_names: list[str], given: list[str], api_base: str | None, config_roles: Any) -> dict[str, Any]:
+    """Each pipeline role's ModelSettings: `--role` where named, else the session defaults of the
+    seat it is most like (generator and probes: the agent seat; judges and validators: the judge
+    seat), as `run` resolves them (config < environment < command line)."""
+    from proactive_tui.llm.settings import resolve_roles as resolve
+
+    exact: dict[str, str] = {}
+    grouped: dict[str, str] = {}
+    for text in given:
+        match = ROLE_ARG.match(text)
+        if not match:
+            raise ValueError(f"--role wants ROLE=MODEL, got {text!r}")
+        name, model = match.group(1), match.group(2).strip()
+        if name in role_names:
+            exact[name] = model
+            continue
+        members = [r for r in role_names if re.fullmatch(rf"{re.escape(name)}\d+", r)]
+        if not members:
+            raise ValueError(f"--role {name}: not a role of this pipeline (roles: {', '.join(role_names)})")
+        grouped.update({member: model for member in members})
+    named = {**grouped, **exact}  # a role named on its own wins over its group
+    out = {}
+    for role in role_names:
+        seat = "judge" if role.startswith(("judge", "validator")) else "agent"
+        cli = {seat: {"model": named.get(role), "api_base": api_base}}
+        out[role] = resolve(config_roles, cli=cli).for_role(seat)  # type: ignore[arg-type]
+    return out
+
+
+class SynthProgress:
+    """Counts per stage (calls done, in flight, read back from disk) and per outcome, from the
+    engine's events; the display renders these counts."""
+
+    def __init__(self, stages: tuple[str, ...], planned: int, clock: Any = time.monotonic) -> None:
+        self.stages = stages
+        self.planned = planned
+        self.calls = {s: 0 for s in stages}
+        self.cached = {s: 0 for s in stages}
+        self.in_flight = {s: 0 for s in stages}
+        self.kept: dict[str, int] = {}
+        self.rejected: dict[str, int] = {}
+        self.failed = 0
+        self.clock = clock
+        self.started = clock()
+
+    def event(self, event: Any) -> None:
+        stage = event.stage
+        if event.kind == "call_start":
+            self.in_flight[stage] = self.in_flight.get(stage, 0) + 1
+        elif event.kind == "call_end":
+            if event.cached:
+                self.cached[stage] = self.cached.get(stage, 0) + 1
+            else:
+                self.in_flight[stage] = max(0, self.in_flight.get(stage, 0) - 1)
+                self.calls[stage] = self.calls.get(stage, 0) + 1
+        elif event.kind == "item_end" and event.outcome is not None:
+            o = event.outcome
+            bucket = self.kept if o.status == "kept" else self.rejected
+            key = (o.tier if o.status == "kept" else o.reason) or "-"
+            bucket[key] = bucket.get(key, 0) + 1
+        elif event.kind == "item_failed":
+            self.failed += 1
+
+    @property
+    def done(self) -> int:
+        return sum(self.kept.values()) + sum(self.rejected.values()) + self.failed
+
+    def line(self) -> str:
+        kept = ", ".join(f"{k} {v}" for k, v in sorted(self.kept.items())) or "0"
+        rejected = ", ".join(f"{k} {v}" for k, v in sorted(self.rejected.items())) or "0"
+        calls = sum(self.calls.values())
+        return (f"items {self.done}/{self.planned}: kept {kept}; rejected {rejected}; failed {self.failed}; "
+                f"calls {calls}, in flight {sum(self.in_flight.values())}")
+
+    def table(self) -> Any:
+        from rich.table import Table
+
+        table = Table(title=f"synth: {self.line()}", title_justify="left")
+        for i, column in enumerate(("stage", "calls", "in flight", "from disk")):
+            table.add_column(column, justify="left" if i == 0 else "right")
+        for stage in self.stages:
+            table.add_row(stage, str(self.calls.get(stage, 0)), str(self.in_flight.get(stage, 0)),
+                          str(self.cached.get(stage, 0)))
+        return table
+
+
+class ProgressView:
+    """A live table per stage on a terminal; elsewhere a log line per item and a status line
+    at most every PLAIN_EVERY_S seconds."""
+
+    def __init__(self, console: Any, progress: SynthProgress) -> None:
+        self.console = console
+        self.progress = progress
+        self.live: Any = None
+        self._last = progress.clock()
+        if console.is_terminal:
+            from rich.live import Live
+
+            self.live = Live(progress.table(), console=console, refresh_per_second=4, transient=True,
+                             get_renderable=progress.table)
+            self.live.start()
+
+    def event(self, event: Any) -> None:
+        from rich.text import Text
+
+        self.progress.event(event)
+        if self.live is not None:
+            return
+        if event.kind == "item_end" and event.outcome is not None:
+            o = event.outcome
+            what = f"kept ({o.tier})" if o.status == "kept" else f"rejected ({o.reason}: {o.detail})"
+            self.console.print(Text(f"  item {o.item}: {what}"))
+        elif event.kind == "item_failed":
+            self.console.print(Text(f"  item {event.item}: failed ({event.message}); `synth resume` runs it again",
+                                    style="yellow"))
+        now = self.progress.clock()
+        if now - self._last >= PLAIN_EVERY_S:
+            self._last = now
+            self.console.print(Text(f"progress {self.progress.line()}"))
+
+    def close(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+            self.console.print(self.progress.table())
+
+
+def print_summary(console: Any, summary: Any, folder: Path) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"synth {summary.family} ({summary.generator})", title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    table.add_row("items planned", str(summary.planned))
+    table.add_row("items tried", str(summary.tried))
+    table.add_row("unfinished", str(summary.unfinished))
+    table.add_row("kept", ", ".join(f"{k} {v}" for k, v in summary.kept.items()) or "0")
+    table.add_row("rejected", ", ".join(f"{k} {v}" for k, v in summary.rejected.items()) or "0")
+    table.add_row("calls", str(summary.calls))
+    table.add_row("tokens", f"{summary.prompt_tokens + summary.completion_tokens:,} "
+                            f"({summary.prompt_tokens:,} in, {summary.completion_tokens:,} out)")
+    table.add_row("cost", "unknown (no price for these models)" if summary.cost is None else f"${summary.cost:.4f}")
+    console.print(table)
+    console.print(Text(f"summary in {folder / 'summary.json'}", style="dim"))
+
+
+def _demo_note(err: Any, roles: dict[str, Any]) -> None:
+    from rich.text import Text
+
+    probes = sorted({s.model for name, s in roles.items() if re.fullmatch(r"probe\d+", name)})
+    if len(probes) == 1 and sum(1 for name in roles if re.fullmatch(r"probe\d+", name)) > 1:
+        err.print(Text(f"note: every probe sits on {probes[0]}; the paper's probes are models of different sizes "
+                       "(--role probe1=... --role probe2=... --role probe3=...)", style="yellow"))
+
+    local = sorted({s.model for s in roles.values() if s.is_local})
+    if local:
+        from proactive_tui.llm.local.loader import LOCAL_MODEL_BLURB
+
+        err.print(Text(f"note: {', '.join(local)} sits in a role: {LOCAL_MODEL_BLURB} Generated items are a demo of "
+                       "the pipeline, not data; name real models with --role.", style="yellow"))
+
+
+def run_synth(args: argparse.Namespace) -> int:
+    """The command: plan, check the folder, run what is missing, summarise, install."""
+    from rich.text import Text
+
+    from proactive_tui.cli.batch import shared_option_problem
+    from proactive_tui.cli.eval_batch import run_with_signals
+    from proactive_tui.config import ConfigError, load_config
+    from proactive_tui.core import registry
+    from proactive_tui.evalrun.folder import BatchCommand, write_atomic, write_command
+    from proactive_tui.evalrun.plan import Shard
+    from proactive_tui.llm.gateway import Gateway
+    from proactive_tui.synth import engine
+    from proactive_tui.textsafe import json_text
+
+    err, _out = _consoles()
+    problem = shared_option_problem(argparse.Namespace(concurrency=args.concurrency, api_base=args.api_base))
+    if problem:
+        return _fail(err, problem, 2)
+    if args.n < 1:
+        return _fail(err, "--n must be at least 1", 2)
+    family = registry.get(args.synth_family)
+    try:
+        shard = Shard.parse(args.shard) if args.shard else None
+        options = family.synth_options(args)
+        pipeline = family.synth_pipeline(options)
+    except ValueError as exc:
+        return _fail(err, str(exc).splitlines()[0], 2)
+    if shard is not None and pipeline.needs_shared_input():
+        return _fail(err, f"--shard: {pipeline.needs_shared_input()}", 2)
+    try:
+        config = load_config()
+        roles = resolve_roles([r.name for r in pipeline.roles], args.role, args.api_base, config.roles)
+    except (ConfigError, ValueError) as exc:
+        return _fail(err, str(exc).splitlines()[0], 2)
+    manifest = engine.make_manifest(pipeline, options, roles, args.seed, shard)
+    folder = Path(args.out).expanduser()
+    if folder.exists() and not folder.is_dir():
+        return _fail(err, f"--out: {folder} is a file; give a folder", 2)
+    if (folder / engine.MANIFEST).is_file():
+        if not args.resume:
+            return _fail(err, f"--out: {folder} already holds a run; `proactive-tui synth resume {folder}` continues it",
+                         1)
+        try:
+            engine.check_same_run(folder, manifest)
+        except engine.SynthError as exc:
+            return _fail(err, str(exc), 1)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / engine.MANIFEST, engine.file_text(manifest))
+    command = {k: v for k, v in vars(args).items() if k not in ("func", "resume", "envs", "sub_envs")
+               and (v is None or isinstance(v, (str, int, float, bool, list)))}
+    write_command(folder, BatchCommand(cwd=os.getcwd(), options=command))
+    _demo_note(err, roles)
+    done = sum(1 for i in manifest.planned if engine.has_result(folder, i))
+    where = f", shard {shard} of {manifest.total}" if shard else ""
+    err.print(Text(f"{len(manifest.planned)} items{where} ({done} already done) -> {folder}; roles: "
+                   + ", ".join(f"{r}={m}" for r, m in manifest.models.items()), style="dim"))
+
+    gateway = Gateway(limits=config.models, stream_replies=False)
+    progress = SynthProgress(pipeline.stages, len(manifest.planned) - done)
+    view = ProgressView(err, progress)
+    run = engine.Run(folder, roles, gateway, args.seed, args.concurrency, on_event=view.event)
+    outcome: dict[str, Any] = {}
+
+    async def work() -> None:
+        if getattr(args, "tree_only", False):
+            await engine.run_shared(pipeline, run)
+        else:
+            outcome["result"] = await engine.run_pipeline(pipeline, manifest, run)
+
+    try:
+        stopped = run_with_signals(work)
+    except engine.SynthError as exc:
+        view.close()
+        return _fail(err, str(exc), 1)
+    except Exception as exc:  # a failed call of the shared stages (the tree): nothing half-made is kept
+        from proactive_tui.llm.errors import ModelError
+
+        view.close()
+        if isinstance(exc, ModelError):
+            return _fail(err, f"{exc.message} (`proactive-tui synth resume {folder}` tries again)", 1)
+        raise
+    finally:
+        view.close()
+    if getattr(args, "tree_only", False):
+        if stopped:
+            err.print(Text(f"stopped ({stopped})", style="yellow"))
+            return 130
+        err.print(Text(f"topic tree in {folder / 'tree.json'} (edit it, then give it with --tree)"))
+        return 0
+    return _conclude(err, folder, pipeline, manifest, stopped, install=not args.out_only and shard is None)
+
+
+def _conclude(err: Any, folder: Path, pipeline: Any, manifest: Any, stopped: str | None, install: bool) -> int:
+    from rich.text import Text
+
+    from proactive_tui import paths
+    from proactive_tui.synth import engine
+
+    summary = engine.finish(folder, pipeline, manifest)
+    _c, out = _consoles()
+    print_summary(out, summary, folder)
+    if summary.outputs:
+        err.print(Text(f"kept items in {folder / engine.OUT}: {', '.join(summary.outputs)}", style="dim"))
+    if install and not stopped:
+        dest = engine.install(folder, manifest, paths.user_envs_dir() / manifest.family)
+        if dest is not None:
+            err.print(Text(f"installed in {dest} (listed in the picker and by `envs list`; ids "
+                           f"{manifest.family}/<domain>/<tier>/{manifest.run_name}-<item>)"))
+    if stopped:
+        err.print(Text(f"stopped ({stopped}); `proactive-tui synth resume {folder}` runs what is left", style="yellow"))
+        return 143 if stopped == "SIGTERM" else 130
+    if summary.unfinished:
+        err.print(Text(f"{summary.unfinished} items unfinished (a failed call); `proactive-tui synth resume {folder}` "
+                       "runs them again", style="yellow"))
+        return 1
+    return 0
+
+
+def resume_synth(args: argparse.Namespace) -> int:
+    """`synth resume DIR`: the folder's command again with --resume, from the folder it ran in."""
+    from proactive_tui.cli import model_flags
+    from proactive_tui.evalrun.folder import read_command
+    from proactive_tui.synth import engine
+
+    err, _out = _consoles()
+    folder = Path(args.folder).expanduser().resolve()
+    try:
+        engine.read_manifest(folder)
+        command = read_command(folder)
+    except (engine.SynthError, FileNotFoundError, ValueError) as exc:
+        return _fail(err, str(exc).splitlines()[0], 1)
+    options = dict(command.options)
+    options.update({k: getattr(args, k) for k in RUNTIME_OPTIONS if getattr(args, k, None) is not None})
+    again = argparse.Namespace(**options)
+    again.resume, again.out = True, str(folder)
+    model_flags.apply(again)
+    if Path(command.cwd).is_dir():
+        os.chdir(command.cwd)  # a relative --tree means what it meant then
+    return run_synth(again)
+
+
+def merge_synth(args: argparse.Namespace) -> int:
+    from proactive_tui.core import registry
+    from proactive_tui.synth import engine
+
+    err, _out = _consoles()
+    out = Path(args.out).expanduser()
+    shards = [Path(s).expanduser() for s in args.shards]
+    try:
+        manifest = engine.merge(out, shards)
+        pipeline = registry.get(manifest.family).synth_pipeline(manifest.options)
+    except (engine.SynthError, ValueError) as exc:
+        return _fail(err, str(exc).splitlines()[0], 1)
+    return _conclude(err, out, pipeline, manifest, None, install=not args.out_only)

@@ -1,0 +1,510 @@
+"""The synth engine: run a family's pipeline over items, every model call kept as a step file.
+
+A run folder (`synth ... --out DIR`)::
+
+    DIR/manifest.json            what the run is: family, generator version, config, models per role,
+                                 seed, config hash, this shard's planned items
+    DIR/command.json             the options it was started with (`synth resume DIR` reads them)
+    DIR/shared/<name>/<step>.json the steps every item shares (ProactiveEval's topic tree)
+    DIR/items/<item>/<step>.json one model call of one item: input, output, model, temperature,
+                                 seed, tokens, cost, and for a rejection its reason
+    DIR/items/<item>/result.json the item's outcome: kept (tier, the output record) or rejected
+    DIR/out/...                  the kept items in the family's own layout
+    DIR/summary.json             tried, kept per tier, rejected per reason, calls, tokens, cost
+
+Why one file per call: a step is written (temporary file, then rename) the moment its call
+returns, and a pipeline asks for its steps by name, so running an item again (`resume`) reads
+every step that is on disk and calls only the missing ones. Whatever stops a run, kill -9
+included, loses at most the calls in flight. A step's name depends only on the outputs before it,
+so the same seed and the same model replies give the same files, byte for byte (sorted keys, no
+timestamps in any step, result or output file).
+
+A call that fails for transport reasons (unreachable, rate limits past the retries) leaves no
+result: the item is unfinished and the next resume runs it again. A reply that cannot be used
+(schema-invalid after the gateway's re-asks, empty) is a rejection of the item, with the reason,
+kept as such: the model said what it said, and asking again would change the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Callable, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, Field
+
+from proactive_tui.evalrun.folder import write_atomic
+from proactive_tui.evalrun.plan import Shard
+from proactive_tui.llm import trace
+from proactive_tui.llm.errors import ModelError
+from proactive_tui.llm.settings import ModelSettings
+from proactive_tui.textsafe import json_text
+
+T = TypeVar("T", bound=BaseModel)
+MANIFEST = "manifest.json"
+COMMAND = "command.json"
+SUMMARY = "summary.json"
+RESULT = "result.json"
+ITEMS = "items"
+SHARED = "shared"
+OUT = "out"
+FORMAT = 1
+ITEMS_PER_SLOT = 2
+
+
+def file_text(value: Any) -> str:
+    """Every file of a run folder: sorted keys, one indent, a final newline (byte-identical reruns)."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    return json_text(value, indent=1, sort_keys=True) + "\n"
+
+
+def stable_seed(base: int, *parts: str) -> int:
+    """A seed derived from the run's seed and names (an item, a step) by SHA-256: the same on every
+    machine and in every process (Python's `hash()` of a string changes per process). 31 bits, as
+    every server that takes a seed takes that."""
+    digest = hashlib.sha256(json.dumps([base, *parts], ensure_ascii=False).encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) & 0x7FFFFFFF
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "_"
+
+
+class RoleSpec(BaseModel):
+    """A seat of a pipeline: its name (`--role NAME=MODEL`) and what it does."""
+
+    name: str
+    purpose: str
+
+
+class Reject(Exception):
+    """The item cannot be kept: `reason` is a short code the summary counts, `detail` says why."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+class StepRecord(BaseModel):
+    """One model call of one item (or of the shared stages), as kept in its step file."""
+
+    scope: str
+    step: str
+    stage: str
+    role: str
+    model: str
+    temperature: float
+    seed: int
+    schema_name: str
+    input: list[dict[str, Any]]
+    output: Any = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    calls: int = 0
+    """Requests sent for this step (structured re-asks and retries included)."""
+    rejection: str | None = None
+    """The reason code when the reply could not be used (then `output` is None)."""
+    detail: str = ""
+
+
+class Outcome(BaseModel):
+    """What became of an item: kept (with its tier and the family's record) or rejected."""
+
+    item: str
+    status: Literal["kept", "rejected"]
+    tier: str | None = None
+    reason: str | None = None
+    detail: str = ""
+    record: dict[str, Any] | None = None
+    group: str = ""
+    """Where the family files the record (ProactiveEval: the domain)."""
+
+
+class Event(BaseModel):
+    """Progress, for whoever displays it: a call began or ended, an item ended."""
+
+    kind: Literal["call_start", "call_end", "item_end", "item_failed"]
+    stage: str = ""
+    item: str = ""
+    cached: bool = False
+    outcome: Outcome | None = None
+    message: str = ""
+
+
+class Pipeline(Protocol):
+    """What a family provides (`Family.synth_pipeline(options)`)."""
+
+    family: str
+    version: str
+    """The generator version: part of the config hash (a changed prompt is another run)."""
+    stages: tuple[str, ...]
+    roles: tuple[RoleSpec, ...]
+
+    def config(self) -> dict[str, Any]:
+        """Everything that decides what the run makes (options, stage settings, shared inputs)."""
+
+    def item_ids(self) -> list[str]:
+        """Every item of the whole run (all shards), in a stable order."""
+
+    def needs_shared_input(self) -> str | None:
+        """Why sharding needs a shared input given up front (e.g. `--tree FILE`), or None."""
+
+    async def prepare(self, ctx: "StepContext") -> Any:
+        """The shared stages, once per run; their result is handed to every item."""
+
+    async def run_item(self, ctx: "StepContext", item_id: str, shared: Any) -> Outcome:
+        """One item through every stage; raise Reject for an item that cannot be kept."""
+
+    def outputs(self, kept: list[Outcome], run_name: str) -> dict[str, Any]:
+        """Relative path -> the file: a JSON value (written with sorted keys), or a string written
+        as it is (JSONL training data, one line per item)."""
+
+
+class Manifest(BaseModel):
+    format: int = FORMAT
+    family: str
+    generator: str
+    options: dict[str, Any]
+    """What the family's pipeline was built from (`Family.synth_pipeline(options)`): a merge or
+    resume builds the same pipeline again from it."""
+    config: dict[str, Any]
+    models: dict[str, str]
+    seed: int
+    config_hash: str
+    total: int
+    shard: Shard | None = None
+    planned: list[str]
+
+    @property
+    def run_name(self) -> str:
+        """`synth-<first 8 of the config hash>`: the folder the kept items install under and the
+        prefix of their ids, the same for every shard of one run."""
+        return f"synth-{self.config_hash[:8]}"
+
+
+def config_hash(family: str, generator: str, config: dict[str, Any], models: dict[str, str], seed: int) -> str:
+    exact = json.dumps({"family": family, "generator": generator, "config": config, "models": models, "seed": seed},
+                       sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(exact.encode("utf-8")).hexdigest()
+
+
+def shard_items(ids: list[str], shard: Shard | None) -> list[str]:
+    """This shard's items: sorted, every N-th from position I (as `eval` slices its sessions)."""
+    ordered = sorted(ids)
+    return ordered if shard is None else [k for i, k in enumerate(ordered) if i % shard.count == shard.index]
+
+
+def make_manifest(pipeline: Pipeline, options: dict[str, Any], roles: dict[str, ModelSettings], seed: int,
+                  shard: Shard | None) -> Manifest:
+    models = {spec.name: roles[spec.name].model for spec in pipeline.roles}
+    config = pipeline.config()
+    ids = pipeline.item_ids()
+    return Manifest(family=pipeline.family, generator=pipeline.version, options=options, config=config, models=models, seed=seed,
+                    config_hash=config_hash(pipeline.family, pipeline.version, config, models, seed),
+                    total=len(ids), shard=shard, planned=shard_items(ids, shard))
+
+
+class SynthError(Exception):
+    """A run that cannot start or continue, in one line for a person."""
+
+
+def read_manifest(folder: Path) -> Manifest:
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise SynthError(f"{folder} holds no {MANIFEST} (not a synth run folder)")
+    try:
+        return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise SynthError(f"{path}: not a synth manifest ({str(exc).splitlines()[0]})") from None
+
+
+def check_same_run(folder: Path, manifest: Manifest) -> None:
+    """Refuse a folder made under another config (one clear line naming what differs)."""
+    old = read_manifest(folder)
+    if old.config_hash != manifest.config_hash or old.shard != manifest.shard:
+        mine, theirs = manifest.model_dump(), old.model_dump()
+        differ = sorted(k for k in ("family", "generator", "config", "models", "seed", "shard")
+                        if mine[k] != theirs[k])
+        raise SynthError(f"{folder} holds a run of another config (it differs in {', '.join(differ) or 'config hash'}); "
+                         f"`proactive-tui synth resume {folder}` continues it as it was")
+
+
+class Run:
+    """What every step of a run shares: the folder, the seats, the gateway, the bounds."""
+
+    def __init__(self, folder: Path, roles: dict[str, ModelSettings], gateway: Any, seed: int, concurrency: int,
+                 on_event: Callable[[Event], None] | None = None) -> None:
+        self.folder = folder
+        self.roles = roles
+        self.gateway = gateway
+        self.seed = seed
+        self.calls = asyncio.Semaphore(concurrency)
+        self.concurrency = concurrency
+        self.on_event = on_event or (lambda event: None)
+
+
+class StepContext:
+    """The steps of one item (or of the shared stages): `ask` returns a step's parsed reply, read
+    from its file when it is there, else from one model call that is then written."""
+
+    def __init__(self, run: Run, scope: str, directory: Path) -> None:
+        self.run = run
+        self.scope = scope
+        self.directory = directory
+
+    @property
+    def seed(self) -> int:
+        return stable_seed(self.run.seed, self.scope)
+
+    async def ask(self, stage: str, step: str, role: str, messages: list[dict[str, Any]], schema: type[T],
+                  temperature: float) -> T:
+        path = self.directory / f"{_slug(step)}.json"
+        if path.is_file():
+            record = StepRecord.model_validate_json(path.read_text(encoding="utf-8"))
+            self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope, cached=True))
+            if record.rejection:
+                raise Reject(record.rejection, record.detail)
+            return schema.model_validate(record.output)
+        seed = stable_seed(self.run.seed, self.scope, step)
+        settings = self.run.roles[role].model_copy(update={"temperature": temperature, "seed": seed})
+        base = dict(scope=self.scope, step=step, stage=stage, role=role, model=settings.model,
+                    temperature=temperature, seed=seed, schema_name=schema.__name__, input=messages)
+        traces: list[trace.CallTrace] = []
+        async with self.run.calls:
+            self.run.on_event(Event(kind="call_start", stage=stage, item=self.scope))
+            try:
+                with trace.listening(lambda t, _label: traces.append(t)):
+                    reply = await self.run.gateway.complete_structured(settings, messages, schema)
+            except ModelError as exc:
+                self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope))
+                reason = unusable_reply(exc)
+                if reason is None:
+                    raise
+                await _write(path, StepRecord(**base, **_usage(traces), rejection=reason, detail=exc.message))
+                raise Reject(reason, exc.message) from None
+            except BaseException:
+                self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope))
+                raise
+        await _write(path, StepRecord(**base, **_usage(traces), output=reply.value.model_dump(mode="json")))
+        self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope))
+        return reply.value
+
+
+async def _write(path: Path, value: Any) -> None:
+    """Write a step or result file (atomically, fsynced) in a worker thread: an fsync waits for
+    the disk, and the event loop must go on sending the other items' calls meanwhile (the step is
+    on disk before its caller continues, as before)."""
+    await asyncio.to_thread(write_atomic, path, file_text(value))
+
+
+def _usage(traces: list[trace.CallTrace]) -> dict[str, Any]:
+    """Requests, tokens and cost of a step from the gateway's traces of it: every ask (a
+    structured re-ask is a request too) and every retry, the failed ones included."""
+    costs = [t.cost for t in traces if t.cost is not None]
+    return {"calls": sum(t.attempts for t in traces), "prompt_tokens": sum(t.prompt_tokens for t in traces),
+            "completion_tokens": sum(t.completion_tokens for t in traces), "cost": sum(costs) if costs else None}
+
+
+def unusable_reply(exc: ModelError) -> str | None:
+    """The rejection reason of a call whose reply came back unusable, or None for a failure of
+    the call itself (which leaves the item unfinished, to run again)."""
+    if exc.kind == "structured":
+        return "schema_invalid"
+    if exc.kind in ("other", "server") and "empty" in exc.message:
+        return "empty"
+    return None
+
+
+def has_result(folder: Path, item_id: str) -> bool:
+    return (folder / ITEMS / _slug(item_id) / RESULT).is_file()
+
+
+class RunResult(BaseModel):
+    planned: int
+    already: int
+    ran: int
+    failed: dict[str, str] = Field(default_factory=dict)
+    """Items that ended on a failed call (no result written; `resume` runs them again)."""
+
+
+async def run_shared(pipeline: Pipeline, run: Run) -> Any:
+    """The shared stages alone (`--tree-only`: make the tree every shard then shares)."""
+    return await pipeline.prepare(StepContext(run, SHARED, run.folder / SHARED))
+
+
+async def run_pipeline(pipeline: Pipeline, manifest: Manifest, run: Run) -> RunResult:
+    """Run this folder's planned items that have no result yet. Cancelling it (Ctrl-C, SIGTERM)
+    stops the calls in flight; every file already written is whole."""
+    folder = run.folder
+    done = {i for i in manifest.planned if has_result(folder, i)}
+    todo = [i for i in manifest.planned if i not in done]
+    result = RunResult(planned=len(manifest.planned), already=len(done), ran=0)
+    if not todo:
+        return result
+    shared = await pipeline.prepare(StepContext(run, SHARED, folder / SHARED))
+    # Twice as many items under way as call slots: an item spends a moment between two calls
+    # (its step written, its next prompt built), and another item's call should take the slot
+    # meanwhile; a stop loses only the calls in flight either way (the steps are on disk).
+    gate = asyncio.Semaphore(run.concurrency * ITEMS_PER_SLOT)
+
+    async def one(item_id: str) -> None:
+        async with gate:
+            ctx = StepContext(run, item_id, folder / ITEMS / _slug(item_id))
+            try:
+                outcome = await pipeline.run_item(ctx, item_id, shared)
+            except Reject as exc:
+                outcome = Outcome(item=item_id, status="rejected", reason=exc.reason, detail=exc.detail)
+            except ModelError as exc:
+                result.failed[item_id] = exc.message
+                run.on_event(Event(kind="item_failed", item=item_id, message=exc.message))
+                return
+            await _write(ctx.directory / RESULT, outcome)
+            result.ran += 1
+            run.on_event(Event(kind="item_end", item=item_id, outcome=outcome))
+
+    await asyncio.gather(*(one(i) for i in todo))
+    return result
+
+
+def read_outcomes(folder: Path) -> list[Outcome]:
+    base = folder / ITEMS
+    out = []
+    for path in sorted(base.glob(f"*/{RESULT}")) if base.is_dir() else []:
+        out.append(Outcome.model_validate_json(path.read_text(encoding="utf-8")))
+    return sorted(out, key=lambda o: o.item)
+
+
+def read_steps(folder: Path) -> list[StepRecord]:
+    steps = []
+    for base in (folder / SHARED, folder / ITEMS):
+        for path in sorted(base.rglob("*.json")) if base.is_dir() else []:
+            if path.name != RESULT:
+                steps.append(StepRecord.model_validate_json(path.read_text(encoding="utf-8")))
+    return steps
+
+
+class Summary(BaseModel):
+    family: str
+    generator: str
+    config_hash: str
+    models: dict[str, str]
+    planned: int
+    tried: int
+    """Items with an outcome (kept or rejected)."""
+    unfinished: int
+    """Planned items with no outcome yet (a failed call, or stopped): `resume` runs them."""
+    kept: dict[str, int]
+    rejected: dict[str, int]
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+    """US dollars where litellm knows every price; None when no call had one."""
+    calls_per_stage: dict[str, int]
+    outputs: list[str]
+
+
+def summarize(folder: Path, manifest: Manifest, outputs: list[str]) -> Summary:
+    """The run as its files say (so a resumed or merged run counts every call once)."""
+    outcomes = [o for o in read_outcomes(folder) if o.item in set(manifest.planned)]
+    steps = read_steps(folder)
+    kept: dict[str, int] = {}
+    rejected: dict[str, int] = {}
+    for o in outcomes:
+        if o.status == "kept":
+            kept[o.tier or "-"] = kept.get(o.tier or "-", 0) + 1
+        else:
+            rejected[o.reason or "-"] = rejected.get(o.reason or "-", 0) + 1
+    per_stage: dict[str, int] = {}
+    for s in steps:
+        per_stage[s.stage] = per_stage.get(s.stage, 0) + s.calls
+    costs = [s.cost for s in steps if s.cost is not None]
+    return Summary(family=manifest.family, generator=manifest.generator, config_hash=manifest.config_hash,
+                   models=manifest.models, planned=len(manifest.planned), tried=len(outcomes),
+                   unfinished=len(manifest.planned) - len(outcomes), kept=dict(sorted(kept.items())),
+                   rejected=dict(sorted(rejected.items())), calls=sum(s.calls for s in steps),
+                   prompt_tokens=sum(s.prompt_tokens for s in steps),
+                   completion_tokens=sum(s.completion_tokens for s in steps),
+                   cost=sum(costs) if costs else None, calls_per_stage=dict(sorted(per_stage.items())),
+                   outputs=outputs)
+
+
+def write_outputs(folder: Path, pipeline: Pipeline, manifest: Manifest) -> list[str]:
+    """The kept items in the family's layout under DIR/out (replaced whole: a rerun that keeps
+    fewer leaves no stale file). Returns the relative paths written."""
+    kept = [o for o in read_outcomes(folder) if o.status == "kept" and o.item in set(manifest.planned)]
+    files = pipeline.outputs(kept, manifest.run_name)
+    out = folder / OUT
+    if out.exists():
+        shutil.rmtree(out)
+    for rel, value in sorted(files.items()):
+        write_atomic(out / rel, value if isinstance(value, str) else file_text(value))
+    return sorted(files)
+
+
+def finish(folder: Path, pipeline: Pipeline, manifest: Manifest) -> Summary:
+    outputs = write_outputs(folder, pipeline, manifest)
+    summary = summarize(folder, manifest, outputs)
+    write_atomic(folder / SUMMARY, file_text(summary))
+    return summary
+
+
+def install(folder: Path, manifest: Manifest, target: Path) -> Path | None:
+    """Copy DIR/out into `target/<run name>/` (the user's environments folder), replacing an
+    earlier copy of the same run whole. None when nothing was kept."""
+    out = folder / OUT
+    if not out.is_dir() or not any(out.rglob("*.json")):
+        return None
+    dest = target / manifest.run_name
+    staging = target / f".{manifest.run_name}.tmp"
+    if staging.exists():
+        shutil.rmtree(staging)
+    shutil.copytree(out, staging)
+    if dest.exists():
+        shutil.rmtree(dest)
+    staging.replace(dest)
+    return dest
+
+
+def merge(out: Path, shards: list[Path]) -> Manifest:
+    """Combine shard folders of one run into `out`: every shard must have the same config hash
+    (else refused, naming the folder), no shard twice. Item folders are disjoint by construction
+    (shards slice the items); the shared steps are the same input in each (sharding needs one),
+    so the first shard's are kept."""
+    if not shards:
+        raise SynthError("synth merge needs at least one shard folder")
+    manifests = [read_manifest(s) for s in shards]
+    first = manifests[0]
+    for folder, m in zip(shards[1:], manifests[1:]):
+        if m.config_hash != first.config_hash:
+            raise SynthError(f"{folder} was made under another config than {shards[0]} "
+                             f"(config hash {m.config_hash[:12]} against {first.config_hash[:12]}): not one run")
+    seen: dict[str, Path] = {}
+    for folder, m in zip(shards, manifests):
+        key = str(m.shard) if m.shard else "whole"
+        if key in seen:
+            raise SynthError(f"{folder} and {seen[key]} are the same shard ({key})")
+        seen[key] = folder
+    if (out / MANIFEST).is_file():
+        existing = read_manifest(out)
+        if existing.config_hash != first.config_hash:
+            raise SynthError(f"{out} holds a run of another config; give an empty folder")
+    planned = sorted({i for m in manifests for i in m.planned})
+    for folder in shards:
+        for item_dir in sorted((folder / ITEMS).glob("*")) if (folder / ITEMS).is_dir() else []:
+            dest = out / ITEMS / item_dir.name
+            for path in sorted(item_dir.glob("*.json")):
+                write_atomic(dest / path.name, path.read_text(encoding="utf-8"))
+    shared = shards[0] / SHARED
+    for path in sorted(shared.rglob("*.json")) if shared.is_dir() else []:
+        write_atomic(out / SHARED / path.relative_to(shared), path.read_text(encoding="utf-8"))
+    merged = first.model_copy(update={"shard": None, "planned": planned})
+    write_atomic(out / MANIFEST, file_text(merged))
+    return merged
