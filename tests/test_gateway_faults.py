@@ -147,7 +147,7 @@ async def test_a_server_error_reads_as_the_servers_words(server: FakeOpenAIServe
 
 
 def test_only_litellms_unstarted_stream_warning_is_silenced() -> None:
-    """A call cancelled between litellm building its streaming coroutine and awaiting it drops the
+    """A call cancelled between litellm building its streaming (or completion) coroutine and awaiting it drops the
     coroutine unstarted (seen under the fault suite's stalls): that one warning is silenced once
     litellm is loaded, any other un-awaited coroutine still warns."""
     import warnings
@@ -160,5 +160,6 @@ def test_only_litellms_unstarted_stream_warning_is_silenced() -> None:
         warnings.simplefilter("always")
         litellm_module()
         warnings.warn("coroutine 'OpenAIChatCompletion.async_streaming' was never awaited", RuntimeWarning)
+        warnings.warn("coroutine 'OpenAIChatCompletion.acompletion' was never awaited", RuntimeWarning)  # not streamed
         warnings.warn("coroutine 'Ours.reply' was never awaited", RuntimeWarning)
     assert [str(w.message) for w in seen] == ["coroutine 'Ours.reply' was never awaited"]

@@ -123,7 +123,6 @@ def test_same_seed_and_replies_give_byte_identical_folders(tmp_path: Path) -> No
     assert len(seeds) == 2  # another run seed, other call seeds
 
 
-@pytest.mark.filterwarnings("ignore:coroutine 'OpenAIChatCompletion.acompletion' was never awaited:RuntimeWarning")
 def test_cancelled_mid_run_then_resumed_calls_only_what_is_missing(tmp_path: Path) -> None:
     from proactive_tui.cli.synth_cmd import resolve_roles
     from proactive_tui.core import registry

@@ -64,14 +64,16 @@ def litellm_module() -> Any:
     return _litellm
 
 
-UNSTARTED_STREAM_WARNING = r"coroutine 'OpenAIChatCompletion\.async_streaming' was never awaited"
+UNSTARTED_STREAM_WARNING = r"coroutine 'OpenAIChatCompletion\.(async_streaming|acompletion)' was never awaited"
+"""Streamed calls drop `async_streaming`, non-streamed ones (structured replies: `synth`, judges
+with `stream=False`) drop `acompletion` the same way."""
 
 
 def _ignore_unstarted_streams() -> None:
     """Silence one harmless warning litellm causes when a call is cancelled early.
 
-    litellm's `acompletion` builds the streaming coroutine in a worker thread and awaits it
-    afterwards; when our deadline (a stalled server, Ctrl-C) cancels the call in between, that
+    litellm's `acompletion` builds the streaming (or, for a non-streamed call, the completion)
+    coroutine in a worker thread and awaits it afterwards; when our deadline (a stalled server, Ctrl-C) cancels the call in between, that
     coroutine is dropped unstarted, and Python says so on stderr at garbage collection, under a
     finished headless run's output. Nothing had opened: no connection, no tokens. Only that
     exact message is ignored, so any other un-awaited coroutine still shows. Called per model call,
