@@ -154,14 +154,16 @@ class SessionScreenBase(Screen[None]):
             status.set(activity=text, finished=status.clock(), retry="")
         self.refresh_bindings()
 
-    def _gate_state(self) -> str:
-        """For the status line: whether the session holds between turns, or will after this one."""
+    def _gate_state(self) -> tuple[str, int | None]:
+        """For the status line: whether the session holds between turns, or will after a turn,
+        and the last turn that begins before it holds (the engine's `last_to_run`)."""
         session = self.session
         if session is None or self.ended is not None:
-            return ""
+            return "", None
+        last = getattr(session, "last_to_run", None)
         if getattr(session, "holding", False):
-            return "holding"
-        return "pausing" if not session.auto else ""
+            return "holding", last
+        return ("pausing", last) if not session.auto else ("", None)
 
     def _show(self, event: Any) -> Any:
         """Fold the event into the run record, then show it; returns what `apply` returned."""

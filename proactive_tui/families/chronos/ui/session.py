@@ -94,8 +94,15 @@ class TurnBudgetLine(StatusLine):
     (`turns used 5/18` while the transcript is at turn 11). One name each: the transcript's
     `turn 11` is the turn, this is the budget."""
 
+    GATE_UNIT = "agent turn"
+    """The gate holds before each agent turn; the pause names it as the transcript numbers it."""
+
     def counter_text(self) -> str:
         return f"turns used {self.turn}/{self.max_turns}"
+
+    def last_possible(self, turn: int) -> int:
+        """No cap: the budget counts fewer turns than the transcript numbers (see above)."""
+        return turn
 
 
 class ChronosSessionScreen(SessionScreenBase):
