@@ -128,7 +128,9 @@ class ChronosSessionScreen(SessionScreenBase):
         Binding("b", "branches", "Branches", show=False, tooltip="This session's branches and how their scores differ"),
         Binding("L", "labels", "Verdicts", show=False, tooltip="The judges' verdicts: agree, disagree, note (your labels)"),
         Binding("ctrl+d", "end_conversation", "Leave", priority=True, tooltip="As a player: leave the session"),
-        Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
+        Binding("escape", "leave_box", "Leave the box", tooltip="Stop typing; the session's keys work again"),
+        Binding("escape", "back", "Back", tooltip="Back to the picker (asks first while the session is live)"),
+        Binding("enter", "focus_compose", "Type", tooltip="Back to the box: it is your turn"),
     ]
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,
@@ -451,6 +453,12 @@ class ChronosSessionScreen(SessionScreenBase):
     def _agent_form(self, event: ActionForm.Submitted) -> None:
         self._send(event.text)
 
+    def _seat_input(self) -> Any:
+        """The compose box, or the agent form's text field, while it is open."""
+        for form in self.query(ActionForm):
+            return None if form.disabled else form.query_one("#form-text")
+        return super()._seat_input()
+
     def action_user_command(self, command: str) -> None:
         if self.awaiting == "user":
             self._send(command)
@@ -478,6 +486,8 @@ class ChronosSessionScreen(SessionScreenBase):
                 return False
             if parameters and parameters[0] == "/shift" and self.env.scenario.intention_shift is None:
                 return False
+            if self.ended is not None or self._stream_over:
+                return False  # nothing to command once the session is over
             # shown on the key bar all along, usable (not greyed) while it is your turn
             return True if self.running and self.awaiting == "user" else None
         if action == "end_conversation":
