@@ -41,7 +41,7 @@ async def test_pause_step_stop_read_truthfully() -> None:
         screen = app.screen
         await wait_for(pilot, lambda: screen.session is not None and screen.session.holding)
         screen.status.refresh_line()
-        assert "paused before the next turn" in line(screen)
+        assert "paused before turn 1" in line(screen)
         await pilot.press("s")  # turn 1 runs, then the session holds before turn 2
         await wait_for(pilot, lambda: screen.session.holding and screen.status.turn >= 1)
         await pilot.press("s")  # turn 2: the agent streams, then hangs mid-message
@@ -49,8 +49,8 @@ async def test_pause_step_stop_read_truthfully() -> None:
                                           for v in screen.query(MessageView)))
         screen.status.refresh_line()
         text = line(screen)
-        assert "paused" not in text.replace("pauses after this turn", "")
-        assert "pauses after this turn" in text
+        assert "paused" not in text.replace("pauses after turn 2", "")
+        assert "pauses after turn 2" in text
         await pilot.press("x")
         await wait_for(pilot, lambda: screen.ended is not None)
         await settle(pilot)

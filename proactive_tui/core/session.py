@@ -31,6 +31,11 @@ class SessionBase:
         self.holding = False
         """True while the protocol waits at `checkpoint` (paused between turns), so a viewer can say
         "paused" only when nothing is running, not while the turn a step let through runs."""
+        self.gate_turn: int | None = None
+        """The number of the last turn the gate let begin, for a protocol that names its turns
+        (`checkpoint(turn)`; it sets 0 before its first, or the turns a resumed session already
+        has); None for one that does not (a demo steps by message). With the steps still allowed
+        it says which turn a pause really stops after (`last_to_run`)."""
         self.forked_from: Any = None
         """For a branch (`core.fork`): where it comes from (a ForkedFrom), set by `inherit`."""
         self._inherited: list[Any] = []
@@ -133,8 +138,13 @@ class SessionBase:
                 except BaseException:
                     pass
 
-    async def checkpoint(self) -> None:
-        """Protocols await this before starting a turn; it returns at once while auto-playing."""
+    async def checkpoint(self, turn: int | None = None) -> None:
+        """Protocols await this before starting a turn; it returns at once while auto-playing.
+        `turn`: the number of the turn about to begin, in the family's unit (a turn, an event),
+        for a protocol whose turns are numbered one after another; it becomes `gate_turn` once
+        the turn may begin (while held here, the turns before it are what ran)."""
+        if turn is not None:
+            self.gate_turn = turn - 1
         try:
             while not self.auto and self._credits == 0:
                 self.holding = True
@@ -144,13 +154,18 @@ class SessionBase:
             self.holding = False
         if not self.auto:
             self._credits -= 1
+        if turn is not None:
+            self.gate_turn = turn
 
     def pause(self) -> None:
         """Hold before the next turn (the turn under way finishes)."""
         self.auto = False
 
     def play(self) -> None:
+        """Run turns without stopping. Steps not yet used are dropped: a later pause holds before
+        the next turn, not after the turns those steps would have let through."""
         self.auto = True
+        self._credits = 0
         self._gate_changed.set()
 
     def step(self) -> None:
@@ -162,6 +177,16 @@ class SessionBase:
     @property
     def paused(self) -> bool:
         return not self.auto and self._credits == 0
+
+    @property
+    def last_to_run(self) -> int | None:
+        """Paused or stepping: the number of the last turn that begins before the gate holds (the
+        turn it let through last, plus one for each step still allowed; 0 when none will begin).
+        None while auto-playing, or when the protocol does not name its turns. A turn that began
+        runs to its end, so this is the last turn that runs (unless the session ends first)."""
+        if self.auto or self.gate_turn is None:
+            return None
+        return self.gate_turn + self._credits
 
     def stop(self, score: bool = False) -> None:
         """End the session as `cancelled`; with `score=True` the judge still scores the transcript."""

@@ -501,7 +501,7 @@ class ChronosSession(SessionBase):
     # -- one agent turn -------------------------------------------------------------------------
 
     async def _turn(self, turn: int) -> None:
-        await self.checkpoint()  # a viewer's pause / step holds here, before the agent's turn
+        await self.checkpoint(turn)  # a viewer's pause / step holds here, before the agent's turn
         st = self.state
         last_chance = st.verdict == "refused" or self._failure is not None
         self.pending = expectation = expect(st)
@@ -634,6 +634,7 @@ class ChronosSession(SessionBase):
         self.emit(TimelineAdvanced(view=self.state.view(), cause="start"))
         reason, detail = "error", ""
         verdict: SessionOutcome
+        self.gate_turn = 0  # a resumed session replays its turns through the gate (numbered from 1)
         try:
             await self._dialogue()
         except _Ended as end:

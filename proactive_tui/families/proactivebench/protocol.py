@@ -312,9 +312,10 @@ class ProactiveBenchSession(SessionBase):
         ))
         total = len(self.env.events)
         reason, detail = "completed", ""
+        self.gate_turn = 0
         try:
             for index in range(1, self.events_to_run + 1):
-                await self.checkpoint()  # pause / step in the playground hold here, between events
+                await self.checkpoint(index)  # pause / step in the playground hold here, between events
                 await self._run_event(index)
             if self.events_to_run < total:
                 detail = f"stopped after {self.events_to_run} of {total} events (max_events)"

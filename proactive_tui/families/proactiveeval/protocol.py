@@ -434,7 +434,7 @@ class ProactiveEvalSession(SessionBase):
                 self._background.append(self._final_score)
                 return "max_turns"
             turn = kept + 1
-        await self.checkpoint()
+        await self.checkpoint(turn)
         if turn in self.agent_msgs:  # a branch forked at this turn's user reply: its agent message is the parent's
             agent_task: asyncio.Task[MessageRecord] = asyncio.create_task(_ready(self.agent_msgs[turn]))
         else:
@@ -449,7 +449,7 @@ class ProactiveEvalSession(SessionBase):
             ahead = speculate and not last and not self.paused
             if ahead:
                 # Created first so its request goes out before the judges': it is on the critical path.
-                await self.checkpoint()
+                await self.checkpoint(turn + 1)
                 agent_task = asyncio.create_task(self._generate("agent", turn + 1))
                 self._background.append(agent_task)
             check = asyncio.create_task(self._check_turn(turn))
@@ -467,7 +467,7 @@ class ProactiveEvalSession(SessionBase):
                     await self._discard(agent_task, turn + 1)
                 return "target_reached"
             if not ahead:
-                await self.checkpoint()  # paused or stepping: the judges ran, now wait for the person
+                await self.checkpoint(turn + 1)  # paused or stepping: the judges ran, now wait for the person
                 agent_task = asyncio.create_task(self._generate("agent", turn + 1))
                 self._background.append(agent_task)
             turn += 1
@@ -506,6 +506,8 @@ class ProactiveEvalSession(SessionBase):
                 "session_id": self.resume_from.id, "turns": complete_turns(self.resume_from)},
         ))
         reason, detail, score = "error", "", True
+        # the turns a resumed session already has ran before this one: its first to begin is the next
+        self.gate_turn = 0 if self.resume_from is None else complete_turns(self.resume_from)
         try:
             if self.resume_from is not None:
                 self._restore_plan(self.resume_from)

@@ -1,4 +1,5 @@
-"""A yes/no question in a small modal: `y`/Enter confirms, `n`/Escape declines."""
+"""A yes/no question in a small modal: `y` confirms, `n`/Escape declines (Enter presses the button in
+focus, the declining one at first)."""
 
 from __future__ import annotations
 
@@ -19,19 +20,20 @@ class ConfirmModal(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No"),
     ]
 
-    def __init__(self, title: str, question: str, yes: str = "Yes") -> None:
+    def __init__(self, title: str, question: str, yes: str = "Yes", no: str = "No") -> None:
         super().__init__()
         self.title_text = title
         self.question = question
         self.yes = yes
+        self.no = no
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box") as box:
             box.border_title = self.title_text
-            box.border_subtitle = "y yes · n no"
+            box.border_subtitle = f"y {self.yes.lower()} · n {self.no.lower()}"
             yield Static(self.question, id="confirm-question", markup=False)
             with Horizontal(id="confirm-buttons"):
-                yield Button("No", id="confirm-no")
+                yield Button(self.no, id="confirm-no")
                 yield Button(self.yes, id="confirm-yes", variant="error")
 
     def on_mount(self) -> None:

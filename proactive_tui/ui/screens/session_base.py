@@ -16,6 +16,15 @@ A subclass supplies `compose`, `on_mount` (which calls `run_session()`), `apply(
 `transcript_text()`, its `BINDINGS`, `PALETTE` and `PANEL_ID`, and extends `check_action` for its own
 actions (falling back to `super().check_action`). This class defines no BINDINGS or CSS: Textual
 merges those along the class hierarchy, and each screen keeps its own.
+
+Leaving, the same in every family and seat: esc in a text box (a compose box, a field of the agent's
+form) first leaves the box (`leave_box`, bound to escape before `back`), so the session's keys work
+again; esc outside a box goes back, and while the session is live (running, or waiting for a person)
+it asks first (`ConfirmModal`: stop and leave, or stay). A session that ended, never started, or a
+demo (which records nothing and loses nothing) is left at once.
+
+The footer offers what works now (`check_action`): the gate's keys, stop and a seat's input keys
+only while the session is live, restart and fork only once it ended.
 """
 
 from __future__ import annotations
@@ -87,6 +96,8 @@ class SessionScreenBase(Screen[None]):
         """The replies a person wrote (`core.writers.PersonReply`): the inspector lists them among
         the calls, as written by that person, since no model call made them."""
         self.awaiting: str | None = None
+        self._stream_over = False
+        """The session's event stream has ended (with `session_ended` or not): nothing runs any more."""
         self._streaming: dict[str, int] = {}
         """message id -> chunks received, for messages still streaming (status line estimate)."""
         self.human_seat = next((s for s, k in spec.seats.items() if k == "human"), None)
@@ -152,20 +163,23 @@ class SessionScreenBase(Screen[None]):
         except Exception as exc:  # the session itself broke: say so rather than take the app down
             broke = True
             self._error(f"the session stopped unexpectedly: {type(exc).__name__}: {plain(str(exc))}", fatal=True)
+        self._stream_over = True
         if self.ended is None:  # the stream ended without session_ended (should not happen): say so
             self._close_streaming()
             text = "stopped by an error (e: details)" if broke or self._fatal else "the session stopped"
             status.set(activity=text, finished=status.clock(), retry="")
         self.refresh_bindings()
 
-    def _gate_state(self) -> str:
-        """For the status line: whether the session holds between turns, or will after this one."""
+    def _gate_state(self) -> tuple[str, int | None]:
+        """For the status line: whether the session holds between turns, or will after a turn,
+        and the last turn that begins before it holds (the engine's `last_to_run`)."""
         session = self.session
         if session is None or self.ended is not None:
-            return ""
+            return "", None
+        last = getattr(session, "last_to_run", None)
         if getattr(session, "holding", False):
-            return "holding"
-        return "pausing" if not session.auto else ""
+            return "holding", last
+        return ("pausing", last) if not session.auto else ("", None)
 
     def _show(self, event: Any) -> Any:
         """Fold the event into the run record, then show it; returns what `apply` returned."""
@@ -286,9 +300,15 @@ class SessionScreenBase(Screen[None]):
 
     @property
     def running(self) -> bool:
-        return self.session is not None and self.ended is None
+        """The session is live: started, not ended, and its events still come."""
+        return self.session is not None and self.ended is None and not self._stream_over
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_box":  # hidden (False) outside a box, so escape falls through to back
+            return self._in_box()
+        if action == "focus_compose":  # offered while it is the person's turn and they left the box
+            return self.running and self.awaiting is not None and not self._in_box() \
+                and self._seat_input() is not None
         if action == "stop":
             return self.running
         if action == "autoplay":
@@ -406,7 +426,51 @@ class SessionScreenBase(Screen[None]):
         sections = [(f"{i}", plain(e)) for i, e in enumerate(self.errors, 1)] or [("", "No errors so far.")]
         self.app.push_screen(TextModal("Errors", sections))
 
+    def _in_box(self) -> bool:
+        """Whether the focus is where a person types or picks (a compose box, a field of a form)."""
+        from textual.widgets import Input, Select, TextArea
+
+        return isinstance(self.focused, (TextArea, Input, Select))
+
+    def _seat_input(self) -> Any:
+        """Where the person types on their turn (enter comes back to it after esc left it): the
+        compose box, when it is open."""
+        from proactive_tui.ui.widgets.compose_box import ComposeBox
+
+        return next((box for box in self.query(ComposeBox) if not box.disabled), None)
+
+    def action_focus_compose(self) -> None:
+        box = self._seat_input()
+        if box is not None:
+            box.focus()
+
+    def action_leave_box(self) -> None:
+        """esc in a text box: stop typing, so the session's keys work again (the transcript takes
+        the focus); a second esc goes back."""
+        transcripts = self.query(Transcript)
+        if transcripts:
+            transcripts.first().focus()
+        else:
+            self.set_focus(None)
+
     def action_back(self) -> None:
+        """esc: back to where the session was opened. A live session is stopped only once the
+        person says so; a demo (recording nothing, losing nothing) goes at once."""
+        if self.running and self.RECORD:
+            from proactive_tui.ui.screens.confirm import ConfirmModal
+
+            kept = "The transcript is kept." if getattr(self.app, "store", None) is not None \
+                else "Nothing is saved: the session store could not be opened."
+            self.app.push_screen(ConfirmModal("Leave the session", f"Leave and stop this session? {kept}",
+                                              yes="Stop & leave", no="Stay"), self._leave_answered)
+            return
+        self._leave()
+
+    def _leave_answered(self, leave: bool | None) -> None:
+        if leave and self.is_current:
+            self._leave()
+
+    def _leave(self) -> None:
         if self.running:
             self.session.stop()
         self.app.sub_title = ""

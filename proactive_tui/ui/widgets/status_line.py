@@ -3,7 +3,10 @@
 What is happening comes from two places: the screen's `activity` (set from engine events: who is
 generating, who is judged, whose turn it is) and the session's turn gate (`gate`, asked on every
 refresh), so "paused" is said only while the session really holds between turns, and a step's
-running turn reads as running ("pauses after this turn"), not as paused.
+running turn reads as running ("pauses after turn 3"), not as paused. The turn a pause is said to
+stop after is the engine's (`SessionBase.last_to_run`): the turn the gate let through last plus the
+steps still allowed, so a step pressed while a turn runs, or a turn the engine began ahead, is
+counted, and the turn named is the last one that really runs.
 
 Tokens are the record's totals (exact, from each call's usage) plus, while messages stream,
 the chunks received so far (`streaming`, one chunk being about one token as providers stream):
@@ -17,6 +20,9 @@ import time
 from typing import Callable, Literal
 
 GateState = Literal["", "holding", "pausing"]
+Gate = tuple[GateState, "int | None"]
+"""The turn gate as the status line asks for it: its state and the last turn that begins before it
+holds (None when the session does not number its turns: a demo steps by message)."""
 
 from rich.text import Text
 from textual.widgets import Static
@@ -25,6 +31,8 @@ from textual.widgets import Static
 class StatusLine(Static):
     UNIT = "turn"
     """What is counted ("turn"; a subclass may count "event"s)."""
+    GATE_UNIT = ""
+    """What the turn gate holds before, when not `UNIT` (Chronos holds before each agent turn)."""
     clock = staticmethod(time.monotonic)
     """Where elapsed time comes from (snapshot tests stop it)."""
 
@@ -40,9 +48,10 @@ class StatusLine(Static):
         self.retry = ""
         self.started = self.clock()
         self.finished: float | None = None
-        self.gate: Callable[[], GateState] | None = None
+        self.gate: Callable[[], Gate] | None = None
         """The session's turn gate: "holding" (paused between turns), "pausing" (a turn runs, then
-        it holds) or "" (auto-play); None before the session exists."""
+        it holds) or "" (auto-play), with the last turn that begins before it holds; None before
+        the session exists."""
 
     def counter_text(self) -> str:
         """How far the session is: `turn 3/10` (a subclass names what it counts otherwise)."""
@@ -80,13 +89,25 @@ class StatusLine(Static):
         self.refresh_line()
 
     def activity_text(self) -> str:
-        """The activity as shown now: the gate's state wins over a stale "next" while paused."""
-        gate = self.gate() if self.gate is not None and self.finished is None else ""
-        if gate == "holding":
-            return f"paused before the next {self.UNIT}: s steps, a auto-plays"
-        if gate == "pausing":
-            return f"{self.activity} (pauses after this {self.UNIT})"
+        """The activity as shown now: the gate's state wins over a stale "next" while paused, and
+        names the turn the session holds before, or the last one that runs before it holds."""
+        state, last = self.gate() if self.gate is not None and self.finished is None else ("", None)
+        unit = self.GATE_UNIT or self.UNIT
+        if state == "holding":
+            after = f"{unit} {last + 1}" if last is not None else f"the next {unit}"
+            return f"paused before {after}: s steps, a auto-plays"
+        if state == "pausing":
+            if last is None:
+                return f"{self.activity} (pauses after this {unit})"
+            if last == 0:
+                return f"{self.activity} (pauses before {unit} 1)"
+            return f"{self.activity} (pauses after {unit} {self.last_possible(last)})"
         return self.activity
+
+    def last_possible(self, turn: int) -> int:
+        """`turn`, or the last turn there is when it is beyond (a step pressed on the last turn
+        lets through a turn that never comes: the session ends first)."""
+        return min(turn, self.max_turns) if self.max_turns else turn
 
     def set(self, **changes) -> None:
         for key, value in changes.items():

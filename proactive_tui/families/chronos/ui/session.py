@@ -92,8 +92,15 @@ class TurnBudgetLine(StatusLine):
     (`turns used 5/18` while the transcript is at turn 11). One name each: the transcript's
     `turn 11` is the turn, this is the budget."""
 
+    GATE_UNIT = "agent turn"
+    """The gate holds before each agent turn; the pause names it as the transcript numbers it."""
+
     def counter_text(self) -> str:
         return f"turns used {self.turn}/{self.max_turns}"
+
+    def last_possible(self, turn: int) -> int:
+        """No cap: the budget counts fewer turns than the transcript numbers (see above)."""
+        return turn
 
 
 class ChronosSessionScreen(SessionScreenBase):
@@ -119,7 +126,9 @@ class ChronosSessionScreen(SessionScreenBase):
         Binding("b", "branches", "Branches", show=False, tooltip="This session's branches and how their scores differ"),
         Binding("L", "labels", "Verdicts", show=False, tooltip="The judges' verdicts: agree, disagree, note (your labels)"),
         Binding("ctrl+d", "end_conversation", "Leave", priority=True, tooltip="As a player: leave the session"),
-        Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
+        Binding("escape", "leave_box", "Leave the box", tooltip="Stop typing; the session's keys work again"),
+        Binding("escape", "back", "Back", tooltip="Back to the picker (asks first while the session is live)"),
+        Binding("enter", "focus_compose", "Type", tooltip="Back to the box: it is your turn"),
     ]
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,
@@ -456,6 +465,12 @@ class ChronosSessionScreen(SessionScreenBase):
             box.scroll_home(animate=False)
         self.query_one(StatusLine).set(activity="your reply was not sent: see the hint")
 
+    def _seat_input(self) -> Any:
+        """The compose box, or the agent form's text field, while it is open."""
+        for form in self.query(ActionForm):
+            return None if form.disabled else form.query_one("#form-text")
+        return super()._seat_input()
+
     def action_user_command(self, command: str) -> None:
         if self.awaiting == "user":
             self._send(command)
@@ -483,6 +498,8 @@ class ChronosSessionScreen(SessionScreenBase):
                 return False
             if parameters and parameters[0] == "/shift" and self.env.scenario.intention_shift is None:
                 return False
+            if self.ended is not None or self._stream_over:
+                return False  # nothing to command once the session is over
             # shown on the key bar all along, usable (not greyed) while it is your turn
             return True if self.running and self.awaiting == "user" else None
         if action == "end_conversation":

@@ -79,7 +79,7 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         Binding("F", "fork", "Fork", tooltip="Branch the session at a reply: edit it or ask again, then run on"),
         Binding("b", "branches", "Branches", show=False, tooltip="This session's branches and how their scores differ"),
         Binding("L", "labels", "Verdicts", show=False, tooltip="The judges' verdicts: agree, disagree, note (your labels)"),
-        Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
+        Binding("escape", "back", "Back", tooltip="Back to the picker (asks first while the session is live)"),
     ]
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,

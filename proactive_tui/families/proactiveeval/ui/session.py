@@ -107,17 +107,6 @@ def agent_sections(user_information: str, trigger_factor: str, target: str, step
     ]
 
 
-class ReplyBox(ComposeBox):
-    """The compose box of this screen: escape leaves the box (so t, x, s… work again) instead of
-    reaching the screen's escape, which goes back and stops the session a person is playing."""
-
-    BINDINGS = [Binding("escape", "leave", "Leave the box", tooltip="Stop typing; the session's keys work again")]
-
-    def action_leave(self) -> None:
-        for transcript in self.screen.query(Transcript):
-            transcript.focus()
-
-
 class ProactiveEvalSessionScreen(SessionScreenBase):
     HELP_TITLE = "Session"
     ENDED_TEXT = ENDED_TEXT
@@ -142,7 +131,8 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         Binding("L", "labels", "Verdicts", show=False, tooltip="The judges' verdicts: agree, disagree, note (your labels)"),
         # priority: the compose box would otherwise take ctrl+d as "delete right"
         Binding("ctrl+d", "end_conversation", "End chat", priority=True, tooltip="As the user: end the conversation"),
-        Binding("escape", "back", "Back", tooltip="Back to the picker (stops a running session)"),
+        Binding("escape", "leave_box", "Leave the box", tooltip="Stop typing; the session's keys work again"),
+        Binding("escape", "back", "Back", tooltip="Back to the picker (asks first while the session is live)"),
         Binding("enter", "focus_compose", "Type", tooltip="Back to the box: it is your turn"),
     ]
 
@@ -190,7 +180,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
                     yield self._context_card()
                 yield Transcript(id="transcript")
                 if self.human_seat:
-                    yield ReplyBox(placeholder=self._idle_placeholder(), id="compose", disabled=True)
+                    yield ComposeBox(placeholder=self._idle_placeholder(), id="compose", disabled=True)
             with VerticalScroll(id="judge-panel"):
                 if self.planning:
                     plan = PlanPanel(id="plan-panel", classes="panel")
@@ -539,11 +529,6 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
                 box.focus()
         self.refresh_bindings()
 
-    def action_focus_compose(self) -> None:
-        for box in self.query(ComposeBox):
-            if not box.disabled:
-                box.focus()
-
     @on(ComposeBox.Submitted)
     def _person_spoke(self, event: ComposeBox.Submitted) -> None:
         if self.awaiting is None:
@@ -585,8 +570,6 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
             return self.running and self.human_seat == "user"
         if action == "toggle_target":
             return bool(self.query("#context-card"))
-        if action == "focus_compose":  # offered while it is the person's turn and they left the box
-            return self.awaiting is not None and not isinstance(self.focused, ComposeBox)
         return super().check_action(action, parameters)
 
     PALETTE = (
