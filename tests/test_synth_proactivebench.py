@@ -239,6 +239,24 @@ def test_a_kept_trace_is_installed_loads_and_plays_a_session(tmp_path: Path, cap
     assert record.env_id == coding.id and len(judged) == 6  # every event proposed on and judged
 
 
+def test_shards_merged_equal_the_whole_run_and_another_config_is_refused(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeOpenAIServer(responder=make_responder({"writing": "ok"})) as server:
+        for i in range(2):
+            assert main(synth_argv(tmp_path / f"s{i}", server.base_url, "--shard", f"{i}/2", n=2)) == 0
+        assert main(["synth", "merge", "--out", str(tmp_path / "merged"), str(tmp_path / "s0"), str(tmp_path / "s1")]) == 0
+        assert main(synth_argv(tmp_path / "whole", server.base_url, "--out-only", n=2)) == 0
+        capsys.readouterr()
+        assert main(synth_argv(tmp_path / "whole", server.base_url, "--resume", "--judge", "reward", n=2,
+                               judge=True)) == 1
+    assert "another config (it differs in config, models)" in capsys.readouterr().err
+    merged, whole = files(tmp_path / "merged"), files(tmp_path / "whole")
+    assert {k: v for k, v in merged.items() if k.startswith(("items/", "out/"))} == {
+        k: v for k, v in whole.items() if k.startswith(("items/", "out/"))}
+    assert "out/splits.json" in merged and "out/agent_trainset.jsonl" in merged
+    assert merged["summary.json"] == whole["summary.json"]
+
+
 def test_an_unknown_scene_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["synth", "proactivebench", "--n", "1", "--out", str(tmp_path / "x"), "--scene", "space"]) == 2
     assert "unknown scene space" in capsys.readouterr().err
