@@ -374,8 +374,10 @@ def _conclude(err: Any, folder: Path, pipeline: Any, manifest: Any, stopped: str
     if install and not stopped:
         dest = engine.install(folder, manifest, paths.user_envs_dir() / manifest.family)
         if dest is not None:
-            err.print(Text(f"installed in {dest} (listed in the picker and by `envs list`; ids "
-                           f"{manifest.family}/<domain>/<tier>/{manifest.run_name}-<item>)"))
+            # a pipeline whose files make other ids than `<domain>/<tier>/<run>-<item>` says which
+            ids = getattr(pipeline, "installed_ids", None)
+            shown = ids(manifest.run_name) if ids else f"{manifest.family}/<domain>/<tier>/{manifest.run_name}-<item>"
+            err.print(Text(f"installed in {dest} (listed in the picker and by `envs list`; ids {shown})"))
     if stopped:
         err.print(Text(f"stopped ({stopped}); `proactive-tui synth resume {folder}` runs what is left", style="yellow"))
         return 143 if stopped == "SIGTERM" else 130

@@ -83,6 +83,30 @@ class ProactiveBenchFamily(Family):
 
         return file_stem(env.id, self.name, label) + ".json", [event.model_dump(mode="json") for event in env.events]
 
+    def synth_arguments(self, parser: Any) -> None:
+        """`synth proactivebench`'s own options (upstream's gym numbers are the defaults)."""
+        from proactive_tui.families.proactivebench.synth_prompts import SCENES
+
+        parser.add_argument("--scene", action="append", default=[], metavar="SCENE",
+                            help=f"a scene to generate traces in (repeatable; default all: {', '.join(SCENES)})")
+        parser.add_argument("--batches", type=int, default=7, metavar="B",
+                            help="activities (event batches) per trace at most (default 7, upstream's action_times)")
+        parser.add_argument("--judge", choices=("user", "reward"), default="user",
+                            help="who accepts or rejects each proposal: the simulated user (default, upstream's gym) "
+                                 "or a reward-model judge seat fed upstream's reward-model input (--role judge=MODEL)")
+
+    def synth_options(self, args: Any) -> dict[str, Any]:
+        from proactive_tui.families.proactivebench.synth_prompts import SCENES
+
+        scenes = [s.replace("-", "_") for s in (args.scene or [])] or list(SCENES)
+        return {"scenes": list(dict.fromkeys(scenes)), "n": args.n, "batches": args.batches, "judge": args.judge}
+
+    def synth_pipeline(self, options: dict[str, Any]) -> Any:
+        """The environment gym of the paper (`proactive-tui synth proactivebench`), imported on use."""
+        from proactive_tui.families.proactivebench.synth import ProactiveBenchPipeline, SynthOptions
+
+        return ProactiveBenchPipeline(SynthOptions(**options))
+
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 
