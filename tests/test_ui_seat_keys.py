@@ -37,7 +37,7 @@ CHRONOS_ENV = "chronos/car-purchase/positive"
 """The oracle agent needs seven turns here: enough to pause in the middle."""
 
 LIVE_ONLY = {"autoplay", "step", "pause", "stop", "stop_and_score", "fast_forward", "user_command",
-             "end_conversation", "end_session", "verdict", "focus_compose", "leave_box"}
+             "end_conversation", "end_session", "verdict", "focus_compose", "leave_box", "stay_quiet"}
 """Actions that only work while the session is live."""
 AFTER_END = {"restart", "fork"}
 """Actions that only work once it ended."""
@@ -118,6 +118,8 @@ def pb_screen(seat: str | None, hold: Hold | None = None):
                 return inner(request, schema)
 
             agent = ScriptedParticipant([], structured=structured, label="scripted-agent")
+            if seat == "agent":
+                agent = HumanParticipant()
             user = HumanParticipant() if seat == "user" else judge_accepting(lambda i, t: True)
             seats = {"agent": agent, "user": user}
             return build_session(spec, env, gateway=None, seats=seats), seats
@@ -159,11 +161,12 @@ SEATS = [
     pytest.param("proactiveeval", "agent", id="proactiveeval-agent"),
     pytest.param("proactivebench", None, id="proactivebench-watch"),
     pytest.param("proactivebench", "user", id="proactivebench-user"),
+    pytest.param("proactivebench", "agent", id="proactivebench-agent"),
     pytest.param("chronos", None, id="chronos-watch"),
     pytest.param("chronos", "user", id="chronos-user"),
     pytest.param("chronos", "agent", id="chronos-agent"),
 ]
-"""Every seat a person can take in each family (ProactiveBench's agent seat is never a person's)."""
+"""Every seat a person can take in each family."""
 
 
 async def open_live(app, pilot, family: str, seat: str | None):

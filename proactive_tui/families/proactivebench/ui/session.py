@@ -23,6 +23,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Input
 
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, show
@@ -79,7 +80,9 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         Binding("F", "fork", "Fork", tooltip="Branch the session at a reply: edit it or ask again, then run on"),
         Binding("b", "branches", "Branches", show=False, tooltip="This session's branches and how their scores differ"),
         Binding("L", "labels", "Verdicts", show=False, tooltip="The judges' verdicts: agree, disagree, note (your labels)"),
+        Binding("escape", "leave_box", "Leave the box", tooltip="Stop typing; the session's keys work again"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (asks first while the session is live)"),
+        Binding("enter", "focus_compose", "Type", tooltip="Back to the proposal box: it is your turn"),
     ]
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,
@@ -353,6 +356,14 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         if action == "stay_quiet":
             return self.running and self.awaiting == "agent"
         return super().check_action(action, parameters)
+
+    def _seat_input(self) -> Any:
+        """A person in the agent seat types into the proposal box (esc leaves it as every family's
+        box is left; enter comes back to it)."""
+        for prompt in self.query(ProposalPrompt):
+            box = prompt.query_one("#proposal-input", Input)
+            return box if prompt.display and not box.disabled else None
+        return super()._seat_input()
 
     PALETTE = (
         ("autoplay", "Session: auto-play", "Run events without stopping"),
