@@ -374,8 +374,9 @@ def _conclude(err: Any, folder: Path, pipeline: Any, manifest: Any, stopped: str
     if install and not stopped:
         dest = engine.install(folder, manifest, paths.user_envs_dir() / manifest.family)
         if dest is not None:
+            ids = getattr(pipeline, "installed_ids", "{family}/<domain>/<tier>/{run}-<item>")
             err.print(Text(f"installed in {dest} (listed in the picker and by `envs list`; ids "
-                           f"{manifest.family}/<domain>/<tier>/{manifest.run_name}-<item>)"))
+                           f"{ids.format(family=manifest.family, run=manifest.run_name)})"))
     if stopped:
         err.print(Text(f"stopped ({stopped}); `proactive-tui synth resume {folder}` runs what is left", style="yellow"))
         return 143 if stopped == "SIGTERM" else 130

@@ -153,6 +153,9 @@ class ChronosScenario(BaseModel):
     timeline: list[TimelineState] = Field(min_length=1)
     intention_shift: IntentionShift | None = None
     turn_limit: int = Field(default=20, ge=2, le=200)
+    synth: dict[str, Any] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Provenance of a generated scenario (`proactive-tui synth chronos`): generator version,
+    models per role, seed, item id, run. Absent from a hand-written file (and from its dumps)."""
 
     @field_validator("start_time")
     @classmethod
