@@ -14,7 +14,7 @@ from proactive_tui.testing.fake_openai import schema_name
 
 BACKGROUND_FATES = ("ok", "assumption_i", "assumption_ii", "assumption_iii", "assumption_iv", "assumption_v",
                     "invalid", "schema")
-DIALOGUE_FATES = ("lowagent", "badagent", "noconfirm")
+DIALOGUE_FATES = ("lowagent", "badagent", "noconfirm", "offagent", "wrongstatus", "mute")
 """lowagent: the agent critic scores the first draft answering the branch's last state 50, the
 next 90 (regenerated once per branch); badagent: every agent draft scores 50 (rejected at turn 1
 after the attempts); noconfirm: the user never confirms an offer that meets the needs (a rule
@@ -80,8 +80,9 @@ def _text(request: dict[str, Any]) -> str:
     return "\n".join(str(m.get("content", "")) for m in request.get("messages", []) if isinstance(m, dict))
 
 
-def agent_reply(messages: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the oracle would answer (the fake agent simulator), from the messages alone."""
+def agent_reply(messages: list[dict[str, Any]], fate: str = "ok") -> dict[str, Any]:
+    """What the oracle would answer (the fake agent simulator), from the messages alone; the
+    fates offagent (always silent), wrongstatus (always COMPLETED) and mute (no text) break it."""
     said = [m for m in messages if m.get("role") == "user" and not str(m.get("content", "")).startswith("<observation")]
     last = str(messages[-1].get("content", ""))
     reminded = any('"SET_REMINDER"' in str(m.get("content", "")) for m in messages if m.get("role") == "assistant")
@@ -97,7 +98,11 @@ def agent_reply(messages: list[dict[str, Any]]) -> dict[str, Any]:
         action = "SET_REMINDER"
     status = {"COMPLETE_TASK": "COMPLETED"}.get(action, "IN_PROGRESS" if reminded or action == "SET_REMINDER"
                                                  else "PENDING")
-    return {"response_text": f"Doing {action.lower()}.", "proactive_action": action,
+    if fate == "offagent":
+        action = "KEEP_SILENT"
+    if fate == "wrongstatus":
+        status = "COMPLETED"
+    return {"response_text": "" if fate == "mute" else f"Doing {action.lower()}.", "proactive_action": action,
             "trigger_condition": {"type": "EVENT", "value": "a blue one that fits"} if action == "SET_REMINDER" else {},
             "task_description": {"intention": None if action == "COMPLETE_TASK" else "buy a blue one",
                                  "constraints": None, "status": status}}
@@ -144,7 +149,7 @@ class ChronosFake:
             return json.dumps(background(fate, "complex" if name == "ComplexBackground" else "simple"))
         fate = _fate(text)
         if name == "AgentReply":
-            return json.dumps(agent_reply([m for m in messages if m.get("role") != "system"]))
+            return json.dumps(agent_reply([m for m in messages if m.get("role") != "system"], fate))
         if name == "UserUtterance":
             return json.dumps({"text": user_text(str(messages[0].get("content", "")), fate)})
         if name == "UserCritique":

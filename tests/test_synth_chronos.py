@@ -187,6 +187,20 @@ def test_a_user_reply_the_rule_refuses_is_redrafted_without_asking_the_critic(tm
     assert "not_a_confirmation" in json.loads((item / "result.json").read_text())["detail"]
 
 
+def test_an_agent_draft_the_protocol_refuses_fails_by_rule_without_a_critic(tmp_path: Path) -> None:
+    fates = {"car_purchase": "offagent", "house_hunting": "wrongstatus", "job_search": "mute"}
+    out = tmp_path / "run"
+    with FakeOpenAIServer(responder=ChronosFake(fates)) as server:
+        assert main(synth_argv(out, server.base_url, "--out-only", "--tier", "simple", templates=tuple(fates))) == 0
+    got = results(out)
+    for item, why in (("car_purchase-simple-0000", "off_protocol (KEEP_SILENT; the protocol expects INFO_RETRIEVAL)"),
+                      ("house_hunting-simple-0000", "wrong_status (COMPLETED; should be PENDING)"),
+                      ("job_search-simple-0000", "empty_response")):
+        assert got[item]["reason"] == "critic_agent" and why in got[item]["detail"]
+        assert len(list((out / "items" / item).glob("positive-t01-agent-a*.json"))) == 3
+        assert not list((out / "items" / item).glob("*critic.json"))  # a rule decided: no critic asked
+
+
 def test_same_seed_and_replies_give_byte_identical_folders(tmp_path: Path) -> None:
     for name, concurrency, seed in (("a", "8", 3), ("b", "2", 3), ("c", "4", 4)):
         with FakeOpenAIServer(responder=ChronosFake(MIXED)) as server:

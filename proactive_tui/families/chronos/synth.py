@@ -343,6 +343,10 @@ class SynthAgent(_Seat):
         want = expected_status(st, reply.proactive_action)
         if reply.task_description.status != want:
             return f"wrong_status ({reply.task_description.status}; should be {want})"
+        shown = reply.proactive_action in ("NO_ACTION", "FOLLOW_UP", "COMPLETE_TASK", "FAILED_TASK") or (
+            not st.monitoring and reply.proactive_action in ("INFO_RETRIEVAL", "SET_REMINDER"))
+        if shown and not reply.response_text.strip():
+            return "empty_response (the person would read nothing)"
         return None
 
     async def reply_structured(self, request: Any, schema: type, parse_text: Any = None) -> Any:
