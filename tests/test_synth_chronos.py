@@ -317,6 +317,21 @@ def test_a_failed_call_leaves_the_item_unfinished_and_writes_nothing_half_made(t
     assert json.loads((out / "summary.json").read_text())["kept"] == {"simple": 1}
 
 
+def test_shards_merged_equal_the_whole_run(tmp_path: Path) -> None:
+    templates = tuple(STABLE)
+    with FakeOpenAIServer(responder=ChronosFake(STABLE)) as server:
+        for i in range(3):
+            assert main(synth_argv(tmp_path / f"s{i}", server.base_url, "--shard", f"{i}/3", templates=templates)) == 0
+        assert not (Path(os.environ["PROACTIVE_TUI_DATA"]) / "envs").exists()  # a shard installs nothing
+        assert main(["synth", "merge", "--out", str(tmp_path / "merged"), "--out-only",
+                     *(str(tmp_path / f"s{i}") for i in range(3))]) == 0
+        assert main(synth_argv(tmp_path / "whole", server.base_url, "--out-only", templates=templates)) == 0
+    merged, whole = files(tmp_path / "merged"), files(tmp_path / "whole")
+    assert {k: v for k, v in merged.items() if k.startswith(("items/", "out/"))} == {
+        k: v for k, v in whole.items() if k.startswith(("items/", "out/"))}
+    assert merged["summary.json"] == whole["summary.json"] and "out/chronos-dialogues.jsonl" in merged
+
+
 def test_kept_scenarios_load_with_the_family_loader_and_play_a_session(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     from proactive_tui.core.run_record import RunRecord
