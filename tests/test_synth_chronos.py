@@ -362,6 +362,20 @@ def test_kept_scenarios_load_with_the_family_loader_and_play_a_session(tmp_path:
         assert outcome.reason == ("completed" if env.scenario.branch == "positive" else "kept_silent")
 
 
+def test_unnamed_roles_take_the_seat_they_are_most_like(monkeypatch: pytest.MonkeyPatch) -> None:
+    from proactive_tui.cli.synth_cmd import resolve_roles
+    from proactive_tui.core import registry
+
+    names = [r.name for r in registry.get("chronos").synth_pipeline({"templates": ["car_purchase"], "n": 1}).roles]
+    monkeypatch.setenv("PROACTIVE_TUI_AGENT_MODEL", "openai/agent-seat")
+    monkeypatch.setenv("PROACTIVE_TUI_USER_MODEL", "openai/user-seat")
+    monkeypatch.setenv("PROACTIVE_TUI_JUDGE_MODEL", "openai/judge-seat")
+    roles = resolve_roles(names, ["agent_critic=openai/named"], None, None)
+    assert {n: s.model for n, s in roles.items()} == {
+        "generator": "openai/agent-seat", "user": "openai/user-seat", "agent": "openai/agent-seat",
+        "user_critic": "openai/judge-seat", "agent_critic": "openai/named"}
+
+
 def test_options_out_of_range_and_unknown_templates_are_refused(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["synth", "chronos", "--template", "pony_rides", "--n", "1", "--out", str(tmp_path / "x")]) == 2
