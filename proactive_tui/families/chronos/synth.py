@@ -37,11 +37,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from proactive_tui.core.participants import Participant
+from proactive_tui.core.events import SeatInfo
+from proactive_tui.core.participants import Participant, Reply
 from proactive_tui.families.chronos import synth_prompts as prompts
 from proactive_tui.families.chronos.env import FAMILY, fork, load_scenarios
+from proactive_tui.families.chronos.events import TimelineFinished
+from proactive_tui.families.chronos.oracle import classify_reply, expect, expected_status
+from proactive_tui.families.chronos.prompts import agent_system
+from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
+from proactive_tui.families.chronos.reply import AgentReply
 from proactive_tui.llm.errors import ModelError
 from proactive_tui.synth.engine import Outcome, Reject, RoleSpec, StepContext, _slug
+from proactive_tui.textsafe import json_text
 
 GENERATOR_VERSION = f"chronos-synth-1+{prompts.SYNTH_PROMPTS_VERSION}"
 STAGES = ("background", "user", "user_critic", "agent", "agent_critic")
@@ -274,8 +281,6 @@ class _Seat(Participant):
     kind: str = ""
 
     def __init__(self, ctx: StepContext, branch: str, options: SynthOptions, log: list[_Draft]) -> None:
-        from proactive_tui.core.events import SeatInfo
-
         self.ctx = ctx
         self.branch = branch
         self.options = options
@@ -324,18 +329,12 @@ class _Seat(Participant):
 
 class SynthAgent(_Seat):
     kind = "agent"
-
-    @property
-    def schema(self) -> type:
-        from proactive_tui.families.chronos.reply import AgentReply
-
-        return AgentReply
-
+    schema = AgentReply
     critique = AgentCritique
 
-    def rule(self, reply: Any) -> str | None:
-        from proactive_tui.families.chronos.oracle import expect, expected_status
-
+    def rule(self, reply: AgentReply) -> str | None:
+        """What the protocol refuses in a draft, by rule: an action the oracle does not accept
+        now, a wrong status, or nothing to read where the person would read it."""
         st = self.session.state
         expectation = self.session.pending or expect(st)
         if reply.proactive_action not in expectation.acceptable:
@@ -350,8 +349,6 @@ class SynthAgent(_Seat):
         return None
 
     async def reply_structured(self, request: Any, schema: type, parse_text: Any = None) -> Any:
-        from proactive_tui.core.participants import Reply
-
         messages = [{"role": "system", "content": request.system}, *request.messages]
         try:
             value = await self._drafts(request.turn, lambda: messages,
@@ -368,8 +365,8 @@ class SynthUser(_Seat):
     critique = UserCritique
 
     def rule(self, utterance: UserUtterance) -> str | None:
-        from proactive_tui.families.chronos.oracle import classify_reply
-
+        """A reply to an offer must read (by the keyword rule the session uses here) as the
+        confirmation or refusal its brief asks for; and say something."""
         text = utterance.text.strip()
         if not text:
             return "empty"
@@ -382,8 +379,6 @@ class SynthUser(_Seat):
         return None
 
     async def reply(self, request: Any) -> Any:
-        from proactive_tui.core.participants import Reply
-
         messages = [{"role": "system", "content": request.system}, *request.messages]
         persona = self.session.scenario.persona
         try:
@@ -399,10 +394,6 @@ class SynthUser(_Seat):
 async def play_branch(ctx: StepContext, env: Any, options: SynthOptions, log: list[_Draft]) -> list[dict[str, str]]:
     """One branch as a Chronos session with the two simulators; the dialogue the agent read and
     wrote, once the session's verdict is the branch's ending."""
-    from proactive_tui.families.chronos.events import TimelineFinished
-    from proactive_tui.families.chronos.prompts import agent_system
-    from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
-
     branch = env.scenario.branch
     agent = SynthAgent(ctx, branch, options, log)
     user = SynthUser(ctx, branch, options, log)
@@ -438,6 +429,9 @@ async def _gather(*calls: Any) -> list[Any]:
 
 
 class ChronosPipeline:
+    """The paper's three steps per item (see the module docstring); nothing is shared between
+    items, so shards need no shared input."""
+
     family = FAMILY
     version = GENERATOR_VERSION
     stages = STAGES
@@ -501,8 +495,6 @@ class ChronosPipeline:
     def outputs(self, kept: list[Outcome], run_name: str) -> dict[str, Any]:
         """`<template>/<item>.json` (the branching scenario, its provenance in `synth`) and the
         dialogues, one JSONL line per branch, in item then branch order."""
-        from proactive_tui.textsafe import json_text
-
         files: dict[str, Any] = {}
         lines = []
         for outcome in sorted(kept, key=lambda o: o.item):
