@@ -13,7 +13,8 @@ Seats: every pipeline role takes a model with `--role NAME=MODEL` (a numbered gr
 `--role probe=M` seats probe1..3, `--role validator=M` every validator). A role not named takes
 the session defaults the way `run` resolves its seats: the generator and the probes the agent
 seat's (config file `[roles.agent]`, `PROACTIVE_TUI_MODEL`, `PROACTIVE_TUI_AGENT_MODEL`), the
-judge and the validators the judge seat's; `--api-base` applies to every role. With no model
+judge, the validators and the critics (`..._critic`) the judge seat's, a `user` role (a user
+simulator) the user seat's; `--api-base` applies to every role. With no model
 configured that is the embedded `local/smollm2`, a demo: the command says so.
 """
 
@@ -107,8 +108,9 @@ ROLE_ARG = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(\S.*)$")
 
 def resolve_roles(role_names: list[str], given: list[str], api_base: str | None, config_roles: Any) -> dict[str, Any]:
     """Each pipeline role's ModelSettings: `--role` where named, else the session defaults of the
-    seat it is most like (generator and probes: the agent seat; judges and validators: the judge
-    seat), as `run` resolves them (config < environment < command line)."""
+    seat it is most like (generator, probes, an agent simulator: the agent seat; judges,
+    validators and critics: the judge seat; a user simulator: the user seat), as `run` resolves
+    them (config < environment < command line)."""
     from proactive_tui.llm.settings import resolve_roles as resolve
 
     exact: dict[str, str] = {}
@@ -128,7 +130,8 @@ def resolve_roles(role_names: list[str], given: list[str], api_base: str | None,
     named = {**grouped, **exact}  # a role named on its own wins over its group
     out = {}
     for role in role_names:
-        seat = "judge" if role.startswith(("judge", "validator")) else "agent"
+        seat = ("judge" if role.startswith(("judge", "validator")) or role.endswith("critic")
+                else "user" if role == "user" else "agent")
         cli = {seat: {"model": named.get(role), "api_base": api_base}}
         out[role] = resolve(config_roles, cli=cli).for_role(seat)  # type: ignore[arg-type]
     return out
@@ -374,10 +377,8 @@ def _conclude(err: Any, folder: Path, pipeline: Any, manifest: Any, stopped: str
     if install and not stopped:
         dest = engine.install(folder, manifest, paths.user_envs_dir() / manifest.family)
         if dest is not None:
-            # a pipeline whose files make other ids than `<domain>/<tier>/<run>-<item>` says which
-            ids = getattr(pipeline, "installed_ids", None)
-            shown = ids(manifest.run_name) if ids else f"{manifest.family}/<domain>/<tier>/{manifest.run_name}-<item>"
-            err.print(Text(f"installed in {dest} (listed in the picker and by `envs list`; ids {shown})"))
+            err.print(Text(f"installed in {dest} (listed in the picker and by `envs list`; ids "
+                           f"{pipeline.installed_ids(manifest.run_name)})"))
     if stopped:
         err.print(Text(f"stopped ({stopped}); `proactive-tui synth resume {folder}` runs what is left", style="yellow"))
         return 143 if stopped == "SIGTERM" else 130

@@ -166,6 +166,10 @@ class Pipeline(Protocol):
         """Relative path -> the file: a JSON value (written with sorted keys), or a string written
         as it is (JSONL training data, one line per item)."""
 
+    def installed_ids(self, run_name: str) -> str:
+        """The pattern of the ids the installed items load under (the command prints it): each
+        family's loader names its files its own way."""
+
 
 class Manifest(BaseModel):
     format: int = FORMAT

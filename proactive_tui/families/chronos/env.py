@@ -53,6 +53,8 @@ Field meanings:
 - `intention_shift`: the new intention, the full new constraint set, and the states after the shift.
 - `turn_limit`: agent turns after which the session fails (turns answering the agent's own INFO_RETRIEVAL are
   not counted).
+- `synth` (optional): a generated scenario's provenance (`proactive-tui synth chronos`: generator
+  version, models per role, seed, item id, run); a hand-written file has none.
 
 Checks beyond types: times never go backwards; `simple` has no shift and `complex` has one; on
 the positive branch the last relevant timeline (the shift's, in the complex tier) has a state that
@@ -153,6 +155,9 @@ class ChronosScenario(BaseModel):
     timeline: list[TimelineState] = Field(min_length=1)
     intention_shift: IntentionShift | None = None
     turn_limit: int = Field(default=20, ge=2, le=200)
+    synth: dict[str, Any] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Provenance of a generated scenario (`proactive-tui synth chronos`): generator version,
+    models per role, seed, item id, run. Absent from a hand-written file (and from its dumps)."""
 
     @field_validator("start_time")
     @classmethod

@@ -342,6 +342,10 @@ class ProactiveEvalPipeline:
 
     # -- output --------------------------------------------------------------------------------
 
+    def installed_ids(self, run_name: str) -> str:
+        """The ids the installed items load under (the loader names a generated item by its run)."""
+        return f"{self.family}/<domain>/<tier>/{run_name}-<item>"
+
     def outputs(self, kept: list[Outcome], run_name: str) -> dict[str, Any]:
         """Upstream's layout, `<domain>/<tier>.json`, items by id; each record's `synth` holds its
         provenance, the run's name included (its id: `env.record_id`)."""
