@@ -139,7 +139,6 @@ def test_kill_9_then_resume_gives_the_uninterrupted_result(tmp_path: Path) -> No
     assert files(killed) == files(whole)
 
 
-@pytest.mark.filterwarnings("ignore:coroutine 'OpenAIChatCompletion.acompletion' was never awaited:RuntimeWarning")
 def test_cancelled_mid_run_then_resumed_calls_only_what_is_missing(tmp_path: Path) -> None:
     import asyncio
 
