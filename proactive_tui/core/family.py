@@ -183,6 +183,23 @@ class Family:
     def settings(self, values: dict[str, Any] | None = None) -> BaseModel:
         return self.settings_model(**(values or {}))
 
+    def default_temperature(self, seat: str) -> float | None:
+        """The temperature the family's protocol runs `seat` at when nobody chose one (Chronos's
+        agent, ProactiveBench's agent); None: the model settings' default (0.0)."""
+        return None
+
+    def seat_temperature(self, seat: str, roles: Any, settings: dict[str, Any] | None = None) -> float:
+        """The one answer to "at what temperature does this seat run", whatever started the session
+        (playground, `run`, `eval`, `compare`, a fork, a re-run): a temperature someone chose (the
+        setup screen, a flag, the config file or the environment, which set the seat's
+        `temperature` explicitly) wins, else the family's `default_temperature`, else the model
+        settings' default. `roles` is a `RoleSettings`, `settings` the protocol settings."""
+        chosen = roles.for_role(seat)
+        if "temperature" in chosen.model_fields_set:
+            return float(chosen.temperature)
+        default = self.default_temperature(seat)
+        return float(chosen.temperature if default is None else default)
+
     def settings_from_args(self, args: argparse.Namespace) -> dict[str, Any]:
         """The protocol settings from `run`'s flags (only this family's flags exist on `args`)."""
         values: dict[str, Any] = {}

@@ -372,15 +372,25 @@ def fork_plan(store: Store, session_id: str, point: Any, change: Any, spec: Any 
 
 
 def stored_spec(store: Store, session_id: str) -> Any:
-    """The SessionSpec a session ran with (rebuilt from its record when none was stored)."""
+    """The SessionSpec a session ran with (rebuilt from its record when none was stored). Each
+    model seat's temperature is the one the session recorded running it at (`models`): sessions
+    stored before the spec kept the family's decided temperatures held the model settings' 0.0
+    there, which a fork would otherwise have run at."""
     from proactive_tui.core.spec import SessionSpec
 
     row = session_row(store, session_id)
     if row.spec:
         try:
-            return SessionSpec.model_validate(row.spec)
+            spec = SessionSpec.model_validate(row.spec)
         except ValidationError:
             pass
+        else:
+            updates = {}
+            for seat, info in (row.models or {}).items():
+                ran_at = info.get("temperature") if isinstance(info, dict) else None
+                if spec.seats.get(seat) == "model" and ran_at is not None and seat in spec.roles.model_fields:
+                    updates[seat] = spec.roles.for_role(seat).model_copy(update={"temperature": float(ran_at)})
+            return spec.model_copy(update={"roles": spec.roles.model_copy(update=updates)}) if updates else spec
     return spec_from_record(load_record(store, session_id))
 
 

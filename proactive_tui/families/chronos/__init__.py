@@ -78,6 +78,14 @@ class ChronosFamily(Family):
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 
+    def default_temperature(self, seat):
+        """The agent runs at `protocol.AGENT_TEMPERATURE` unless someone chose another."""
+        if seat != "agent":
+            return None
+        from proactive_tui.families.chronos.protocol import AGENT_TEMPERATURE
+
+        return AGENT_TEMPERATURE
+
     def build_session(self, spec, env, seats, session_id=None, resume_from=None):
         from proactive_tui.families.chronos.protocol import build_chronos_session
 

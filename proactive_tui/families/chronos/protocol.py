@@ -665,10 +665,11 @@ def _parse_reading(text: str) -> ReplyReading:
 
 def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participant], session_id: str | None,
                           resume_from: RunRecord | None = None):
-    """The factory's builder: the agent model runs at temperature 0.2 unless the user chose one;
-    the scripted persona takes the user seat when `user_simulator` is "scripted" (and no person
-    plays it); the judge seat sits only when it reads (`confirmation_reader` "judge")."""
-    from proactive_tui.core.participants import LLMParticipant
+    """The factory's builder: each model seat runs at the family's `seat_temperature` (the agent
+    at AGENT_TEMPERATURE unless the user chose one); the scripted persona takes the user seat when
+    `user_simulator` is "scripted" (and no person plays it); the judge seat sits only when it
+    reads (`confirmation_reader` "judge")."""
+    from proactive_tui.core.spec import seat_temperatures
 
     settings = ChronosSettings(**spec.settings)
     user = seats["user"]
@@ -678,12 +679,7 @@ def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participa
         user = ScriptedPersona()
     judge = seats.get("judge") if settings.confirmation_reader == "judge" else None
     agent = seats["agent"]
-    roles = spec.roles
-    if isinstance(agent, LLMParticipant) and "temperature" not in roles.agent.model_fields_set:
-        agent_settings = roles.agent.model_copy(update={"temperature": AGENT_TEMPERATURE})
-        agent.settings = agent_settings
-        roles = roles.model_copy(update={"agent": agent_settings})
-        spec = spec.model_copy(update={"roles": roles})
+    spec = seat_temperatures(spec, seats, "chronos")
     models = spec.models_summary()
     if user is not seats["user"]:
         models["user"] = {"model": user.info.label, "api_base": None, "temperature": None, "max_tokens": None}

@@ -96,8 +96,10 @@ class ProactiveEvalFamily(Family):
         return env_module.describe(env, reveal_reference)
 
     def build_session(self, spec, env, seats, session_id=None, resume_from=None, fork_at=None):
+        from proactive_tui.core.spec import seat_temperatures
         from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSeats, ProactiveEvalSession
 
+        spec = seat_temperatures(spec, seats, self)
         seed = spec.settings.get("seed")
         if seed is not None:  # the setting reaches every model call (a seat's own seed wins)
             for participant in seats.values():

@@ -80,6 +80,7 @@ class ChronosSetupScreen(SetupScreenBase):
                 continue
             box = self.query_one(f"#model-{role}", Input)
             box.disabled = off
+            self.query_one(f"#temperature-{role}", Input).disabled = off
             if off:
                 self.query_one(f"#key-{role}", Static).update(Text(UNUSED[role], style="italic"))
             else:
