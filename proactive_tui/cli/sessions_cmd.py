@@ -124,7 +124,7 @@ def run_list(args: argparse.Namespace) -> int:
         console.print(Text("no sessions recorded yet" + (" for this filter" if args.env or args.family else "")
                            + ": run one with `proactive-tui run ENV_ID` or in the playground", style="dim"))
         return 0
-    status_style = {"finished": "green", "running": "cyan", "interrupted": "yellow", "cancelled": "yellow", "error": "red"}
+    status_style = {"finished": "green", "running": "cyan", "interrupted": "yellow", "stopped": "yellow", "error": "red"}
     # Wide: one row per session. Narrow (80 columns): the agent, turns and scores go on a second
     # line under the environment, so no column is squeezed until model names wrap letter by letter.
     wide = console.width >= 120
@@ -199,7 +199,7 @@ def run_show(args: argparse.Namespace) -> int:
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    if status in ("interrupted", "cancelled", "error") and family is not None and family.resumable:
+    if status in ("interrupted", "stopped", "error") and family is not None and family.resumable:
         note += f"; continue it with `proactive-tui sessions resume {session_id}`"
     console.print(Text(note, style="dim"))
     return 0

@@ -16,12 +16,24 @@ from proactive_tui.core.events import parse_event
 from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.store.db import SessionRow, Store, StoreError
 
-STATUSES = ("running", "finished", "cancelled", "error", "interrupted")
+STATUSES = ("running", "finished", "stopped", "error", "interrupted")
+"""A session's status, one word for one state wherever it is shown (the session screen, History,
+`sessions list` and `show`, the fork tree, the markdown export's "Ended"): a session a person
+stopped is `stopped` (scored or not), never "cancelled" in one place and "stopped" in another."""
+
+REASON_WORDS = {"cancelled": "stopped"}
+"""Engine reason codes (SessionEnded.reason, kept as they are in run records and events) that a
+person reads as another word: the status word above."""
 
 
 def status_for(reason: str) -> str:
     """The sessions-table status for a SessionEnded reason."""
-    return {"cancelled": "cancelled", "error": "error"}.get(reason, "finished")
+    return {"cancelled": "stopped", "error": "error"}.get(reason, "finished")
+
+
+def reason_word(reason: str) -> str:
+    """A SessionEnded reason as History and the exports name it (`cancelled` -> `stopped`)."""
+    return REASON_WORDS.get(reason, reason)
 
 
 def _alive(pid: int | None) -> bool:
@@ -42,6 +54,8 @@ def effective_status(row: SessionRow) -> str:
     """`running` only while the recording process lives; a session whose process died is `interrupted`."""
     if row.status == "running" and not _alive(row.pid):
         return "interrupted"
+    if row.status == "cancelled":  # stored so before the one status word
+        return "stopped"
     return row.status
 
 

@@ -12,7 +12,7 @@ stays in emission order and a completed message is never coalesced away. A kill 
 the last 250 ms of streamed text of an unfinished message.
 
 The sessions-table row is created from SessionStarted (with the SessionSpec, so the session can be
-resumed with the same settings) and its status moves running -> finished | cancelled | error,
+resumed with the same settings) and its status moves running -> finished | stopped | error,
 or -> interrupted when the consumer stops reading before the session ended. A process that dies
 leaves `running` behind; readers show such a row as interrupted (queries.effective_status).
 

@@ -28,7 +28,7 @@ from proactive_tui.ui.widgets.title_bar import TitleBar
 COLUMNS = (("when", "When"), ("env", "Family / environment"), ("status", "Status / ended"),
            ("scores", "Scores"), ("models", "Models"))
 ROW_HEIGHT = 2
-RESUMABLE = ("interrupted", "cancelled")
+RESUMABLE = ("interrupted", "stopped")
 
 
 def _resumable(family: str) -> bool:
@@ -83,7 +83,9 @@ def scores_text(headline: dict[str, Any]) -> str:
 
 def row_cells(summary: Any) -> tuple[str, ...]:
     status = summary.status + (" (resumed)" if summary.resumed_from else "") + (" (branch)" if summary.forked_from else "")
-    ended = str(summary.headline.get("ended") or "-")
+    from proactive_tui.store.queries import reason_word
+
+    ended = reason_word(str(summary.headline.get("ended") or "-"))
     rest = summary.env_id.removeprefix(summary.family + "/")
     return (when(summary.created_at, "\n"), f"{summary.family}\n{rest}", f"{status}\n{ended}",
             scores_text(summary.headline), models_text(summary))
