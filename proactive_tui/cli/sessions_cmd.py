@@ -104,7 +104,7 @@ def short_time(ts: str) -> str:
 
 def run_list(args: argparse.Namespace) -> int:
     from proactive_tui.store import StoreError, list_sessions
-    from proactive_tui.store.queries import headline_text
+    from proactive_tui.store.queries import headline_text, turn_unit
 
     try:
         with _open() as store:
@@ -137,20 +137,20 @@ def run_list(args: argparse.Namespace) -> int:
         table.add_column("agent", overflow="fold")
     table.add_column("status", no_wrap=True)
     if wide:
-        table.add_column("turns", justify="right")
+        table.add_column("length", justify="right")  # in the family's unit: turns, events, exchanges
         table.add_column("scores")
     for row in rows:
         agent = "person" if "agent" in row.human_seats else row.models.get("agent", "")
         status = row.status + (" (resumed)" if row.resumed_from else "") + (" (branch)" if row.forked_from else "")
         humans = f" · human: {', '.join(row.human_seats)}" if row.human_seats else ""
         turns = row.headline.get("turns", row.headline.get("messages"))
-        turns_text = "-" if turns is None else str(turns)
+        turns_text = "-" if turns is None else f"{turns} {turn_unit(row.family).plural}"
         status_cell = Text(status, style=status_style.get(row.status, ""))
         if wide:
             table.add_row(Text(row.id), Text(short_time(row.created_at)), Text(row.env_id), Text(agent), status_cell,
                           Text(turns_text), Text(headline_text(row.headline) + humans))
         else:
-            detail = " · ".join(x for x in (agent, f"{turns_text} turns", headline_text(row.headline) + humans) if x.strip())
+            detail = " · ".join(x for x in (agent, turns_text, headline_text(row.headline) + humans) if x.strip())
             table.add_row(Text.assemble(row.id, "\n", (short_time(row.created_at), "dim")),
                           Text.assemble(row.env_id, "\n", (detail, "dim")), status_cell)
     console.print(table)

@@ -31,8 +31,11 @@ def status_for(reason: str) -> str:
     return {"cancelled": "stopped", "error": "error"}.get(reason, "finished")
 
 
-def reason_word(reason: str) -> str:
-    """A SessionEnded reason as History and the exports name it (`cancelled` -> `stopped`)."""
+def reason_word(reason: str, family: str = "") -> str:
+    """A SessionEnded reason as History and the exports name it: `cancelled` -> `stopped`, and
+    `max_turns` -> the limit in the family's unit (`exchange limit`), not a "turns" of its own."""
+    if reason == "max_turns":
+        return f"{turn_unit(family).name} limit"
     return REASON_WORDS.get(reason, reason)
 
 
@@ -77,9 +80,40 @@ def complete_turns(record: RunRecord) -> int:
     return family.complete_turns(record)
 
 
+def turn_unit(family_name: str) -> Any:
+    """The family's `TurnUnit` (what `turns` in a headline counts, and its name); a family that
+    is not installed counts turns."""
+    from proactive_tui.core.family import Family
+
+    found = registry_find(family_name)
+    return (found or Family).turn_unit
+
+
+def registry_find(family_name: str) -> Any:
+    from proactive_tui.core import registry
+
+    return registry.find(family_name)
+
+
+def units_done(record: RunRecord) -> int:
+    """The family's units (`Family.turn_unit`: ProactiveEval turns, ProactiveBench events,
+    Chronos exchanges) the session completed."""
+    family = _family(record)
+    if family is None:
+        return complete_turns(record)
+    return family.units_done(record)
+
+
+def turns_text(family_name: str, headline_values: dict[str, Any]) -> str:
+    """A headline's count in its family's unit, named: `exchanges 6`, `events 4`, `turns 3`."""
+    count = headline_values.get("turns", headline_values.get("messages"))
+    return "" if count is None else f"{turn_unit(family_name).plural} {count}"
+
+
 def headline(record: RunRecord) -> dict[str, Any]:
-    """The few values a history row shows: turns, the family's headline scores, how it ended."""
-    values: dict[str, Any] = {"turns": complete_turns(record)}
+    """The few values a history row shows: how many of its family's units it completed (`turns`,
+    named by `turns_text`), the family's headline scores, how it ended."""
+    values: dict[str, Any] = {"turns": units_done(record)}
     values.update({s.name: s.display for s in record.scores if s.headline and s.value is not None})
     values["ended"] = record.termination.reason if record.termination else None
     return values

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
+from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef, TurnUnit
 from proactive_tui.families.proactivebench import env as env_module
 from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE, FEEDBACK_HELP, ProactiveBenchSettings
 
@@ -31,6 +31,8 @@ class ProactiveBenchFamily(Family):
     resumable = True
     forkable = True
     settings_model = ProactiveBenchSettings
+    turn_unit = TurnUnit(name="event", plural="events",
+                         meaning="one observed event of the trace: the agent's answer to it and the judge's verdict")
 
     @property
     def section_model(self) -> type:  # type: ignore[override]

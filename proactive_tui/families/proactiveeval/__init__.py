@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
+from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef, TurnUnit
 from proactive_tui.families.proactiveeval import env as env_module
 from proactive_tui.families.proactiveeval.settings import ProactiveEvalSettings
 
@@ -30,6 +30,7 @@ class ProactiveEvalFamily(Family):
     replayable = True
     group_by_tier = True
     settings_model = ProactiveEvalSettings
+    turn_unit = TurnUnit(name="turn", plural="turns", meaning="one agent message and the user's reply to it")
     sweeps = {"agreeableness": ("low", "medium", "high")}
     """The paper runs every environment at each of the three levels."""
 

@@ -24,12 +24,14 @@ from textual.widgets import Static
 
 class StatusLine(Static):
     UNIT = "turn"
-    """What is counted ("turn"; a subclass may count "event"s)."""
+    """What is counted: the family's `turn_unit` name ("turn", "event", "exchange"), given as `unit`."""
     clock = staticmethod(time.monotonic)
     """Where elapsed time comes from (snapshot tests stop it)."""
 
-    def __init__(self, max_turns: int, **kwargs) -> None:
+    def __init__(self, max_turns: int, unit: str | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
+        if unit:
+            self.UNIT = unit
         self.turn = 0
         self.max_turns = max_turns
         self.activity = "starting…"
@@ -45,7 +47,7 @@ class StatusLine(Static):
         it holds) or "" (auto-play); None before the session exists."""
 
     def counter_text(self) -> str:
-        """How far the session is: `turn 3/10` (a subclass names what it counts otherwise)."""
+        """How far the session is, in the family's unit: `turn 3/10`, `event 4/12`, `exchange 3/24`."""
         return f"{self.UNIT} {self.turn}/{self.max_turns}"
 
     def on_mount(self) -> None:

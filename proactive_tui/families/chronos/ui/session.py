@@ -57,7 +57,7 @@ ENDED_TEXT = {
     "task_failed": "the task failed",
     "derailed": "a critical mistake ended the task",
     "timeline_exhausted": "the timeline ran out",
-    "max_turns": "the turn limit was reached",
+    "max_turns": "the exchange limit was reached",
     "user_stopped": "you left the session",
     "cancelled": "stopped",
     "error": "stopped by an error",
@@ -86,16 +86,6 @@ def response_text(content: str) -> str:
         return str(json.loads(content).get("response_text") or "")
     except (ValueError, AttributeError):
         return content
-
-
-class TurnBudgetLine(StatusLine):
-    """Chronos's status line counts the turn limit used, not the engine's turn number: a turn that
-    answers the agent's own INFO_RETRIEVAL is not counted (upstream's rule), so the two part ways
-    (`turns used 5/18` while the transcript is at turn 11). One name each: the transcript's
-    `turn 11` is the turn, this is the budget."""
-
-    def counter_text(self) -> str:
-        return f"turns used {self.turn}/{self.max_turns}"
 
 
 class ChronosSessionScreen(SessionScreenBase):
@@ -135,8 +125,9 @@ class ChronosSessionScreen(SessionScreenBase):
         self.agent_messages: dict[str, str] = {}
         """message id -> the turn's raw reply (agent messages show their response_text)."""
         self.counted_turns = 0
-        """Agent turns counted against the limit, as the engine counts them (not those answering
-        the agent's own INFO_RETRIEVAL): what the status line's `turns used n/N` shows."""
+        """Exchanges (the family's `turn_unit`): agent turns counted against the limit, as the engine
+        counts them (not those answering the agent's own INFO_RETRIEVAL): the status line's
+        `exchange n/N`, and the number the transcript, fork list, compare and History give."""
         self._begun: set[int] = set()
         self._last_input = "user"
         self._dormant = False
@@ -156,7 +147,7 @@ class ChronosSessionScreen(SessionScreenBase):
             with Vertical(id="session-main"):
                 if self.human_seat:
                     yield self._context_card()
-                yield Transcript(id="transcript")
+                yield Transcript(unit=self.turn_unit.name, number_of=self.unit_number, id="transcript")
                 if self.human_seat == "user":
                     with VerticalScroll(id="user-hint", classes="hint"):
                         yield Static("", id="user-hint-text")
@@ -172,7 +163,7 @@ class ChronosSessionScreen(SessionScreenBase):
                 yield TimelinePanel(spoilers=self.human_seat is None, id="timeline-panel", classes="panel")
                 yield TaskPanel(id="task-panel", classes="panel")
                 yield TimelineTurns(id="timeline-turns", classes="panel")
-        yield TurnBudgetLine(self.turn_limit, id="status")
+        yield StatusLine(self.turn_limit, unit=self.turn_unit.name, id="status")
         yield KeyBar()
 
     def _persona_sections(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

@@ -38,9 +38,11 @@ class ChronosSetupScreen(SetupScreenBase):
         limit = prev.max_turns
         delay = prev.monitor_delay_s
         with Grid(id="settings-grid"):
-            yield Label("turn limit")
+            yield Label("exchange limit")
             yield Input("" if limit is None else str(limit), id="max-turns", type="integer", validators=[Integer(1, 200)],
-                        placeholder=f"scenario: {self.env.scenario.turn_limit}", valid_empty=True)
+                        placeholder=f"scenario: {self.env.scenario.turn_limit}", valid_empty=True,
+                        tooltip="the scenario's turn limit, which counts exchanges: an agent turn answering "
+                                "its own INFO_RETRIEVAL continues its exchange")
             yield Label("monitor")
             yield Select(MONITOR, value="manual" if delay is None else "auto",
                          allow_blank=False, id="monitor")
