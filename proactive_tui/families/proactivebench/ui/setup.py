@@ -30,7 +30,7 @@ class ProactiveBenchSetupScreen(SetupScreenBase):
     FAMILY = "proactivebench"
     HELP_TITLE = "ProactiveBench setup"
     CSS = """
-    ProactiveBenchSetupScreen #seats { grid-columns: 13 1fr 13 1fr; }
+    ProactiveBenchSetupScreen #seats { grid-columns: 13 1fr 17 1fr; }
     ProactiveBenchSetupScreen #settings-grid { grid-columns: 22 1fr 16 1fr; }
     ProactiveBenchSetupScreen #seat-note, ProactiveBenchSetupScreen #feedback-note { color: $text-muted; height: auto; padding: 0 1; }
     """
