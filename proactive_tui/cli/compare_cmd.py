@@ -239,7 +239,7 @@ def print_table(row: Any, table: Any, models: list[str], session_ids: list[str])
     for i, (name, head) in enumerate(zip(names, table.headlines)):
         counted = turns_text(table.family, head)
         console.print(Text(f"{name}: {counted + ' · ' if counted else ''}{headline_text(head)}  "
-                           f"(ended: {reason_word(head.get('ended') or '-', table.family)}, session {session_ids[i]})"),
+                           f"(ended: {reason_word(head.get('ended') or '-')}, session {session_ids[i]})"),
                       soft_wrap=True)
     for i, diffs in enumerate(table.headline_differences, start=1):
         if diffs:

@@ -31,12 +31,17 @@ def status_for(reason: str) -> str:
     return {"cancelled": "stopped", "error": "error"}.get(reason, "finished")
 
 
-def reason_word(reason: str, family: str = "") -> str:
-    """A SessionEnded reason as History and the exports name it: `cancelled` -> `stopped`, and
-    `max_turns` -> the limit in the family's unit (`exchange limit`), not a "turns" of its own."""
+def reason_word(reason: str) -> str:
+    """A SessionEnded reason as the exports and compare name it (`cancelled` -> `stopped`)."""
+    return REASON_WORDS.get(reason, reason)
+
+
+def ended_word(reason: str, family: str = "") -> str:
+    """How History's row says a session ended: `reason_word`, and `max_turns` as the limit in the
+    family's unit (`exchange limit`), not a "turns" of its own beside the row's exchange count."""
     if reason == "max_turns":
         return f"{turn_unit(family).name} limit"
-    return REASON_WORDS.get(reason, reason)
+    return reason_word(reason)
 
 
 def _alive(pid: int | None) -> bool:

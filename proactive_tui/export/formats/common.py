@@ -151,7 +151,7 @@ def header_facts(record: RunRecord) -> list[tuple[str, str]]:
     facts.append(("Settings", settings_text(record.settings)))
     from proactive_tui.store.queries import reason_word
 
-    ended = reason_word(record.termination.reason, record.family) + (f" ({record.termination.detail})" if record.termination.detail else "") \
+    ended = reason_word(record.termination.reason) + (f" ({record.termination.detail})" if record.termination.detail else "") \
         if record.termination else "did not end (interrupted)"
     facts.append(("Ended", ended))
     t = record.totals

@@ -149,7 +149,7 @@ class CompareScreen(Screen[None]):
             from proactive_tui.store.queries import reason_word
 
             self.ended[index] = True
-            pane.add_note(f"ended: {reason_word(event.reason, self.env.family)}")
+            pane.add_note(f"ended: {reason_word(event.reason)}")
             self.refresh_bindings()
         if builder.record is not None:
             values = headline(builder.record)

@@ -87,9 +87,9 @@ def scores_text(headline: dict[str, Any], family: str = "") -> str:
 
 def row_cells(summary: Any) -> tuple[str, ...]:
     status = summary.status + (" (resumed)" if summary.resumed_from else "") + (" (branch)" if summary.forked_from else "")
-    from proactive_tui.store.queries import reason_word
+    from proactive_tui.store.queries import ended_word
 
-    ended = reason_word(str(summary.headline.get("ended") or "-"), summary.family)
+    ended = ended_word(str(summary.headline.get("ended") or "-"), summary.family)
     rest = summary.env_id.removeprefix(summary.family + "/")
     return (when(summary.created_at, "\n"), f"{summary.family}\n{rest}", f"{status}\n{ended}",
             scores_text(summary.headline, summary.family), models_text(summary))
