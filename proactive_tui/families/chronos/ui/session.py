@@ -286,7 +286,7 @@ class ChronosSessionScreen(SessionScreenBase):
         elif t == "chronos.timeline_observation":
             self._last_input = event.source
             self.query_one(TimelinePanel).show_seen(event.state_index)
-            note = ObservationNote(event)
+            note = ObservationNote(event, where=f"{self.turn_unit.name} {self.unit_number(event.turn)}")
             self._mount_note(note)
             if note.handover and not self._dormant:
                 status.set(activity="the agent checked enough in a row: the user's turn")
@@ -306,7 +306,8 @@ class ChronosSessionScreen(SessionScreenBase):
         elif t == "chronos.timeline_turn":
             o = event.outcome
             if o.reply is not None:
-                self.query_one(TaskPanel).show_task(o.turn, o.reply.task_description)
+                self.query_one(TaskPanel).show_task(o.turn, o.reply.task_description,
+                                                    where=f"{self.turn_unit.name} {self.unit_number(o.turn)}")
                 for form in self.query(ActionForm):
                     form.carry_over(o.reply)
             self.query_one(TimelineTurns).add_outcome(o)

@@ -38,5 +38,6 @@ class TimelineVerdict(Static):
 
             who = READ_BY[read.user_read_by] + (f" {read.user_read_model}" if read.user_read_model else "")
             text.append(f"\nthe user's last decisive message was read as {read.user_read_as} {plain(who)}", style="dim")
-        self.border_subtitle = f"{outcome.turns} turns · {outcome.branch} · {outcome.tier}"
+        # the accuracies are over agent replies (the paper's turns), which an exchange may hold several of
+        self.border_subtitle = f"{outcome.turns} agent replies · {outcome.branch} · {outcome.tier}"
         self.update(text)
