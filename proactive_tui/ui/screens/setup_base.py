@@ -288,8 +288,12 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
                            seats=seats, settings=settings)
 
     def seat_temperature_value(self, role: str) -> float:
-        """The seat's temperature as the form holds it (validated 0..2 before Start)."""
-        return float(self.query_one(f"#temperature-{role}", Input).value)
+        """The seat's temperature as the form holds it (validated 0..2 before Start); a seat whose
+        box is disabled (a person plays it, or the family leaves it empty) keeps its settings'."""
+        box = self.query_one(f"#temperature-{role}", Input)
+        if box.disabled:
+            return self.roles.for_role(role).temperature
+        return float(box.value)
 
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:
