@@ -602,8 +602,8 @@ class ChronosSession(SessionBase):
 
     def _turn_limit(self) -> _Ended:
         return _Ended("max_turns", False, "turn_limit",
-                      f"the task was still open after {self.turn_limit} turns "
-                      "(answers to the agent's own checks not counted)")
+                      f"the task was still open after {self.turn_limit} exchanges "
+                      "(answers to the agent's own checks continue an exchange)")
 
     # -- the run --------------------------------------------------------------------------------
 
