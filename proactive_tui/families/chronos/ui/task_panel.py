@@ -55,5 +55,5 @@ class TaskPanel(Static):
             if key not in now:
                 text.append(f"    {plain(str(key))}: {plain(str(value))}\n", style="dim strike")
         if prev is not None:
-            text.append("● changed since the agent's previous turn", style="dim italic")
+            text.append("● changed since the agent's previous reply", style="dim italic")
         return text.rstrip() or text

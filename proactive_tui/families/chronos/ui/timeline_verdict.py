@@ -29,7 +29,8 @@ class TimelineVerdict(Static):
         verdict = "n/a" if outcome.success is None else ("SUCCESS" if outcome.success else "FAILURE")
         text = Text()
         text.append(verdict, style="bold reverse" if outcome.success is False else "bold")
-        text.append(f" · {outcome.reason.replace('_', ' ')} · action {pct(outcome.action_accuracy)}"
+        reason = "exchange limit" if outcome.reason == "turn_limit" else outcome.reason.replace('_', ' ')
+        text.append(f" · {reason} · action {pct(outcome.action_accuracy)}"
                     f" · status {pct(outcome.status_accuracy)}")
         if outcome.detail:
             text.append("\n" + plain(outcome.detail), style="italic")
