@@ -238,7 +238,7 @@ def test_fork_refuses_what_it_cannot_do_with_the_reason(tmp_path: Path, capsys) 
         assert str(bad) in capsys.readouterr().err
         assert main(["sessions", "fork", parent_id, "--list"]) == 0
         listed = capsys.readouterr().out
-        assert "--turn 2 --seat agent" in listed and "turn 2 · agent reply" in listed
+        assert "--turn 2 --seat agent\texchange 1 · agent reply 2 (after its check)" in listed
     assert main(["sessions", "delete", parent_id, "--yes"]) == 1
     assert branch_id in capsys.readouterr().err
     assert load_record_of(branch_id).forked_from["session_id"] == parent_id  # nothing was deleted

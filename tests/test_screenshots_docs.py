@@ -96,7 +96,7 @@ PROOF = {  # name -> texts its screen must show (case-insensitive)
     "play": ["user: you", "your turn", "I already walk to the station", "Enter sends"],
     "proactivebench": ["proactivebench/coding_01", "event 2/2", "agent proposes", "Metrics", "Recall", "False-Alarm",
                        "judge: local/smollm2"],
-    "chronos": ["chronos/car-purchase/positive", "Verdict", "Timeline", "clock", "Agent's task", "Turns vs the oracle"],
+    "chronos": ["chronos/car-purchase/positive", "Verdict", "Timeline", "clock", "Agent's task", "Replies vs the oracle"],
     "fork": ["Fork session", "turn 2 · agent message", "Branch with my edit", "Ask again"],
     "branch": ["Branches · 1 branch of", "the original", "turn 2 agent · edited", "vs parent:", "on screen"],
     "results": ["Read from files", "sessions finished", "ProactiveEval: dialogue guidance", "agents local/smollm2",

@@ -144,7 +144,7 @@ async def test_cancelled_and_interrupted_statuses(tmp_path: Path) -> None:
         async for event in events:
             if event.type == "message_done" and event.message.role == "user":
                 session.stop()
-    assert store.session(session.session_id).status == "cancelled"
+    assert store.session(session.session_id).status == "stopped"
 
     session = make_session(max_turns=5, user=scripted_user(delay=0.05))
     async with contextlib.aclosing(record_events(store, spec(), session)) as events:

@@ -70,7 +70,7 @@ async def test_a_tui_session_is_recorded_and_replays_the_same() -> None:
         table = history.query_one(DataTable)
         assert table.row_count == 1
         cells = [str(c) for c in table.get_row_at(0)]
-        assert cells[1] == "proactiveeval\npersuasion/fair/0" and cells[2] == "finished\nmax_turns"
+        assert cells[1] == "proactiveeval\npersuasion/fair/0" and cells[2] == "finished\nturn limit"
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ProactiveEvalSessionScreen))
         replay = app.screen

@@ -172,7 +172,7 @@ async def test_pick_setup_watch_to_the_end() -> None:
             assert setup.query_one("#feedback", Switch).value is False
             assert "verdict feedback (ablation)" in [str(label.render()) for label in setup.query(Label)]
             assert "64.60 -> 56.00" in str(setup.query_one("#feedback-note", Static).render())
-            assert setup.query_one("#agent-temperature", Input).value == "0.5"
+            assert setup.query_one("#temperature-agent", Input).value == "0.5"
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, ProactiveBenchSessionScreen))
             screen = app.screen

@@ -275,7 +275,7 @@ async def test_play_user_is_asked_although_the_agent_keeps_checking(size) -> Non
             hint = region_text(lines, screen.query_one("#user-hint"))
             assert norm(brief.instruction) in hint  # all of it, on screen
             assert "commands:" not in hint  # the commands are the buttons and keys
-            assert status_text(screen).startswith(f"turns used {n}/3") and "your turn: add the details" in status_text(screen)
+            assert status_text(screen).startswith(f"exchange {n}/3") and "your turn: add the details" in status_text(screen)
             assert "checked enough in a row: the user's turn" in region_text(lines, screen.transcript)
             reference_hidden(app, screen, upcoming)
             await type_text(pilot, reply)
@@ -285,7 +285,7 @@ async def test_play_user_is_asked_although_the_agent_keeps_checking(size) -> Non
         record = screen.builder.record
         assert [m.content for m in record.messages if m.role == "user"][1:] == replies
         assert [t.input_kind for t in record.section.turns] == ["user", "tool_call"] * 3
-        assert screen.ended == "max_turns" and status_text(screen).startswith("turns used 3/3")
+        assert screen.ended == "max_turns" and status_text(screen).startswith("exchange 3/3")
         assert_nothing_stale(app, screen)
         reference_hidden(app, screen, upcoming)
         panel = await reveal_with_t(pilot, screen)
@@ -415,7 +415,7 @@ async def test_play_agent_form_shorthand_and_json_reach_the_record(size) -> None
         assert "INFO_RETRIEVAL" in region_text(lines, screen.query_one("#form-action"))
         assert "not checked yet" in region_text(lines, screen.query_one(TimelinePanel))
         reference_hidden(app, screen, ["Renault Clio", "Toyota Yaris", "Honda Jazz"])
-        assert status_text(screen).startswith("turns used 1/") and "your turn: write the agent's reply" in status_text(screen)
+        assert status_text(screen).startswith("exchange 1/") and "your turn: write the agent's reply" in status_text(screen)
         # the dropdown: every name whole, opening above the form, clear of the status line
         await pilot.click("#form-action")
         await settle_playing(pilot)

@@ -236,9 +236,9 @@ def print_table(row: Any, table: Any, models: list[str], session_ids: list[str])
 
     console = Console(highlight=False)
     names = [side_name(row, i, models) for i in range(len(session_ids))]
-    console.print(Text(f"comparison {row.id}: {table.label} per turn, and each side minus A"))
+    console.print(Text(f"comparison {row.id}: {table.label} per {table.unit}, and each side minus A"))
     grid = Table()
-    grid.add_column("turn", justify="right")
+    grid.add_column(table.unit, justify="right")
     for name in names:
         grid.add_column(Text(name), justify="right")
     for i in range(1, len(names)):
@@ -248,10 +248,12 @@ def print_table(row: Any, table: Any, models: list[str], session_ids: list[str])
     grid.add_row(Text(table.final_label, style="bold"), *[_num(v) for v in table.finals],
                  *[_diff(d) for d in table.final_differences])
     console.print(grid)
-    from proactive_tui.store.queries import headline_text
+    from proactive_tui.store.queries import headline_text, reason_word, turns_text
 
     for i, (name, head) in enumerate(zip(names, table.headlines)):
-        console.print(Text(f"{name}: {headline_text(head)}  (ended: {head.get('ended') or '-'}, session {session_ids[i]})"),
+        counted = turns_text(table.family, head)
+        console.print(Text(f"{name}: {counted + ' · ' if counted else ''}{headline_text(head)}  "
+                           f"(ended: {reason_word(head.get('ended') or '-')}, session {session_ids[i]})"),
                       soft_wrap=True)
     for i, diffs in enumerate(table.headline_differences, start=1):
         if diffs:

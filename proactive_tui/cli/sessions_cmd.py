@@ -105,7 +105,7 @@ def short_time(ts: str) -> str:
 def run_list(args: argparse.Namespace) -> int:
     from proactive_tui.core.writers import writers_text
     from proactive_tui.store import StoreError, list_sessions
-    from proactive_tui.store.queries import headline_text
+    from proactive_tui.store.queries import headline_text, turn_unit
 
     try:
         with _open() as store:
@@ -125,7 +125,7 @@ def run_list(args: argparse.Namespace) -> int:
         console.print(Text("no sessions recorded yet" + (" for this filter" if args.env or args.family else "")
                            + ": run one with `proactive-tui run ENV_ID` or in the playground", style="dim"))
         return 0
-    status_style = {"finished": "green", "running": "cyan", "interrupted": "yellow", "cancelled": "yellow", "error": "red"}
+    status_style = {"finished": "green", "running": "cyan", "interrupted": "yellow", "stopped": "yellow", "error": "red"}
     # Wide: one row per session. Narrow (80 columns): the agent, turns and scores go on a second
     # line under the environment, so no column is squeezed until model names wrap letter by letter.
     wide = console.width >= 120
@@ -138,7 +138,7 @@ def run_list(args: argparse.Namespace) -> int:
         table.add_column("agent", overflow="fold")
     table.add_column("status", no_wrap=True)
     if wide:
-        table.add_column("turns", justify="right")
+        table.add_column("length", justify="right")  # in the family's unit: turns, events, exchanges
         table.add_column("scores")
     for row in rows:
         agent = writers_text(row.models.get("agent", ""), row.writers.get("agent", []), played="agent" in row.human_seats,
@@ -146,13 +146,13 @@ def run_list(args: argparse.Namespace) -> int:
         status = row.status + (" (resumed)" if row.resumed_from else "") + (" (branch)" if row.forked_from else "")
         humans = f" · human: {', '.join(row.human_seats)}" if row.human_seats else ""
         turns = row.headline.get("turns", row.headline.get("messages"))
-        turns_text = "-" if turns is None else str(turns)
+        turns_text = "-" if turns is None else f"{turns} {turn_unit(row.family).plural}"
         status_cell = Text(status, style=status_style.get(row.status, ""))
         if wide:
             table.add_row(Text(row.id), Text(short_time(row.created_at)), Text(row.env_id), Text(agent), status_cell,
                           Text(turns_text), Text(headline_text(row.headline) + humans))
         else:
-            detail = " · ".join(x for x in (agent, f"{turns_text} turns", headline_text(row.headline) + humans) if x.strip())
+            detail = " · ".join(x for x in (agent, turns_text, headline_text(row.headline) + humans) if x.strip())
             table.add_row(Text.assemble(row.id, "\n", (short_time(row.created_at), "dim")),
                           Text.assemble(row.env_id, "\n", (detail, "dim")), status_cell)
     console.print(table)
@@ -201,7 +201,7 @@ def run_show(args: argparse.Namespace) -> int:
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    if status in ("interrupted", "cancelled", "error") and family is not None and family.resumable:
+    if status in ("interrupted", "stopped", "error") and family is not None and family.resumable:
         note += f"; continue it with `proactive-tui sessions resume {session_id}`"
     console.print(Text(note, style="dim"))
     return 0

@@ -259,9 +259,11 @@ class TurnRow(BaseModel):
 
 class CompareTable(BaseModel):
     """The per-turn table and the final differences of a comparison (what `comparison.json` and
-    the screen show)."""
+    the screen show). A row is one of the family's `turn_unit`s (`unit`: turn, event, exchange)."""
 
     label: str
+    family: str = ""
+    unit: str = "turn"
     rows: list[TurnRow] = Field(default_factory=list)
     final_label: str
     finals: list[float | None] = Field(default_factory=list)
@@ -290,7 +292,10 @@ def turn_table(records: list[Any]) -> CompareTable:
         rows.append(TurnRow(turn=turn + 1, values=values, differences=[_minus(v, values[0]) for v in values[1:]]))
     finals = [s.final for s in scores]
     heads = [headline(r) if r is not None else {} for r in records]
-    return CompareTable(label=label, rows=rows, final_label=final_label, finals=finals,
+    from proactive_tui.store.queries import turn_unit
+
+    family = next((r.family for r in records if r is not None), "")
+    return CompareTable(label=label, family=family, unit=turn_unit(family).name, rows=rows, final_label=final_label, finals=finals,
                         final_differences=[_minus(v, finals[0]) for v in finals[1:]], headlines=heads,
                         headline_differences=[score_differences(heads[0], h) for h in heads[1:]])
 

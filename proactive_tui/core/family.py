@@ -49,6 +49,21 @@ class SourceRef(BaseModel):
         return f"{name}{self.paper} (arXiv {self.arxiv})" + (f", {self.repository}" if self.repository else "")
 
 
+class TurnUnit(BaseModel):
+    """What a family's sessions count as one step, and its name: one meaning per family, which the
+    status line, the transcript, the fork list, compare and History all count in and say."""
+
+    name: str
+    """Singular, as screens say it: `turn 3/6`, `event 4/12`, `exchange 3/24`."""
+    plural: str
+    meaning: str
+    """One line: what one of them is (docs/protocols.md says the same)."""
+
+    def counted(self, n: int) -> str:
+        """`3 exchanges`, `1 event`."""
+        return f"{n} {self.name if n == 1 else self.plural}"
+
+
 class UnsupportedFamily(ValueError):
     """A family, or a capability of one, that this installation cannot provide."""
 
@@ -119,6 +134,10 @@ class Family:
     replayable: ClassVar[bool] = False
     """History can replay a recorded session in the family's session screen (its screen takes
     `replay_events`); otherwise History shows the session's report as text."""
+
+    turn_unit: ClassVar[TurnUnit] = TurnUnit(name="turn", plural="turns",
+                                             meaning="one agent message and the reply to it")
+    """What one step of a session is, declared once (see `TurnUnit`)."""
 
     settings_model: ClassVar[type[BaseModel]]
     """Typed protocol settings: the defaults live here once."""
@@ -192,6 +211,23 @@ class Family:
 
         return deviations(self.settings_model, settings)
 
+    def default_temperature(self, seat: str) -> float | None:
+        """The temperature the family's protocol runs `seat` at when nobody chose one (Chronos's
+        agent, ProactiveBench's agent); None: the model settings' default (0.0)."""
+        return None
+
+    def seat_temperature(self, seat: str, roles: Any, settings: dict[str, Any] | None = None) -> float:
+        """The one answer to "at what temperature does this seat run", whatever started the session
+        (playground, `run`, `eval`, `compare`, a fork, a re-run): a temperature someone chose (the
+        setup screen, a flag, the config file or the environment, which set the seat's
+        `temperature` explicitly) wins, else the family's `default_temperature`, else the model
+        settings' default. `roles` is a `RoleSettings`, `settings` the protocol settings."""
+        chosen = roles.for_role(seat)
+        if "temperature" in chosen.model_fields_set:
+            return float(chosen.temperature)
+        default = self.default_temperature(seat)
+        return float(chosen.temperature if default is None else default)
+
     def settings_from_args(self, args: argparse.Namespace) -> dict[str, Any]:
         """The protocol settings from `run`'s flags (only this family's flags exist on `args`)."""
         values: dict[str, Any] = {}
@@ -219,6 +255,16 @@ class Family:
     def complete_turns(self, record: "RunRecord") -> int:
         """Turns a resume keeps (for families that resume)."""
         return 0
+
+    def unit_number(self, record: "RunRecord", turn: int) -> int:
+        """The `turn_unit` a message or reply of engine turn `turn` belongs to (its number, from
+        1). The engine numbers turns its own way (events' and messages' `turn`); this is what
+        screens show. By default the two are the same."""
+        return turn
+
+    def units_done(self, record: "RunRecord") -> int:
+        """How many `turn_unit`s the session completed: what History and `sessions list` count."""
+        return self.complete_turns(record)
 
     # -- re-runs against a new agent (core.rerun) -------------------------------------------
 

@@ -63,6 +63,37 @@ class SessionSpec(BaseModel):
         return out
 
 
+def with_seat_temperatures(spec: SessionSpec, family: Any) -> SessionSpec:
+    """`spec` with every seat's temperature decided by its family (`Family.seat_temperature`) and
+    set explicitly, so the decision survives storing the spec (a fork or resume of it runs at the
+    temperature the session ran at) and every start path gives one seat one temperature."""
+    updates = {}
+    for role in ROLES:
+        settings = spec.roles.for_role(role)
+        updates[role] = settings.model_copy(update={"temperature": family.seat_temperature(role, spec.roles, spec.settings)})
+    return spec.model_copy(update={"roles": spec.roles.model_copy(update=updates)})
+
+
+def seat_temperatures(spec: SessionSpec, seats: dict[str, Any], family: Any) -> SessionSpec:
+    """For a family's session builder: `with_seat_temperatures`, and every model seat among
+    `seats` (behind a replaying wrapper too, as a fork or resume seats it) set to call its model at
+    its decided temperature. `family`: the Family or its name. Returns the decided spec, whose
+    `models_summary` the run record keeps."""
+    if isinstance(family, str):
+        from proactive_tui.core import registry
+
+        family = registry.get(family)
+    spec = with_seat_temperatures(spec, family)
+    for role, participant in seats.items():
+        live = participant
+        while live is not None and "live" in vars(live):
+            live = vars(live)["live"]
+        if isinstance(live, LLMParticipant) and role in ROLES:
+            temperature = spec.roles.for_role(role).temperature
+            live.settings = live.settings.model_copy(update={"temperature": temperature})
+    return spec
+
+
 def build_seats(spec: SessionSpec, gateway: Any) -> dict[str, Participant]:
     seats: dict[str, Participant] = {}
     for role in ROLES:

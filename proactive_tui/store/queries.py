@@ -16,12 +16,32 @@ from proactive_tui.core.events import parse_event
 from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.store.db import SessionRow, Store, StoreError
 
-STATUSES = ("running", "finished", "cancelled", "error", "interrupted")
+STATUSES = ("running", "finished", "stopped", "error", "interrupted")
+"""A session's status, one word for one state wherever it is shown (the session screen, History,
+`sessions list` and `show`, the fork tree, the markdown export's "Ended"): a session a person
+stopped is `stopped` (scored or not), never "cancelled" in one place and "stopped" in another."""
+
+REASON_WORDS = {"cancelled": "stopped"}
+"""Engine reason codes (SessionEnded.reason, kept as they are in run records and events) that a
+person reads as another word: the status word above."""
 
 
 def status_for(reason: str) -> str:
     """The sessions-table status for a SessionEnded reason."""
-    return {"cancelled": "cancelled", "error": "error"}.get(reason, "finished")
+    return {"cancelled": "stopped", "error": "error"}.get(reason, "finished")
+
+
+def reason_word(reason: str) -> str:
+    """A SessionEnded reason as the exports and compare name it (`cancelled` -> `stopped`)."""
+    return REASON_WORDS.get(reason, reason)
+
+
+def ended_word(reason: str, family: str = "") -> str:
+    """How History's row says a session ended: `reason_word`, and `max_turns` as the limit in the
+    family's unit (`exchange limit`), not a "turns" of its own beside the row's exchange count."""
+    if reason == "max_turns":
+        return f"{turn_unit(family).name} limit"
+    return reason_word(reason)
 
 
 def _alive(pid: int | None) -> bool:
@@ -42,6 +62,8 @@ def effective_status(row: SessionRow) -> str:
     """`running` only while the recording process lives; a session whose process died is `interrupted`."""
     if row.status == "running" and not _alive(row.pid):
         return "interrupted"
+    if row.status == "cancelled":  # stored so before the one status word
+        return "stopped"
     return row.status
 
 
@@ -63,9 +85,40 @@ def complete_turns(record: RunRecord) -> int:
     return family.complete_turns(record)
 
 
+def turn_unit(family_name: str) -> Any:
+    """The family's `TurnUnit` (what `turns` in a headline counts, and its name); a family that
+    is not installed counts turns."""
+    from proactive_tui.core.family import Family
+
+    found = registry_find(family_name)
+    return (found or Family).turn_unit
+
+
+def registry_find(family_name: str) -> Any:
+    from proactive_tui.core import registry
+
+    return registry.find(family_name)
+
+
+def units_done(record: RunRecord) -> int:
+    """The family's units (`Family.turn_unit`: ProactiveEval turns, ProactiveBench events,
+    Chronos exchanges) the session completed."""
+    family = _family(record)
+    if family is None:
+        return complete_turns(record)
+    return family.units_done(record)
+
+
+def turns_text(family_name: str, headline_values: dict[str, Any]) -> str:
+    """A headline's count in its family's unit, named: `exchanges 6`, `events 4`, `turns 3`."""
+    count = headline_values.get("turns", headline_values.get("messages"))
+    return "" if count is None else f"{turn_unit(family_name).plural} {count}"
+
+
 def headline(record: RunRecord) -> dict[str, Any]:
-    """The few values a history row shows: turns, the family's headline scores, how it ended."""
-    values: dict[str, Any] = {"turns": complete_turns(record)}
+    """The few values a history row shows: how many of its family's units it completed (`turns`,
+    named by `turns_text`), the family's headline scores, how it ended."""
+    values: dict[str, Any] = {"turns": units_done(record)}
     values.update({s.name: s.display for s in record.scores if s.headline and s.value is not None})
     values["ended"] = record.termination.reason if record.termination else None
     return values
@@ -391,15 +444,25 @@ def fork_plan(store: Store, session_id: str, point: Any, change: Any, spec: Any 
 
 
 def stored_spec(store: Store, session_id: str) -> Any:
-    """The SessionSpec a session ran with (rebuilt from its record when none was stored)."""
+    """The SessionSpec a session ran with (rebuilt from its record when none was stored). Each
+    model seat's temperature is the one the session recorded running it at (`models`): sessions
+    stored before the spec kept the family's decided temperatures held the model settings' 0.0
+    there, which a fork would otherwise have run at."""
     from proactive_tui.core.spec import SessionSpec
 
     row = session_row(store, session_id)
     if row.spec:
         try:
-            return SessionSpec.model_validate(row.spec)
+            spec = SessionSpec.model_validate(row.spec)
         except ValidationError:
             pass
+        else:
+            updates = {}
+            for seat, info in (row.models or {}).items():
+                ran_at = info.get("temperature") if isinstance(info, dict) else None
+                if spec.seats.get(seat) == "model" and ran_at is not None and seat in spec.roles.model_fields:
+                    updates[seat] = spec.roles.for_role(seat).model_copy(update={"temperature": float(ran_at)})
+            return spec.model_copy(update={"roles": spec.roles.model_copy(update=updates)}) if updates else spec
     return spec_from_record(load_record(store, session_id))
 
 

@@ -12,7 +12,7 @@ stays in emission order and a completed message is never coalesced away. A kill 
 the last 250 ms of streamed text of an unfinished message.
 
 The sessions-table row is created from SessionStarted (with the SessionSpec, so the session can be
-resumed with the same settings) and its status moves running -> finished | cancelled | error,
+resumed with the same settings) and its status moves running -> finished | stopped | error,
 or -> interrupted when the consumer stops reading before the session ended. A process that dies
 leaves `running` behind; readers show such a row as interrupted (queries.effective_status).
 
@@ -175,12 +175,24 @@ class SessionRecorder:
             seats={seat: info.model_dump() for seat, info in event.seats.items()},
             models=event.models, settings=event.settings, status="running", created_at=event.ts,
             updated_at=event.ts, title=str(event.environment.get("title", "")),
-            spec=self.spec.storable() if self.spec is not None else None,
+            spec=self._stored_spec(event.family),
             pid=os.getpid(), resumed_from=resumed.get("session_id"), forked_from=forked.get("session_id"),
             fork_turn=forked.get("turn"), fork_seat=forked.get("seat"),
             fork_prefix=forked.get("prefix_events") if forked else None,
         )
         self._write(lambda: self.store.create_session(row))
+
+    def _stored_spec(self, family_name: str) -> dict[str, Any] | None:
+        """The spec as stored for resume and fork: with the seats' temperatures the family decided
+        (`core.spec.with_seat_temperatures`), so a branch or a resumed session runs each seat at the
+        temperature this session ran it at, not at a default the stored copy would otherwise fix."""
+        if self.spec is None:
+            return None
+        from proactive_tui.core import registry
+        from proactive_tui.core.spec import with_seat_temperatures
+
+        family = registry.find(family_name)
+        return (self.spec if family is None else with_seat_temperatures(self.spec, family)).storable()
 
     def _finish(self, status: str) -> None:
         record = self.builder.record

@@ -27,6 +27,8 @@ class SetupMemory(BaseModel):
     api_base: str | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     """The family's protocol settings as the form read them (validated again when reused)."""
+    temperatures: dict[str, float] = Field(default_factory=dict)
+    """seat -> the temperature the form held, for the seats a model played."""
 
 
 class SetupMemories(BaseModel):
@@ -68,6 +70,7 @@ def remember(family: str, spec: Any, path: Path | None = None) -> SetupMemory:
         api_base=safe_api_base(next((spec.roles.for_role(s).api_base for s in spec.seats
                                      if spec.roles.for_role(s).api_base), None)),
         settings=json.loads(json.dumps(spec.settings, default=str)),
+        temperatures={seat: spec.roles.for_role(seat).temperature for seat, kind in spec.seats.items() if kind == "model"},
     )
     path = path or memory_file()
     memories = load_memories(path)

@@ -149,7 +149,9 @@ def header_facts(record: RunRecord) -> list[tuple[str, str]]:
     ]
     facts += [(seat.capitalize(), seat_text(record, seat)) for seat in SEATS if seat in record.seats]
     facts.append(("Settings", settings_text(record.settings)))
-    ended = record.termination.reason + (f" ({record.termination.detail})" if record.termination.detail else "") \
+    from proactive_tui.store.queries import reason_word
+
+    ended = reason_word(record.termination.reason) + (f" ({record.termination.detail})" if record.termination.detail else "") \
         if record.termination else "did not end (interrupted)"
     facts.append(("Ended", ended))
     t = record.totals

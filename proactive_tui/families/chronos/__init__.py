@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
+from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef, TurnUnit
 from proactive_tui.families.chronos import env as env_module
 from proactive_tui.families.chronos.settings import ChronosSettings
 
@@ -38,6 +38,9 @@ class ChronosFamily(Family):
                              "whether the user confirmed, steers the dialogue, so judging it again would need "
                              "a different dialogue; fork the session with another --judge instead")
     settings_model = ChronosSettings
+    turn_unit = TurnUnit(name="exchange", plural="exchanges",
+                         meaning="the agent's turns answering one user message or monitor scan (answers to its own "
+                                 "INFO_RETRIEVAL continue the exchange); the turn limit counts exchanges")
 
     @property
     def section_model(self) -> type:  # type: ignore[override]
@@ -113,6 +116,14 @@ class ChronosFamily(Family):
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 
+    def default_temperature(self, seat):
+        """The agent runs at `protocol.AGENT_TEMPERATURE` unless someone chose another."""
+        if seat != "agent":
+            return None
+        from proactive_tui.families.chronos.protocol import AGENT_TEMPERATURE
+
+        return AGENT_TEMPERATURE
+
     def build_session(self, spec, env, seats, session_id=None, resume_from=None):
         from proactive_tui.families.chronos.protocol import build_chronos_session
 
@@ -144,18 +155,33 @@ class ChronosFamily(Family):
         return edit_answer(point, text, record)
 
     def turn_scores(self, record):
-        """Whether each agent turn's action was one the oracle accepts (1/0); success at the end."""
+        """Per exchange (the family's `turn_unit`), the share of its agent turns whose action the
+        oracle accepts (1 or 0 for an exchange of one turn); success at the end."""
         from proactive_tui.core.compare import TurnScores
+        from proactive_tui.families.chronos.record import exchange_of
 
         outcome = record.section.outcome
         success = None if outcome is None or outcome.success is None else float(outcome.success)
-        return TurnScores(label="action correct", per_turn=[float(t.action_correct) for t in record.section.turns],
-                          final_label="success", final=success)
+        marks: dict[int, list[float]] = {}
+        for t in record.section.turns:
+            marks.setdefault(exchange_of(record, t.turn), []).append(float(t.action_correct))
+        per_exchange = [sum(m) / len(m) for _, m in sorted(marks.items())]
+        return TurnScores(label="action correct", per_turn=per_exchange, final_label="success", final=success)
 
     def complete_turns(self, record) -> int:
         from proactive_tui.families.chronos.resume import complete_turns
 
         return complete_turns(record)
+
+    def unit_number(self, record, turn):
+        from proactive_tui.families.chronos.record import exchange_of
+
+        return exchange_of(record, turn)
+
+    def units_done(self, record):
+        from proactive_tui.families.chronos.record import exchanges_done
+
+        return exchanges_done(record)
 
     def event_types(self):
         from proactive_tui.families.chronos.events import EVENTS

@@ -20,12 +20,23 @@ ORDER = {"brief": -1.0, "user": 0.0, "judge": 0.5, "shift": 0.7, "agent": 1.0}
 
 
 def fork_steps(record: Any) -> list[ForkStep]:
+    """Every user message and agent reply a branch can start at, named by exchange (the family's
+    `turn_unit`, as the status line and transcript count); an agent reply answering its own check
+    is the exchange's reply 2, 3... A step's `turn` stays the engine's (what `--turn` takes)."""
+    from proactive_tui.families.chronos import ChronosFamily
+    from proactive_tui.families.chronos.record import exchange_of
+
+    unit = ChronosFamily.turn_unit.name
     messages = {(m.role, m.turn): m for m in record.messages if not m.partial}
     steps: list[ForkStep] = []
+    replies: dict[int, int] = {}
     for outcome in record.section.turns:
+        exchange = exchange_of(record, outcome.turn)
+        replies[exchange] = replies.get(exchange, 0) + 1
+        nth = "" if replies[exchange] == 1 else f" {replies[exchange]} (after its check)"
         user = messages.get(("user", outcome.turn)) if outcome.turn > 1 else None
         if user is not None:
-            steps.append(ForkStep(turn=outcome.turn, seat="user", label=f"turn {outcome.turn} · user message",
+            steps.append(ForkStep(turn=outcome.turn, seat="user", label=f"{unit} {exchange} · user message",
                                   text=user.content))
         if outcome.reply is not None:  # the JSON a person edits, one field a line; the list shows the gist
             reply = outcome.reply
@@ -33,7 +44,7 @@ def fork_steps(record: Any) -> list[ForkStep]:
             summary = f"{reply.proactive_action} / {reply.task_description.status}: {reply.response_text}"
         else:
             text, summary = outcome.raw, f"(format failure) {outcome.raw}"
-        steps.append(ForkStep(turn=outcome.turn, seat="agent", label=f"turn {outcome.turn} · agent reply", text=text,
+        steps.append(ForkStep(turn=outcome.turn, seat="agent", label=f"{unit} {exchange} · agent reply{nth}", text=text,
                               summary=summary))
     return steps
 

@@ -501,7 +501,6 @@ class ChronosSession(SessionBase):
     # -- one agent turn -------------------------------------------------------------------------
 
     async def _turn(self, turn: int) -> None:
-        await self.checkpoint(turn)  # a viewer's pause / step holds here, before the agent's turn
         st = self.state
         last_chance = st.verdict == "refused" or self._failure is not None
         self.pending = expectation = expect(st)
@@ -595,6 +594,11 @@ class ChronosSession(SessionBase):
             if self.counts_next_turn:
                 if self.counted_turns >= self.turn_limit:
                     raise self._turn_limit()
+                # A viewer's pause / step holds here, before each exchange (the family's unit, as
+                # the status line, transcript and History count): the agent's answers to its own
+                # checks continue the exchange without holding, so "pauses after exchange 3"
+                # names what really runs last.
+                await self.checkpoint(self.counted_turns + 1)
                 self.counted_turns += 1
             turn += 1
             await self._turn(turn)
@@ -607,8 +611,8 @@ class ChronosSession(SessionBase):
 
     def _turn_limit(self) -> _Ended:
         return _Ended("max_turns", False, "turn_limit",
-                      f"the task was still open after {self.turn_limit} turns "
-                      "(answers to the agent's own checks not counted)")
+                      f"the task was still open after {self.turn_limit} exchanges "
+                      "(answers to the agent's own checks continue an exchange)")
 
     # -- the run --------------------------------------------------------------------------------
 
@@ -671,11 +675,11 @@ def _parse_reading(text: str) -> ReplyReading:
 
 def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participant], session_id: str | None,
                           resume_from: RunRecord | None = None):
-    """The factory's builder: the agent model runs at temperature 0.2 (`AGENT_TEMPERATURE`, our
-    choice: the paper states none) unless the user chose one;
-    the scripted persona takes the user seat when `user_simulator` is "scripted" (and no person
-    plays it); the judge seat sits only when it reads (`confirmation_reader` "judge")."""
-    from proactive_tui.core.participants import LLMParticipant
+    """The factory's builder: each model seat runs at the family's `seat_temperature` (the agent
+    at AGENT_TEMPERATURE, our choice: the paper states none, unless the user chose one); the scripted persona takes the user seat when
+    `user_simulator` is "scripted" (and no person plays it); the judge seat sits only when it
+    reads (`confirmation_reader` "judge")."""
+    from proactive_tui.core.spec import seat_temperatures
 
     settings = ChronosSettings(**spec.settings)
     user = seats["user"]
@@ -685,12 +689,7 @@ def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participa
         user = ScriptedPersona()
     judge = seats.get("judge") if settings.confirmation_reader == "judge" else None
     agent = seats["agent"]
-    roles = spec.roles
-    if isinstance(agent, LLMParticipant) and "temperature" not in roles.agent.model_fields_set:
-        agent_settings = roles.agent.model_copy(update={"temperature": AGENT_TEMPERATURE})
-        agent.settings = agent_settings
-        roles = roles.model_copy(update={"agent": agent_settings})
-        spec = spec.model_copy(update={"roles": roles})
+    spec = seat_temperatures(spec, seats, "chronos")
     models = spec.models_summary()
     if user is not seats["user"]:
         models["user"] = {"model": user.info.label, "api_base": None, "temperature": None, "max_tokens": None}

@@ -78,6 +78,33 @@ def apply_timeline_event(record: Any, event: Any) -> None:
 
 
 
+def answers_own_check(record: Any, turn: int) -> bool:
+    """Whether agent turn `turn` answers the agent's own INFO_RETRIEVAL (continuing an exchange)
+    rather than the user or the monitor. A judged turn says so itself (`input_kind`); the turn in
+    progress is read from its input: a tool observation numbered `turn` with no user message and no
+    monitor scan of that number (a check that hands the turn on is followed by one of those)."""
+    section: ChronosSection = record.section
+    for outcome in section.turns:
+        if outcome.turn == turn:
+            return outcome.input_kind == "tool_call"
+    sources = {o.source for o in section.observations if o.turn == turn}
+    said = any(m.role == "user" and m.turn == turn for m in getattr(record, "messages", []))
+    return "tool_call" in sources and "internal_trigger" not in sources and not said
+
+
+def exchange_of(record: Any, turn: int) -> int:
+    """The exchange (the unit the turn limit counts, `ChronosFamily.turn_unit`) engine turn `turn`
+    belongs to: one per agent turn answering the user or the monitor, the answers to its own
+    checks continuing the one before. A user message of turn `turn` opens that exchange."""
+    return sum(1 for t in range(1, turn + 1) if not answers_own_check(record, t)) if turn > 0 else 0
+
+
+def exchanges_done(record: Any) -> int:
+    """Exchanges with every agent turn judged: the count History and `sessions list` show."""
+    section: ChronosSection = record.section
+    return sum(1 for outcome in section.turns if outcome.input_kind != "tool_call")
+
+
 def verdicts(record: Any) -> list[Any]:
     """The checks a person can label (`core.labels`): per agent turn, the rule-based oracle's
     action check (was the proactive action right?) and status check (was the task status

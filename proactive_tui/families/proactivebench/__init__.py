@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
+from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef, TurnUnit
 from proactive_tui.families.proactivebench import env as env_module
 from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE, FEEDBACK_HELP, ProactiveBenchSettings
 
@@ -31,6 +31,8 @@ class ProactiveBenchFamily(Family):
     resumable = True
     forkable = True
     settings_model = ProactiveBenchSettings
+    turn_unit = TurnUnit(name="event", plural="events",
+                         meaning="one observed event of the trace: the agent's answer to it and the judge's verdict")
 
     @property
     def section_model(self) -> type:  # type: ignore[override]
@@ -109,6 +111,15 @@ class ProactiveBenchFamily(Family):
 
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
+
+    def default_temperature(self, seat):
+        """The agent runs at upstream's 0.5 (`settings.AGENT_TEMPERATURE`) unless someone chose another."""
+        return AGENT_TEMPERATURE if seat == "agent" else None
+
+    def seat_temperature(self, seat, roles, settings=None):
+        """The `agent_temperature` setting (`--agent-temperature`) wins for the agent."""
+        chosen = (settings or {}).get("agent_temperature") if seat == "agent" else None
+        return float(chosen) if chosen is not None else super().seat_temperature(seat, roles, settings)
 
     def build_session(self, spec, env, seats, session_id=None, resume_from=None):
         from proactive_tui.families.proactivebench.protocol import build_proactivebench_session

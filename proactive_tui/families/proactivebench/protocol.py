@@ -55,7 +55,7 @@ from proactive_tui.core.replay import is_replaying, wrap_seats
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
 from proactive_tui.families.proactivebench.resume import complete_events, recorded_answers
-from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE, ProactiveBenchSettings
+from proactive_tui.families.proactivebench.settings import ProactiveBenchSettings
 from proactive_tui.families.proactivebench.env import ProactiveBenchEnv
 from proactive_tui.llm.errors import ModelError
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
@@ -337,22 +337,18 @@ class ProactiveBenchSession(SessionBase):
 def build_proactivebench_session(spec: Any, env: ProactiveBenchEnv, seats: dict[str, Participant],
                                  session_id: str | None = None,
                                  resume_from: RunRecord | None = None) -> ProactiveBenchSession:
-    """The factory's builder. A model agent runs at the temperature the user chose
-    (`agent_temperature`, else the agent model's own temperature when set in the config or
-    environment), otherwise at upstream's 0.5 (`AGENT_TEMPERATURE`). The one used is recorded
-    twice: in the settings (`agent_temperature`) and in the agent's model settings."""
+    """The factory's builder. Each model seat runs at the family's `seat_temperature`: the agent at
+    the temperature the user chose (`agent_temperature`, else the agent model's own temperature
+    when set in the setup screen, the config or the environment), otherwise at upstream's 0.5
+    (`AGENT_TEMPERATURE`). The agent's is recorded twice: in the settings (`agent_temperature`)
+    and in the agent's model settings."""
     from proactive_tui.core.participants import LLMParticipant
+    from proactive_tui.core.spec import seat_temperatures
 
     settings = ProactiveBenchSettings(**spec.settings)
     agent = seats["agent"]
-    if isinstance(agent, LLMParticipant):
-        roles = spec.roles
-        chosen = settings.agent_temperature
-        if chosen is None:
-            chosen = roles.agent.temperature if "temperature" in roles.agent.model_fields_set else AGENT_TEMPERATURE
-        agent_settings = roles.agent.model_copy(update={"temperature": chosen})
-        agent.settings = agent_settings
-        spec = spec.model_copy(update={"roles": roles.model_copy(update={"agent": agent_settings})})
-        settings = settings.model_copy(update={"agent_temperature": chosen})
+    spec = seat_temperatures(spec, seats, "proactivebench")
+    if isinstance(getattr(agent, "live", agent), LLMParticipant):
+        settings = settings.model_copy(update={"agent_temperature": spec.roles.agent.temperature})
     return ProactiveBenchSession(env, ProactiveBenchSeats(agent=agent, user=seats["user"]), settings,
                                  session_id=session_id, models=spec.models_summary(), resume_from=resume_from)

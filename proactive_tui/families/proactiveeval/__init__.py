@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef
+from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef, TurnUnit
 from proactive_tui.families.proactiveeval import env as env_module
 from proactive_tui.families.proactiveeval.settings import ProactiveEvalSettings
 
@@ -30,6 +30,7 @@ class ProactiveEvalFamily(Family):
     replayable = True
     group_by_tier = True
     settings_model = ProactiveEvalSettings
+    turn_unit = TurnUnit(name="turn", plural="turns", meaning="one agent message and the user's reply to it")
     sweeps = {"agreeableness": ("low", "medium", "high")}
     """The paper runs every environment at each of the three levels."""
 
@@ -140,8 +141,10 @@ class ProactiveEvalFamily(Family):
         return env_module.describe(env, reveal_reference)
 
     def build_session(self, spec, env, seats, session_id=None, resume_from=None, fork_at=None):
+        from proactive_tui.core.spec import seat_temperatures
         from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSeats, ProactiveEvalSession
 
+        spec = seat_temperatures(spec, seats, self)
         seed = spec.settings.get("seed")
         if seed is not None:  # the setting reaches every model call (a seat's own seed wins)
             for participant in seats.values():

@@ -49,10 +49,11 @@ class SidePane(Vertical):
         log.mount(Static(line))
         log.scroll_end(animate=False)
 
-    def add_message(self, role: str, turn: int, content: str, writer: str = "") -> None:
-        """One finished message; `writer` (its record's) is named when a person wrote it."""
+    def add_message(self, role: str, where: str, content: str, writer: str = "") -> None:
+        """One finished message; `where`: its place in its family's unit (`exchange 3`); `writer`
+        (its record's) is named when a person wrote it."""
         who = f" · {speaker(writer)}" if by_person(writer) else ""
-        line = Text(f"{role} · turn {turn}{who}: ", style="bold")
+        line = Text(f"{role} · {where}{who}: ", style="bold")
         line.append(plain(content))
         self._write(line)
 
@@ -151,21 +152,35 @@ class CompareScreen(Screen[None]):
         self.refresh_bindings()
 
     def _on_event(self, index: int, event: Any) -> None:
-        from proactive_tui.store.queries import headline, headline_text
+        from proactive_tui.store.queries import headline, headline_text, turns_text
 
         builder = self._builders[index]
         builder.apply(event)
         self.records[index] = builder.record
         pane = self.panes()[index]
         if event.type == "message_done":
-            pane.add_message(event.message.role, event.message.turn, event.message.content, event.message.model)
+            pane.add_message(event.message.role, self._unit_label(builder.record, event.message.turn),
+                             event.message.content, event.message.model)
         elif event.type == "session_ended":
+            from proactive_tui.store.queries import reason_word
+
             self.ended[index] = True
-            pane.add_note(f"ended: {event.reason}")
+            pane.add_note(f"ended: {reason_word(event.reason)}")
             self.refresh_bindings()
         if builder.record is not None:
-            pane.set_scores(headline_text(headline(builder.record)))
+            values = headline(builder.record)
+            counted = turns_text(builder.record.family, values)
+            pane.set_scores(f"{counted} · {headline_text(values)}" if counted else headline_text(values))
         self._show_differences()
+
+    def _unit_label(self, record: Any, turn: int) -> str:
+        """Where engine turn `turn` is, in the family's unit (`exchange 3`), as the session screen says it."""
+        from proactive_tui.core import registry
+        from proactive_tui.store.queries import turn_unit
+
+        family = registry.find(self.env.family)
+        number = family.unit_number(record, turn) if family is not None and record is not None else turn
+        return f"{turn_unit(self.env.family).name} {number}"
 
     def _show_differences(self) -> None:
         records = self.records
@@ -174,7 +189,7 @@ class CompareScreen(Screen[None]):
         table = turn_table(records)
         lines = []
         for i in range(1, len(records)):
-            turns = " · ".join(f"t{row.turn} {_signed(row.differences[i - 1])}" for row in table.rows) or "none yet"
+            turns = " · ".join(f"{table.unit} {row.turn} {_signed(row.differences[i - 1])}" for row in table.rows) or "none yet"
             lines.append(f"{letter(i)} − A, {table.label}: {turns}")
             lines.append(f"{letter(i)} − A, {table.final_label} at the end: {_signed(table.final_differences[i - 1])}")
         if self.done and self.row is not None and self.row.vote is None:

@@ -28,7 +28,7 @@ from proactive_tui.ui.widgets.title_bar import TitleBar
 COLUMNS = (("when", "When"), ("env", "Family / environment"), ("status", "Status / ended"),
            ("scores", "Scores"), ("models", "Models"))
 ROW_HEIGHT = 2
-RESUMABLE = ("interrupted", "cancelled")
+RESUMABLE = ("interrupted", "stopped")
 
 
 def _resumable(family: str) -> bool:
@@ -76,10 +76,14 @@ def clip(text: str, width: int) -> str:
     return "\n".join(line if len(line) <= width else line[:width - 1] + "…" for line in text.split("\n"))
 
 
-def scores_text(headline: dict[str, Any]) -> str:
-    parts = []
+def scores_text(headline: dict[str, Any], family: str = "") -> str:
+    """The count in the family's unit (`exchanges 6`), then the headline scores."""
+    from proactive_tui.store.queries import turns_text
+
+    counted = turns_text(family, headline)
+    parts = [counted] if counted else []
     for key, value in headline.items():
-        if key == "ended" or value is None or isinstance(value, (dict, list)):
+        if key in ("ended", "turns", "messages") or value is None or isinstance(value, (dict, list)):
             continue
         parts.append(f"{key} {value}")
     return two_lines(parts) or "-"
@@ -87,10 +91,12 @@ def scores_text(headline: dict[str, Any]) -> str:
 
 def row_cells(summary: Any) -> tuple[str, ...]:
     status = summary.status + (" (resumed)" if summary.resumed_from else "") + (" (branch)" if summary.forked_from else "")
-    ended = str(summary.headline.get("ended") or "-")
+    from proactive_tui.store.queries import ended_word
+
+    ended = ended_word(str(summary.headline.get("ended") or "-"), summary.family)
     rest = summary.env_id.removeprefix(summary.family + "/")
     return (when(summary.created_at, "\n"), f"{summary.family}\n{rest}", f"{status}\n{ended}",
-            scores_text(summary.headline), models_text(summary))
+            scores_text(summary.headline, summary.family), models_text(summary))
 
 
 def open_stored(app: Any, session_id: str, *, quiet_if_missing: bool = False, replay_screen: Any = None) -> bool:

@@ -103,6 +103,21 @@ class SessionScreenBase(Screen[None]):
         self.human_seat = next((s for s, k in spec.seats.items() if k == "human"), None)
 
     @property
+    def turn_unit(self) -> Any:
+        """The family's `TurnUnit`: what the status line, the transcript and the fork list count."""
+        from proactive_tui.core import registry
+        from proactive_tui.core.family import Family
+
+        return (registry.find(self.env.family) or Family).turn_unit
+
+    def unit_number(self, turn: int) -> int:
+        """The `turn_unit` engine turn `turn` belongs to, from the record as folded so far."""
+        from proactive_tui.core import registry
+
+        family, record = registry.find(self.env.family), self.builder.record
+        return turn if family is None or record is None else family.unit_number(record, turn)
+
+    @property
     def status(self) -> StatusLine:
         return self.query_one(StatusLine)
 

@@ -22,6 +22,7 @@ from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
+from textual.validation import Number
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
 from proactive_tui.core.spec import SessionSpec
@@ -114,6 +115,17 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
             return self.remembered.models[role]
         return self.roles.for_role(role).model
 
+    def initial_temperature(self, role: str, prev: Any) -> float:
+        """The seat's temperature the form opens on: the session started again's, else the family's
+        last setup's, else the family's decision (`Family.seat_temperature`: the config's or the
+        environment's choice, else the family's default), which every other start path uses too."""
+        if self.previous is not None:
+            return self.family.seat_temperature(role, self.previous.roles, self.previous.settings)
+        remembered = getattr(self.remembered, "temperatures", None) or {}
+        if remembered.get(role) is not None:
+            return float(remembered[role])
+        return self.family.seat_temperature(role, self.roles, prev.model_dump())
+
     def initial_api_base(self) -> str:
         if self.remembered is not None and self.remembered.api_base:
             return self.remembered.api_base
@@ -136,6 +148,9 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
                         yield Label(self.SEAT_LABELS.get(role, role), classes="seat-label")
                         yield Input(model, id=f"model-{role}", suggester=SuggestFromList(self.models, case_sensitive=False),
                                     placeholder="litellm model, e.g. openai/gpt-4.1")
+                        yield Input(f"{self.initial_temperature(role, prev):g}", id=f"temperature-{role}", type="number",
+                                    validators=[Number(0.0, 2.0)], classes="seat-temperature",
+                                    tooltip=f"the {self.SEAT_LABELS.get(role, role)} model's temperature, 0 to 2")
                         yield Static(key_note(model, api_base or None), id=f"key-{role}", classes="key-note")
                 yield Input(api_base, id="api-base", placeholder="api base for OpenAI-compatible servers (optional)")
                 yield from self.compose_settings(prev)
@@ -187,11 +202,14 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
 
     def invalid_inputs(self) -> list[Input]:
         """Inputs whose validators fail (the form refuses to start)."""
-        return [box for box in self.query("#settings-grid Input").results(Input) if not box.is_valid]
+        return [box for box in self.query("#seats Input, #settings-grid Input").results(Input)
+                if not box.disabled and not box.is_valid]
 
     def on_mount(self) -> None:
         self.query_one("#setup").border_title = "Setup"
         self.query_one("#setup").border_subtitle = "ctrl+s starts · esc cancels"
+        for box in self.query(".seat-temperature").results(Input):
+            box.border_title = "temperature"
         self._mode_changed()  # a remembered play mode: the person's seat has no model
         modes = self.query_one("#mode", RadioSet)
         modes.border_title = "Mode · ←→ move, space picks, tab next"
@@ -213,6 +231,7 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
                 continue
             box = self.query_one(f"#model-{role}", Input)
             box.disabled = role == human
+            self.query_one(f"#temperature-{role}", Input).disabled = role == human
             note = self.query_one(f"#key-{role}", Static)
             note.update(Text("you play this seat", style="bold") if role == human else key_note(box.value, self._api_base()))
         self.confirmed_missing_keys = False
@@ -259,13 +278,22 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
                 continue
             base = self.roles.for_role(role)
             model = self.query_one(f"#model-{role}", Input).value.strip() or DEFAULT_MODEL
-            roles[role] = base.model_copy(update={"model": model, "api_base": api_base})
+            roles[role] = base.model_copy(update={"model": model, "api_base": api_base,
+                                                  "temperature": self.seat_temperature_value(role)})
         settings = self.read_settings()
         seats = {role: "model" for role in self.SEATS}
         if human:
             seats[human] = "human"
         return SessionSpec(env_id=self.env.id, roles=RoleSettings(**{k: ModelSettings.model_validate(v.model_dump()) for k, v in roles.items()}),
                            seats=seats, settings=settings)
+
+    def seat_temperature_value(self, role: str) -> float:
+        """The seat's temperature as the form holds it (validated 0..2 before Start); a seat whose
+        box is disabled (a person plays it, or the family leaves it empty) keeps its settings'."""
+        box = self.query_one(f"#temperature-{role}", Input)
+        if box.disabled:
+            return self.roles.for_role(role).temperature
+        return float(box.value)
 
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:

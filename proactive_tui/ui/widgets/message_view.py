@@ -43,11 +43,16 @@ class MessageView(Static):
     can_focus = True
     BINDINGS = [Binding("enter", "open_full", "Whole message", show=False)]
 
-    def __init__(self, message_id: str, role: str, turn: int, speaker: str, text: str = "", kind: str = "message") -> None:
+    def __init__(self, message_id: str, role: str, turn: int, speaker: str, text: str = "", kind: str = "message",
+                 unit: str = "turn", number: int | None = None) -> None:
+        """`turn`: the engine's turn (what a fork names); `unit` and `number`: what the header
+        says, the family's `turn_unit` and this message's number in it (`exchange 3`)."""
         super().__init__(classes=f"message {kind} role-{role}")
         self.message_id = message_id
         self.role = role
         self.turn = turn
+        self.unit = unit
+        self.number = turn if number is None else number
         self.speaker = speaker
         self.body = plain(text)
         self.state = "streaming" if kind == "message" else "done"
@@ -57,7 +62,7 @@ class MessageView(Static):
 
     def header(self) -> Text:
         label = Text(f"{self.role} ", style="bold")
-        label.append(f"· turn {self.turn} · {self.speaker}", style="dim")
+        label.append(f"· {self.unit} {self.number} · {self.speaker}", style="dim")
         if self.state == "streaming":
             label.append("  waiting for you…" if self.speaker == "you" else "  typing…", style="italic dim")
         elif self.state == "partial":
@@ -81,7 +86,7 @@ class MessageView(Static):
         if self.is_folded:
             from proactive_tui.ui.screens.message_modal import FullMessageScreen
 
-            self.app.push_screen(FullMessageScreen(f"{self.role} · turn {self.turn} · {self.speaker}", self.body))
+            self.app.push_screen(FullMessageScreen(f"{self.role} · {self.unit} {self.number} · {self.speaker}", self.body))
 
     def on_click(self) -> None:
         self.action_open_full()
@@ -101,4 +106,4 @@ class MessageView(Static):
         self._render_text()
 
     def plain_text(self) -> str:
-        return f"{self.role} (turn {self.turn}, {self.speaker}): {self.body}"
+        return f"{self.role} ({self.unit} {self.number}, {self.speaker}): {self.body}"

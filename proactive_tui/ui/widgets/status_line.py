@@ -30,14 +30,15 @@ from textual.widgets import Static
 
 class StatusLine(Static):
     UNIT = "turn"
-    """What is counted ("turn"; a subclass may count "event"s)."""
-    GATE_UNIT = ""
-    """What the turn gate holds before, when not `UNIT` (Chronos holds before each agent turn)."""
+    """What is counted: the family's `turn_unit` name ("turn", "event", "exchange"), given as `unit`;
+    the turn gate holds before each one, so the pause names the same unit."""
     clock = staticmethod(time.monotonic)
     """Where elapsed time comes from (snapshot tests stop it)."""
 
-    def __init__(self, max_turns: int, **kwargs) -> None:
+    def __init__(self, max_turns: int, unit: str | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
+        if unit:
+            self.UNIT = unit
         self.turn = 0
         self.max_turns = max_turns
         self.activity = "starting…"
@@ -54,7 +55,7 @@ class StatusLine(Static):
         the session exists."""
 
     def counter_text(self) -> str:
-        """How far the session is: `turn 3/10` (a subclass names what it counts otherwise)."""
+        """How far the session is, in the family's unit: `turn 3/10`, `event 4/12`, `exchange 3/24`."""
         return f"{self.UNIT} {self.turn}/{self.max_turns}"
 
     def on_mount(self) -> None:
@@ -92,7 +93,7 @@ class StatusLine(Static):
         """The activity as shown now: the gate's state wins over a stale "next" while paused, and
         names the turn the session holds before, or the last one that runs before it holds."""
         state, last = self.gate() if self.gate is not None and self.finished is None else ("", None)
-        unit = self.GATE_UNIT or self.UNIT
+        unit = self.UNIT
         if state == "holding":
             after = f"{unit} {last + 1}" if last is not None else f"the next {unit}"
             return f"paused before {after}: s steps, a auto-plays"

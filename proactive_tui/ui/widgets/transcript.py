@@ -13,6 +13,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from typing import Callable
+
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.widgets.message_view import MessageView
 
@@ -20,9 +22,13 @@ from proactive_tui.ui.widgets.message_view import MessageView
 class Transcript(VerticalScroll):
     can_focus = True
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, unit: str = "turn", number_of: Callable[[int], int] | None = None, **kwargs) -> None:
+        """`unit`: the family's `turn_unit` name, which a message's header gives its number in;
+        `number_of(turn)`: that number for an engine turn (by default the turn itself)."""
         super().__init__(**kwargs)
         self.views: dict[str, MessageView] = {}
+        self.unit = unit
+        self.number_of = number_of
 
     MORE_BELOW = "↓ more below · End follows"
 
@@ -51,7 +57,8 @@ class Transcript(VerticalScroll):
 
     def start_message(self, message_id: str, role: str, turn: int, speaker: str) -> MessageView:
         follow = self.at_bottom
-        view = MessageView(message_id, role, turn, speaker)
+        number = self.number_of(turn) if self.number_of is not None else turn
+        view = MessageView(message_id, role, turn, speaker, unit=self.unit, number=number)
         self.views[message_id] = view
         self.mount(view)
         self._follow(follow)

@@ -20,9 +20,11 @@ NOTES = {prompts.REPEATED_CHECK: "unchanged since the last check",
 
 
 class ObservationNote(Static):
-    def __init__(self, event: Any, **kwargs: Any) -> None:
+    def __init__(self, event: Any, where: str, **kwargs: Any) -> None:
+        """`where`: the observation's place in the family's unit (`exchange 3`), as the screen counts."""
         kind = "obs-tool" if event.source == "tool_call" else "obs-trigger"
         self.event = event
+        self.where = where
         # The text is known up front: give it to Static now. Set in on_mount instead, the height
         # measured while empty could stick (a 1-row tag), and the transcript's scroll height with it.
         super().__init__(self.render_text(), classes=f"observation {kind}", **kwargs)
@@ -34,7 +36,7 @@ class ObservationNote(Static):
     def render_text(self) -> Text:
         e = self.event
         text = Text()
-        text.append(f"◆ {SOURCE[e.source]} · turn {e.turn} · {plain(e.clock).replace('T', ' ')}", style="bold")
+        text.append(f"◆ {SOURCE[e.source]} · {self.where} · {plain(e.clock).replace('T', ' ')}", style="bold")
         for line in e.content.splitlines():  # the listings; the task it repeats is on the task panel
             line = line.strip()
             if line in NOTES:

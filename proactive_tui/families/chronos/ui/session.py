@@ -57,7 +57,7 @@ ENDED_TEXT = {
     "task_failed": "the task failed",
     "derailed": "a critical mistake ended the task",
     "timeline_exhausted": "the timeline ran out",
-    "max_turns": "the turn limit was reached",
+    "max_turns": "the exchange limit was reached",
     "user_stopped": "you left the session",
     "cancelled": "stopped",
     "error": "stopped by an error",
@@ -84,23 +84,6 @@ def response_text(content: str) -> str:
         return str(json.loads(content).get("response_text") or "")
     except (ValueError, AttributeError):
         return content
-
-
-class TurnBudgetLine(StatusLine):
-    """Chronos's status line counts the turn limit used, not the engine's turn number: a turn that
-    answers the agent's own INFO_RETRIEVAL is not counted (upstream's rule), so the two part ways
-    (`turns used 5/18` while the transcript is at turn 11). One name each: the transcript's
-    `turn 11` is the turn, this is the budget."""
-
-    GATE_UNIT = "agent turn"
-    """The gate holds before each agent turn; the pause names it as the transcript numbers it."""
-
-    def counter_text(self) -> str:
-        return f"turns used {self.turn}/{self.max_turns}"
-
-    def last_possible(self, turn: int) -> int:
-        """No cap: the budget counts fewer turns than the transcript numbers (see above)."""
-        return turn
 
 
 class ChronosSessionScreen(SessionScreenBase):
@@ -142,8 +125,9 @@ class ChronosSessionScreen(SessionScreenBase):
         self.agent_messages: dict[str, str] = {}
         """message id -> the turn's raw reply (agent messages show their response_text)."""
         self.counted_turns = 0
-        """Agent turns counted against the limit, as the engine counts them (not those answering
-        the agent's own INFO_RETRIEVAL): what the status line's `turns used n/N` shows."""
+        """Exchanges (the family's `turn_unit`): agent turns counted against the limit, as the engine
+        counts them (not those answering the agent's own INFO_RETRIEVAL): the status line's
+        `exchange n/N`, and the number the transcript, fork list, compare and History give."""
         self._begun: set[int] = set()
         self._last_input = "user"
         self._dormant = False
@@ -163,7 +147,7 @@ class ChronosSessionScreen(SessionScreenBase):
             with Vertical(id="session-main"):
                 if self.human_seat:
                     yield self._context_card()
-                yield Transcript(id="transcript")
+                yield Transcript(unit=self.turn_unit.name, number_of=self.unit_number, id="transcript")
                 if self.human_seat == "user":
                     with VerticalScroll(id="user-hint", classes="hint"):
                         yield Static("", id="user-hint-text")
@@ -179,7 +163,7 @@ class ChronosSessionScreen(SessionScreenBase):
                 yield TimelinePanel(spoilers=self.human_seat is None, id="timeline-panel", classes="panel")
                 yield TaskPanel(id="task-panel", classes="panel")
                 yield TimelineTurns(id="timeline-turns", classes="panel")
-        yield TurnBudgetLine(self.turn_limit, id="status")
+        yield StatusLine(self.turn_limit, unit=self.turn_unit.name, id="status")
         yield KeyBar()
 
     def _persona_sections(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -304,7 +288,7 @@ class ChronosSessionScreen(SessionScreenBase):
         elif t == "chronos.timeline_observation":
             self._last_input = event.source
             self.query_one(TimelinePanel).show_seen(event.state_index)
-            note = ObservationNote(event)
+            note = ObservationNote(event, where=f"{self.turn_unit.name} {self.unit_number(event.turn)}")
             self._mount_note(note)
             if note.handover and not self._dormant:
                 status.set(activity="the agent checked enough in a row: the user's turn")
@@ -324,7 +308,8 @@ class ChronosSessionScreen(SessionScreenBase):
         elif t == "chronos.timeline_turn":
             o = event.outcome
             if o.reply is not None:
-                self.query_one(TaskPanel).show_task(o.turn, o.reply.task_description)
+                self.query_one(TaskPanel).show_task(o.turn, o.reply.task_description,
+                                                    where=f"{self.turn_unit.name} {self.unit_number(o.turn)}")
                 for form in self.query(ActionForm):
                     form.carry_over(o.reply)
             self.query_one(TimelineTurns).add_outcome(o)

@@ -38,9 +38,11 @@ class ChronosSetupScreen(SetupScreenBase):
         limit = prev.max_turns
         delay = prev.monitor_delay_s
         with Grid(id="settings-grid"):
-            yield Label("turn limit")
+            yield Label("exchange limit")
             yield Input("" if limit is None else str(limit), id="max-turns", type="integer", validators=[Integer(1, 200)],
-                        placeholder=f"scenario: {self.env.scenario.turn_limit}", valid_empty=True)
+                        placeholder=f"scenario: {self.env.scenario.turn_limit}", valid_empty=True,
+                        tooltip="the scenario's turn limit, which counts exchanges: an agent turn answering "
+                                "its own INFO_RETRIEVAL continues its exchange")
             yield Label("monitor")
             yield Select(MONITOR, value="manual" if delay is None else "auto",
                          allow_blank=False, id="monitor")
@@ -80,6 +82,7 @@ class ChronosSetupScreen(SetupScreenBase):
                 continue
             box = self.query_one(f"#model-{role}", Input)
             box.disabled = off
+            self.query_one(f"#temperature-{role}", Input).disabled = off
             if off:
                 self.query_one(f"#key-{role}", Static).update(Text(UNUSED[role], style="italic"))
             else:

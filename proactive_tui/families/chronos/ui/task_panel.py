@@ -22,9 +22,10 @@ class TaskPanel(Static):
         self.border_title = "Agent's task"
         self.update(Text("no agent turn yet", style="dim italic"))
 
-    def show_task(self, turn: int, task: Any) -> None:
+    def show_task(self, turn: int, task: Any, where: str) -> None:
+        """`where`: the reply's place in the family's unit (`exchange 3`), as the screen counts."""
         self.previous, self.current, self.turn = self.current, task, turn
-        self.border_subtitle = f"turn {turn}"
+        self.border_subtitle = where
         self.update(self.render_text())
 
     def render_text(self) -> Text:
@@ -54,5 +55,5 @@ class TaskPanel(Static):
             if key not in now:
                 text.append(f"    {plain(str(key))}: {plain(str(value))}\n", style="dim strike")
         if prev is not None:
-            text.append("● changed since the agent's previous turn", style="dim italic")
+            text.append("● changed since the agent's previous reply", style="dim italic")
         return text.rstrip() or text

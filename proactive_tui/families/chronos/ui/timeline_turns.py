@@ -1,5 +1,6 @@
-"""Per agent turn: its input, the action and status it chose, each with a check or cross against
-the oracle's expected action and status.
+"""Per agent reply: the exchange it belongs to (the family's unit, as the status line and the
+transcript number it), its input, the action and status it chose, each with a check or cross
+against the oracle's expected action and status.
 
 The columns have fixed widths (the longest value each can hold), so rows added later never shift
 the columns of the rows above. The mark ends the cell of the value it judges, in a column of its
@@ -45,7 +46,7 @@ class TimelineTurns(DataTable):
         self.narrow = False
 
     def on_mount(self) -> None:
-        self.border_title = "Turns vs the oracle"
+        self.border_title = "Replies vs the oracle"
         self.cursor_type = "row"
         self.zebra_stripes = True
         self.cell_padding = 0
@@ -66,14 +67,19 @@ class TimelineTurns(DataTable):
         if self.row_count:
             self.move_cursor(row=self.row_count - 1)
 
+    def exchange(self, outcome: Any) -> int:
+        """The exchange `outcome`'s reply is in: a reply answering its own check continues one."""
+        return sum(1 for o in self.outcomes.values() if o.turn <= outcome.turn and o.input_kind != "tool_call")
+
     def _add_row(self, outcome: Any) -> None:
+        number = Text(f"{self.exchange(outcome):>2}")
         action = judged(outcome.action or "(invalid)", outcome.action_correct, ACTION_W)
         if self.narrow:
             status = judged(SHORT_STATUS.get(outcome.status or "", outcome.status or "-"), outcome.status_correct, SHORT_W)
-            self.add_row(Text(f"{outcome.turn:>2}"), action, status, key=str(outcome.turn))
+            self.add_row(number, action, status, key=str(outcome.turn))
         else:
             status = judged(outcome.status or "-", outcome.status_correct, STATUS_W)
-            self.add_row(Text(f"{outcome.turn:>2}"), INPUT.get(outcome.input_kind, outcome.input_kind), action, status,
+            self.add_row(number, INPUT.get(outcome.input_kind, outcome.input_kind), action, status,
                          key=str(outcome.turn))
 
     def add_outcome(self, outcome: Any) -> None:

@@ -29,7 +29,8 @@ class TimelineVerdict(Static):
         verdict = "n/a" if outcome.success is None else ("SUCCESS" if outcome.success else "FAILURE")
         text = Text()
         text.append(verdict, style="bold reverse" if outcome.success is False else "bold")
-        text.append(f" · {outcome.reason.replace('_', ' ')} · action {pct(outcome.action_accuracy)}"
+        reason = "exchange limit" if outcome.reason == "turn_limit" else outcome.reason.replace('_', ' ')
+        text.append(f" · {reason} · action {pct(outcome.action_accuracy)}"
                     f" · status {pct(outcome.status_accuracy)}")
         if outcome.detail:
             text.append("\n" + plain(outcome.detail), style="italic")
@@ -38,5 +39,6 @@ class TimelineVerdict(Static):
 
             who = READ_BY[read.user_read_by] + (f" {read.user_read_model}" if read.user_read_model else "")
             text.append(f"\nthe user's last decisive message was read as {read.user_read_as} {plain(who)}", style="dim")
-        self.border_subtitle = f"{outcome.turns} turns · {outcome.branch} · {outcome.tier}"
+        # the accuracies are over agent replies (the paper's turns), which an exchange may hold several of
+        self.border_subtitle = f"{outcome.turns} agent replies · {outcome.branch} · {outcome.tier}"
         self.update(text)

@@ -48,10 +48,6 @@ ENDED_TEXT = {
 """How each end reason is said (`ended_text` adds how many events were judged and skipped)."""
 
 
-class EventStatusLine(StatusLine):
-    UNIT = "event"
-
-
 class ProactiveBenchSessionScreen(SessionScreenBase):
     HELP_TITLE = "ProactiveBench session"
     ENDED_TEXT = ENDED_TEXT
@@ -125,7 +121,7 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
             with VerticalScroll(id="pb-side"):
                 yield MetricsPanel(self.judge_name, protocol=ablation_tag(self.spec.settings),
                                    per_task=int(self.spec.settings.get("candidates") or 1) > 1, id="metrics", classes="panel")
-        yield EventStatusLine(self.total, id="status")
+        yield StatusLine(self.total, unit=self.turn_unit.name, id="status")
         yield KeyBar()
 
     def on_mount(self) -> None:

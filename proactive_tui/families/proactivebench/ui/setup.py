@@ -1,11 +1,12 @@
 """ProactiveBench session setup: the agent proposing, the user seat as the reward judge (a model or
 you), and the protocol settings (retries after a rejection, candidates, verdict feedback, max events,
-the agent's temperature).
+beside the seats, the agent's temperature).
 
 The defaults are upstream's evaluation. Verdict feedback is labelled as what it is, the paper's
 ablation (GPT-4o F1 64.60 -> 56.00 with it), so nobody turns it on thinking it is the benchmark.
-The agent temperature field opens on upstream's 0.5 unless the agent's model settings (config or
-environment) chose one; what it holds is what the session uses and records.
+The agent's temperature (beside its model, as every seat's) opens on upstream's 0.5 unless the
+agent's model settings (config or environment) chose one (`Family.seat_temperature`); what it holds
+is what the session uses and records as `agent_temperature`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid
-from textual.validation import Integer, Number
+from textual.validation import Integer
 from textual.widgets import Input, Label, Select, Static, Switch
 
 from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE
@@ -29,16 +30,15 @@ class ProactiveBenchSetupScreen(SetupScreenBase):
     FAMILY = "proactivebench"
     HELP_TITLE = "ProactiveBench setup"
     CSS = """
-    ProactiveBenchSetupScreen #seats { grid-columns: 13 1fr 1fr; }
+    ProactiveBenchSetupScreen #seats { grid-columns: 13 1fr 17 1fr; }
     ProactiveBenchSetupScreen #settings-grid { grid-columns: 22 1fr 16 1fr; }
     ProactiveBenchSetupScreen #seat-note, ProactiveBenchSetupScreen #feedback-note { color: $text-muted; height: auto; padding: 0 1; }
     """
 
-    def default_agent_temperature(self, prev: Any) -> float:
-        if prev.agent_temperature is not None:
-            return float(prev.agent_temperature)
-        agent = self.roles.for_role("agent")
-        return agent.temperature if "temperature" in agent.model_fields_set else AGENT_TEMPERATURE
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#temperature-agent", Input).tooltip = (
+            f"the agent model's temperature, 0 to 2; upstream's evaluation runs it at {AGENT_TEMPERATURE}")
 
     def compose_settings(self, prev: Any) -> ComposeResult:
         yield Static(Text("The user seat is the reward judge: it accepts or rejects each proposal "
@@ -54,18 +54,14 @@ class ProactiveBenchSetupScreen(SetupScreenBase):
             yield Label("max events")
             yield Input("" if max_events is None else str(max_events), id="max-events", validators=[Integer(1, 10_000)],
                         type="integer", valid_empty=True, placeholder="all")
-            yield Label("agent temperature")
-            yield Input(f"{self.default_agent_temperature(prev):g}", id="agent-temperature", type="number",
-                        validators=[Number(0.0, 2.0)], tooltip=f"upstream's evaluation runs the agent at {AGENT_TEMPERATURE}")
         yield Static(Text(FEEDBACK_NOTE), id="feedback-note")
 
     def read_settings(self) -> dict[str, Any]:
         max_events = self.query_one("#max-events", Input).value.strip()
-        temperature = self.query_one("#agent-temperature", Input).value.strip()
         return {
             "retries": int(self.query_one("#retries", Input).value or 0),
             "candidates": int(self.query_one("#candidates", Select).value),  # type: ignore[arg-type]
             "feedback": self.query_one("#feedback", Switch).value,
             "max_events": int(max_events) if max_events else None,
-            "agent_temperature": float(temperature) if temperature else None,
+            "agent_temperature": self.seat_temperature_value("agent"),
         }

@@ -178,7 +178,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
             with Vertical(id="session-main"):
                 if self.human_seat:
                     yield self._context_card()
-                yield Transcript(id="transcript")
+                yield Transcript(unit=self.turn_unit.name, number_of=self.unit_number, id="transcript")
                 if self.human_seat:
                     yield ComposeBox(placeholder=self._idle_placeholder(), id="compose", disabled=True)
             with VerticalScroll(id="judge-panel"):
@@ -192,7 +192,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
                 if self.live_judging:
                     yield ScoreTrend(id="trend", classes="panel")
                 yield FinalScores(id="final-scores", classes="panel")
-        yield StatusLine(self.max_turns, id="status")
+        yield StatusLine(self.max_turns, unit=self.turn_unit.name, id="status")
         yield KeyBar()
 
     def _context_card(self) -> ContextCard:
