@@ -358,3 +358,19 @@ def test_keep_alive_answers_whole_replies_on_one_connection_and_closes_streams()
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
         conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
         assert conn.getresponse().getheader("Connection") == "close"
+
+
+def test_settle_waits_for_a_request_a_dead_client_left_behind() -> None:
+    """A client that wrote its request and died (a synth run killed with -9) must be counted
+    before a test counts what the next run sends: `settle` returns only once it is recorded."""
+    import socket
+
+    with FakeOpenAIServer(latency=0.2) as server:
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        sock.close()  # gone before any answer
+        server.settle()
+        assert sorted(r.method for r in server.requests) == ["GET", "POST"]  # settle's own, and the dead client's
+        assert server.in_flight.get("m", 0) == 0

@@ -191,6 +191,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_result(tmp_path: Path) -> No
             os.kill(proc.pid, signal.SIGKILL)
         finally:
             proc.wait(timeout=60)
+        server.settle()  # what the killed run had sent is recorded before the resume counts its own
         assert not (killed / "summary.json").exists()
         assert main(["synth", "resume", str(killed)]) == 0
         assert main(synth_argv(whole, tree_file, server.base_url, "--out-only")) == 0

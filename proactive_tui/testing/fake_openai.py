@@ -407,6 +407,17 @@ class _Server(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Swallow handler crashes' tracebacks on stderr; the client already sees a dropped connection."""
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.fake._connection_opened()
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        """The end of every accepted connection (its handler thread's `finally`), answered or dropped."""
+        try:
+            super().shutdown_request(request)
+        finally:
+            self.fake._connection_closed()
+
 
 class FakeOpenAIServer:
     """OpenAI-compatible server in a background thread; script replies, then inspect `requests`.
@@ -440,6 +451,9 @@ class FakeOpenAIServer:
         self.max_in_flight: dict[str, int] = {}
         """The most POST requests answered at once, per model: what a concurrency bound is tested by."""
         self._lock = threading.Lock()
+        self._connections = threading.Condition()
+        self._opened = self._closed = 0
+        """Connections accepted and connections done with (`settle`)."""
         self._stopping = threading.Event()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -520,6 +534,29 @@ class FakeOpenAIServer:
     def _leave(self, model: str) -> None:
         with self._lock:
             self.in_flight[model] -= 1
+
+    def _connection_opened(self) -> None:
+        with self._connections:
+            self._opened += 1
+
+    def _connection_closed(self) -> None:
+        with self._connections:
+            self._closed += 1
+            self._connections.notify_all()
+
+    def settle(self, guard_s: float = 120.0) -> None:
+        """Return once every request a client sent so far is recorded and answered (or dropped):
+        after a client was killed, a request it had written may still wait in the listen queue or
+        in a handler thread, and would be counted with whatever the test sends next. A request of
+        our own goes through first: connections are accepted in the order they arrived, so every
+        one before it is accepted by the time it is answered; then we wait until all accepted ones
+        are done. No time decides anything; `guard_s` only keeps a broken server from hanging a test."""
+        import urllib.request
+
+        urllib.request.urlopen(f"{self.base_url}/models", timeout=guard_s).read()
+        with self._connections:
+            if not self._connections.wait_for(lambda: self._closed >= self._opened, timeout=guard_s):
+                raise TimeoutError(f"{self._opened - self._closed} connection(s) still open after {guard_s} s")
 
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
