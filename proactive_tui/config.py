@@ -33,6 +33,10 @@ class AppConfig(BaseModel):
     local_threads: int | None = Field(default=None, ge=1)
     """Threads for the embedded model (local/smollm2); unset: the cores free when it loads.
     `PROACTIVE_TUI_LOCAL_THREADS` wins over it."""
+    synth: dict[str, str] = Field(default_factory=dict)
+    """`[synth]`: a model per `synth` pipeline role (`generator = "openai/gpt-4.1"`), or per group of
+    numbered roles (`probe = "..."` seats probe1..probe3); `--role` wins over it, and it wins over
+    the seat defaults a role otherwise takes. A role no pipeline has is refused when `synth` runs."""
     models: dict[str, ModelLimits] = Field(default_factory=dict)
     """Per litellm model string (`[models."openai/gpt-4.1-mini"]`): `max_parallel_requests`, `rpm`,
     `tpm`, enforced by the gateway for every call of that model (llm/limits.py says why not
@@ -74,8 +78,12 @@ def dump_config(config: AppConfig) -> str:
     lines: list[str] = []
     roles = data.pop("roles", {})
     models = data.pop("models", {})
+    synth = data.pop("synth", {})
     for key, value in data.items():
         lines.append(f"{key} = {_toml_value(value)}")
+    if synth:
+        lines.append("\n[synth]")
+        lines.extend(f"{json.dumps(role)} = {_toml_value(model)}" for role, model in synth.items())
     for role, values in roles.items():
         if values:
             lines.append(f"\n[roles.{role}]")

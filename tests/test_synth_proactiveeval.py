@@ -324,6 +324,33 @@ def test_roles_take_the_session_defaults_unless_named(tmp_path: Path, monkeypatc
         resolve_roles(names, ["critic=openai/x"], None, None)
 
 
+def test_the_config_files_synth_table_seats_roles_under_the_command_line(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`[synth]` in the config file names a model per role or per numbered group; `--role` wins
+    over it, and it wins over the seat defaults (PROACTIVE_TUI_MODEL included); a role no
+    pipeline has is one clear line, naming where it came from; the table survives the app's
+    own rewrite of the config (a theme change)."""
+    from proactive_tui.cli.synth_cmd import resolve_roles
+    from proactive_tui.config import load_config, save_config
+
+    path = tmp_path / "config.toml"
+    path.write_text('theme = "proactive-light"\n\n[synth]\ngenerator = "openai/from-config"\n'
+                    'probe = "openai/probe-config"\nvalidator2 = "openai/v2-config"\n')
+    config = load_config(path)
+    save_config(config.model_copy(update={"theme": "proactive-dark"}), path)  # what ctrl+t does
+    config = load_config(path)
+    assert config.synth == {"generator": "openai/from-config", "probe": "openai/probe-config",
+                            "validator2": "openai/v2-config"}
+    names = ["generator", "probe1", "probe2", "judge", "validator1", "validator2"]
+    monkeypatch.setenv("PROACTIVE_TUI_MODEL", "openai/default")
+    roles = resolve_roles(names, ["probe2=openai/p2-cli"], None, config.roles, config.synth)
+    assert {n: s.model for n, s in roles.items()} == {
+        "generator": "openai/from-config", "probe1": "openai/probe-config", "probe2": "openai/p2-cli",
+        "judge": "openai/default", "validator1": "openai/default", "validator2": "openai/v2-config"}
+    with pytest.raises(ValueError, match=r"the config file's \[synth\] critic: not a role of this pipeline"):
+        resolve_roles(names, [], None, config.roles, {"critic": "openai/x"})
+
+
 def test_one_item_end_to_end_on_the_embedded_model(tmp_path: Path) -> None:
     """Every role on local/smollm2, the fewest calls the pipeline can make (a one-leaf tree, one
     candidate, no refinement, one validator: 9 calls at most, each capped by the seat's token cap).

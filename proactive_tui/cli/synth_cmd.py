@@ -106,28 +106,41 @@ def _fail(err: Any, message: str, code: int) -> int:
 ROLE_ARG = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(\S.*)$")
 
 
-def resolve_roles(role_names: list[str], given: list[str], api_base: str | None, config_roles: Any) -> dict[str, Any]:
-    """Each pipeline role's ModelSettings: `--role` where named, else the session defaults of the
-    seat it is most like (generator, probes, an agent simulator: the agent seat; judges,
-    validators and critics: the judge seat; a user simulator: the user seat), as `run` resolves
-    them (config < environment < command line)."""
-    from proactive_tui.llm.settings import resolve_roles as resolve
-
+def _named_roles(role_names: list[str], pairs: list[tuple[str, str]], where: str) -> dict[str, str]:
+    """role -> model from (name, model) pairs, a name being a role or the stem of numbered roles
+    (`probe` for probe1..probe3); a role named on its own wins over its group."""
     exact: dict[str, str] = {}
     grouped: dict[str, str] = {}
-    for text in given:
-        match = ROLE_ARG.match(text)
-        if not match:
-            raise ValueError(f"--role wants ROLE=MODEL, got {text!r}")
-        name, model = match.group(1), match.group(2).strip()
+    for name, model in pairs:
         if name in role_names:
             exact[name] = model
             continue
         members = [r for r in role_names if re.fullmatch(rf"{re.escape(name)}\d+", r)]
         if not members:
-            raise ValueError(f"--role {name}: not a role of this pipeline (roles: {', '.join(role_names)})")
+            raise ValueError(f"{where} {name}: not a role of this pipeline (roles: {', '.join(role_names)})")
         grouped.update({member: model for member in members})
-    named = {**grouped, **exact}  # a role named on its own wins over its group
+    return {**grouped, **exact}
+
+
+def resolve_roles(role_names: list[str], given: list[str], api_base: str | None, config_roles: Any,
+                  config_synth: dict[str, str] | None = None) -> dict[str, Any]:
+    """Each pipeline role's ModelSettings: `--role` where named, else the config file's `[synth]`
+    entry for it, else the session defaults of the seat it is most like (generator, probes, an
+    agent simulator: the agent seat; judges, validators and critics: the judge seat; a user
+    simulator: the user seat), as `run` resolves them (config < environment < command line). The
+    config's `[synth]` entry outranks the seat defaults (environment included): it names this
+    role, they name a seat."""
+    from proactive_tui.llm.settings import resolve_roles as resolve
+
+    pairs = []
+    for text in given:
+        match = ROLE_ARG.match(text)
+        if not match:
+            raise ValueError(f"--role wants ROLE=MODEL, got {text!r}")
+        pairs.append((match.group(1), match.group(2).strip()))
+    from_config = _named_roles(role_names, [(k, v.strip()) for k, v in (config_synth or {}).items()],
+                               "the config file's [synth]")
+    named = {**from_config, **_named_roles(role_names, pairs, "--role")}
     out = {}
     for role in role_names:
         seat = ("judge" if role.startswith(("judge", "validator")) or role.endswith("critic")
@@ -302,7 +315,7 @@ def run_synth(args: argparse.Namespace) -> int:
         return _fail(err, f"--shard: {pipeline.needs_shared_input()}", 2)
     try:
         config = load_config()
-        roles = resolve_roles([r.name for r in pipeline.roles], args.role, args.api_base, config.roles)
+        roles = resolve_roles([r.name for r in pipeline.roles], args.role, args.api_base, config.roles, config.synth)
     except (ConfigError, ValueError) as exc:
         return _fail(err, str(exc).splitlines()[0], 2)
     manifest = engine.make_manifest(pipeline, options, roles, args.seed, shard)
