@@ -673,3 +673,30 @@ def test_index_narrowing_rule_and_haystack_text() -> None:
                                       f"{e.search_text()} {' '.join(b for _, b in describe(e)).lower()}"]
     for env, hay in index._haystacks():
         assert hay == f"{env.search_text()} {' '.join(b for _, b in describe(env, reveal_reference=True)).lower()}"
+
+
+
+async def test_ctrl_r_lists_environments_written_since_start_and_keeps_the_filter(isolated_dirs: Path) -> None:
+    """`synth` (or anything else) writes into the environments folder while the app runs: ctrl+r
+    reads every source again and lists the new ones without a restart, keeping the filter."""
+    from ui_helpers import wait_for
+    from proactive_tui.paths import user_envs_dir
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        before = len(app.screen.index)
+        folder = user_envs_dir() / "proactiveeval" / "synth-0123abcd" / "persuasion"
+        folder.mkdir(parents=True)
+        item = {"environment": {"user_information": "A nurse on night shifts.", "trigger_factor": "Asks about sleep."},
+                "target": "Persuade them to keep a sleep diary", "sub_target": ["Ask about their week"],
+                "topic": "sleep"}
+        (folder / "fair.json").write_text(json.dumps([item]))
+        await pilot.press("slash", *"persuasion", "enter")
+        await pilot.pause()
+        shown_before = len(app.screen.shown)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: len(app.screen.index) == before + 1)
+        assert app.screen.filter_input.value == "persuasion" and len(app.screen.shown) == shown_before + 1
+        ours = [e for e in app.screen.shown if "sleep diary" in e.model_dump_json()]
+        assert len(ours) == 1 and app.environments.get(ours[0].id) is ours[0]

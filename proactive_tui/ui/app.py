@@ -255,6 +255,34 @@ class ProactiveApp(App[None]):
         )
         self.push_screen(EnvironmentDetailScreen(message.env, reveal_reference=message.reveal_reference))
 
+    def reload_environments(self) -> None:
+        """Read every environment source again (ctrl+r on the picker, the palette): what `synth`
+        or another program wrote since start-up is listed without a restart. Read in a thread
+        (a large `--envs` file takes a while); the picker keeps its filter and highlight."""
+        self.notify("Reading the environment folders again…", timeout=3)
+        self.run_worker(self._reload_environments, thread=True, exclusive=True, group="reload-envs")
+
+    def _reload_environments(self) -> None:
+        from proactive_tui.envs import load_default
+
+        loaded = load_default(self.extra_envs)
+        self.call_from_thread(self._environments_reloaded, loaded)
+
+    def _environments_reloaded(self, loaded: Any) -> None:
+        from proactive_tui.ui.screens.picker import PickerScreen
+
+        before = {e.id for e in self.environments.environments} if self.environments is not None else set()
+        self.environments = loaded
+        for screen in self.screen_stack:
+            if isinstance(screen, PickerScreen):
+                screen.replace_environments(loaded.environments)
+        new = sum(1 for e in loaded.environments if e.id not in before)
+        gone = len(before - {e.id for e in loaded.environments})
+        self.notify(f"{len(loaded.environments)} environments: {new} new, {gone} gone", timeout=NOTIFY_TIMEOUT,
+                    markup=False)
+        if loaded.problems:
+            self.notify(env_problems_message(loaded.problems), severity="warning", timeout=NOTIFY_TIMEOUT, markup=False)
+
     def on_environment_saved(self, message: EnvironmentSaved) -> None:
         """A what-if saved as a new environment: in the loaded set and the picker from now on."""
         from proactive_tui.ui.screens.picker import PickerScreen
@@ -365,6 +393,9 @@ class ProactiveApp(App[None]):
                                 lambda: self.post_message(EnvironmentChosen(env, screen.reveal_reference)))
             yield SystemCommand(f"Compare agents on: {env.id}", "Two agent models side by side on the highlighted "
                                 "environment (same user, judge), blind until you vote", lambda: self.ask_compare(env))
+        if isinstance(screen, PickerScreen):
+            yield SystemCommand("Reload environments", "Read every environment folder again: files added since "
+                                "start (`synth`, your own) appear", self.reload_environments)
         # Session screens (any family) list what they can do right now.
         for title, help_text, callback in getattr(screen, "palette_commands", lambda: [])():
             yield SystemCommand(title, help_text, callback)

@@ -63,6 +63,8 @@ class PickerScreen(Screen[None]):
         # Off the footer (80 columns hold no more); F1 lists it, the palette has it too.
         Binding("c", "compare", "Compare", show=False, tooltip="Compare agent models side by side on the highlighted "
                 "environment (same user, judge and seed), blind until you vote"),
+        Binding("ctrl+r", "reload", "Reload", show=False,
+                tooltip="Read the environment folders again: new files (synth) appear"),
         Binding("escape", "clear_filter", "Clear", tooltip="Clear the filter and list everything"),
         Binding("down", "focus_tree", "To the list", show=False, tooltip="From the filter down to the list"),
     ]
@@ -143,6 +145,17 @@ class PickerScreen(Screen[None]):
             return
         self.index = EnvironmentIndex([*self.index.environments, env])
         self.mixed = mixed_families(self.index.environments)
+        self._rebuild()
+
+    def action_reload(self) -> None:
+        self.app.reload_environments()
+
+    def replace_environments(self, environments: list[Any]) -> None:
+        """List a freshly read set (ctrl+r), keeping the filter and, where it is still there, the
+        highlighted environment."""
+        self.index = EnvironmentIndex(environments)
+        self.mixed = mixed_families(environments)
+        self._say_count()
         self._rebuild()
 
     def _say_count(self) -> None:
