@@ -187,6 +187,34 @@ def test_a_degenerate_sample_gives_a_point_interval_without_a_warning() -> None:
         assert bootstrap_interval([[[1.0, 0.0]]] * 3, lambda sums: sums[..., 1] / sums[..., 1]) is None
 
 
+def test_a_chronos_branching_sample_is_resampled_with_both_its_branches() -> None:
+    """Chronos's overall success pairs a sample's positive and negative branch: scipy resamples
+    the branching samples (both branches at once), not the two environments apart."""
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    from proactive_tui.families.chronos.events import SessionOutcome
+    from proactive_tui.families.chronos.record import ChronosSection
+
+    samples = [f"s{i:02d}" for i in range(31)]
+    won = {(s, branch): (i * 7 + (3 if branch == "negative" else 0)) % 5 < 3
+           for i, s in enumerate(samples) for branch in ("positive", "negative")}
+    results = []
+    for (sample, branch), success in won.items():
+        section = ChronosSection(branch=branch, tier="simple", turns=[], outcome=SessionOutcome(
+            branch=branch, tier="simple", success=success, reason="r"))
+        results.append(result("chronos", f"chronos/{sample}/{branch}", 0, section, environment={"sample_id": sample}))
+    tiers = next(t for t in registry.get("chronos").batch_tables(results, 1) if t.id == "tiers")
+    got = tiers.rows[0].interval["overall_success"]
+
+    positive = np.array([float(won[s, "positive"]) for s in samples])  # samples sorted, as the report sorts units
+    negative = np.array([float(won[s, "negative"]) for s in samples])
+    res = bootstrap((positive, negative), lambda p, n, axis=-1: (p.mean(axis=axis) + n.mean(axis=axis)) / 2,
+                    paired=True, vectorized=True, n_resamples=2000, method="percentile", confidence_level=0.95,
+                    rng=np.random.default_rng(BOOTSTRAP_SEED))
+    assert got == pytest.approx((res.confidence_interval.low, res.confidence_interval.high), abs=1e-12, rel=0)
+
+
 def test_the_bootstrap_figures_are_the_tables_own() -> None:
     """The vectorised figures a resample computes equal the family's metrics on the same counts."""
     import numpy as np
