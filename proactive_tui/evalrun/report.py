@@ -206,7 +206,7 @@ def interval_note(report: BatchReport) -> str:
     b = report.bootstrap
     if b is None:
         return ""
-    method = f"{b.method} ({b.library})" if b.library else b.method
+    method = f"{b.method}, {b.library}" if b.library else b.method
     return (f"[low, high]: {100 * b.level:g}% interval of a headline figure, {method}, {b.resamples} resamples, "
             f"seed {b.seed}; resampled unit: {b.unit}; none with fewer than two environments")
 

@@ -56,7 +56,7 @@ interval is the same on every machine and every recomputation (`report show`, `r
 report.json records it."""
 BOOTSTRAP_RESAMPLES = 2000
 CONFIDENCE = 0.95
-BOOTSTRAP_METHOD = ("percentile bootstrap over environments (scipy.stats.bootstrap, method 'percentile', "
+BOOTSTRAP_METHOD = ("percentile bootstrap over environments, scipy.stats.bootstrap (method 'percentile', "
                     "rng numpy default_rng(seed))")
 """How report.json names the method (`report.Bootstrap.method`)."""
 
