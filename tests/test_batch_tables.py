@@ -1,6 +1,6 @@
 """What a batch's tables say, in every output (issue 30): one pass^1 column with one repeat, counts
 as whole numbers, ProactiveBench's Accept Rate, a seeded bootstrap 95% interval over environments
-on every headline figure, and a run that is not its family's protocol labelled in report.md,
+(`scipy.stats.bootstrap`) on every headline figure, and a run that is not its family's protocol labelled in report.md,
 report.csv, report.json, `report show` and `report html`.
 
 Sessions run with scripted seats (`test_eval_batch.Seats`) or are written by hand; nothing
@@ -106,6 +106,115 @@ def test_one_environment_has_no_interval_to_give() -> None:
     assert next(t for t in tables if t.id == "guidance").rows[0].interval == {}
 
 
+def _unscored(env: str, repeat: int):
+    """A ProactiveEval session whose guidance was never judged: it adds no score to its environment."""
+    from proactive_tui.families.proactiveeval.record import PlanningRecord, ProactiveEvalSection
+
+    return result("proactiveeval", env, repeat, ProactiveEvalSection(planning=PlanningRecord(score=5)),
+                  environment={"domain": env.split("/")[1]}, settings={"agreeableness": "low"})
+
+
+def _scipy_interval(scores: dict[str, list[float | None]]) -> tuple[tuple[float, float], int]:
+    """The guidance interval, computed here straight with `scipy.stats.bootstrap` on the same data
+    and seed: environments (sorted) resampled by index, each repeat's figure its summed scores over
+    its scored sessions, averaged over the repeats that have one; resamples with none left out
+    (how many: the second value)."""
+    import warnings
+
+    import numpy as np
+    from scipy.stats import DegenerateDataWarning, bootstrap
+
+    envs = sorted(scores)
+    score = np.array([[s or 0.0 for s in scores[e]] for e in envs])  # [environment, repeat]
+    scored = np.array([[s is not None for s in scores[e]] for e in envs], dtype=float)
+
+    def mean_over_repeats(i, axis=-1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_repeat = score[i].sum(axis=-2) / scored[i].sum(axis=-2)  # i: [..., environment]; NaN: none scored
+            return np.nanmean(per_repeat, axis=-1)
+
+    args = dict(n_resamples=2000, method="percentile", confidence_level=0.95, vectorized=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NaN resamples (and nanmean of none): taken out below
+        res = bootstrap((np.arange(len(envs)),), mean_over_repeats, rng=np.random.default_rng(BOOTSTRAP_SEED), **args)
+    dist = res.bootstrap_distribution
+    undefined = int(np.isnan(dist).sum())
+    if undefined:
+        kept = type("Kept", (), {"bootstrap_distribution": dist[~np.isnan(dist)]})()
+        res = bootstrap((np.arange(len(envs)),), mean_over_repeats, bootstrap_result=kept, **{**args, "n_resamples": 0})
+    return (float(res.confidence_interval.low), float(res.confidence_interval.high)), undefined
+
+
+def test_the_interval_is_scipys_percentile_bootstrap_over_environments() -> None:
+    """The interval is `scipy.stats.bootstrap`'s (method "percentile", seeded `default_rng`), with a
+    session's repeats resampled together with its environment."""
+    envs = [f"proactiveeval/persuasion/fair/{i}" for i in range(12)]  # enough for the draws to tell
+    scores = {env: [float(1 + (3 * i + 5 * rep) % 10) for rep in (0, 1)] for i, env in enumerate(envs)}
+    results = [_pe(env, rep, 5, int(s)) for env, values in scores.items() for rep, s in enumerate(values)]
+    got = _guidance(results)[1]
+    assert got == pytest.approx(_scipy_interval(scores)[0], abs=1e-12, rel=0)
+
+
+def test_resamples_without_a_defined_figure_are_left_out_without_a_warning() -> None:
+    """Four of eight environments were never judged: a resample of only those (1 in 256) has no
+    guidance; it is left out of the distribution, and no warning reaches the caller."""
+    import warnings
+
+    envs = [f"proactiveeval/persuasion/fair/{i}" for i in range(8)]
+    scores = {envs[0]: [9.0, 7.0], envs[1]: [3.0, 4.0], envs[2]: [6.0, 10.0], envs[3]: [5.0, 8.0],
+              **{env: [None, None] for env in envs[4:]}}
+    results = [_pe(env, rep, 5, int(s)) if s is not None else _unscored(env, rep)
+               for env, values in scores.items() for rep, s in enumerate(values)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _guidance(results)[1]
+    want, undefined = _scipy_interval(scores)
+    assert undefined > 0 and got == pytest.approx(want, abs=1e-12, rel=0)
+    assert 3.5 <= got[0] < got[1] <= 8.0  # within the judged environments' own means
+
+
+def test_a_degenerate_sample_gives_a_point_interval_without_a_warning() -> None:
+    """Every environment alike: every resample is the sample, so the interval is the figure itself."""
+    import warnings
+
+    from proactive_tui.evalrun.stats import bootstrap_interval
+
+    results = [_pe(env, rep, 5, 7) for env in ENVS for rep in (0, 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _guidance(results)[1] == (7.0, 7.0)
+        # ... and one whose figure is undefined everywhere has no interval at all
+        assert bootstrap_interval([[[1.0, 0.0]]] * 3, lambda sums: sums[..., 1] / sums[..., 1]) is None
+
+
+def test_a_chronos_branching_sample_is_resampled_with_both_its_branches() -> None:
+    """Chronos's overall success pairs a sample's positive and negative branch: scipy resamples
+    the branching samples (both branches at once), not the two environments apart."""
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    from proactive_tui.families.chronos.events import SessionOutcome
+    from proactive_tui.families.chronos.record import ChronosSection
+
+    samples = [f"s{i:02d}" for i in range(31)]
+    won = {(s, branch): (i * 7 + (3 if branch == "negative" else 0)) % 5 < 3
+           for i, s in enumerate(samples) for branch in ("positive", "negative")}
+    results = []
+    for (sample, branch), success in won.items():
+        section = ChronosSection(branch=branch, tier="simple", turns=[], outcome=SessionOutcome(
+            branch=branch, tier="simple", success=success, reason="r"))
+        results.append(result("chronos", f"chronos/{sample}/{branch}", 0, section, environment={"sample_id": sample}))
+    tiers = next(t for t in registry.get("chronos").batch_tables(results, 1) if t.id == "tiers")
+    got = tiers.rows[0].interval["overall_success"]
+
+    positive = np.array([float(won[s, "positive"]) for s in samples])  # samples sorted, as the report sorts units
+    negative = np.array([float(won[s, "negative"]) for s in samples])
+    res = bootstrap((positive, negative), lambda p, n, axis=-1: (p.mean(axis=axis) + n.mean(axis=axis)) / 2,
+                    paired=True, vectorized=True, n_resamples=2000, method="percentile", confidence_level=0.95,
+                    rng=np.random.default_rng(BOOTSTRAP_SEED))
+    assert got == pytest.approx((res.confidence_interval.low, res.confidence_interval.high), abs=1e-12, rel=0)
+
+
 def test_the_bootstrap_figures_are_the_tables_own() -> None:
     """The vectorised figures a resample computes equal the family's metrics on the same counts."""
     import numpy as np
@@ -156,6 +265,10 @@ EXPECTED = {"proactiveeval": [OWN_PLAN], "proactivebench": [FEEDBACK, "first 3 e
 def test_report_json_labels_every_row_and_records_the_bootstrap(deviating) -> None:
     report = json.loads((deviating / "report.json").read_text())
     assert report["bootstrap"]["seed"] == BOOTSTRAP_SEED and report["bootstrap"]["level"] == 0.95
+    assert report["bootstrap"]["resamples"] == 2000 and "scipy.stats.bootstrap" in report["bootstrap"]["method"]
+    import scipy
+
+    assert report["bootstrap"]["library"] == f"scipy {scipy.__version__}"  # the release that drew the resamples
     for family, tables in report["families"].items():
         for table in tables:
             assert all(r["protocol"] == EXPECTED[family] for r in table["rows"]), (family, table["id"])

@@ -21,7 +21,7 @@ with contextlib.redirect_stdout(out):
         code = main({argv!r})
     except SystemExit as exc:
         code = exc.code
-heavy = sorted({{m.split('.')[0] for m in sys.modules}} & {{'litellm', 'textual', 'llama_cpp', 'openai'}})
+heavy = sorted({{m.split('.')[0] for m in sys.modules}} & {{'litellm', 'textual', 'llama_cpp', 'openai', 'scipy'}})
 print(json.dumps({{"code": code, "heavy": heavy}}))
 """
 
@@ -35,7 +35,7 @@ def probe(argv: list[str]) -> dict:
 def test_import_package_is_light() -> None:
     proc = subprocess.run(
         [sys.executable, "-c", "import proactive_tui, proactive_tui.envs, proactive_tui.cli.main, sys; "
-         "print(sorted({m.split('.')[0] for m in sys.modules} & {'litellm','textual','llama_cpp','rich'}))"],
+         "print(sorted({m.split('.')[0] for m in sys.modules} & {'litellm','textual','llama_cpp','rich','scipy'}))"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
@@ -47,3 +47,19 @@ def test_help_does_not_import_heavy_layers() -> None:
 
 def test_envs_list_does_not_import_heavy_layers() -> None:
     assert probe(["envs", "list"]) == {"code": 0, "heavy": []}
+
+
+def test_scipy_is_imported_only_to_compute_an_interval() -> None:
+    """The report's modules, its bootstrap record and a figure with one environment (no interval)
+    leave scipy unloaded; the first interval over two environments loads it."""
+    code = (
+        "import sys\n"
+        "from proactive_tui.evalrun import report, stats\n"
+        "figure = lambda sums: sums[..., 1] / sums[..., 0]\n"
+        "steps = [stats.bootstrap_library().startswith('scipy '), stats.bootstrap_interval([[[1.0, 2.0]]], figure),\n"
+        "         'scipy' in sys.modules]\n"
+        "low, high = stats.bootstrap_interval([[[1.0, 2.0]], [[1.0, 5.0]], [[1.0, 3.0]]], figure)\n"
+        "print(steps + [2.0 <= low <= high <= 5.0, 'scipy' in sys.modules])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "[True, None, False, True, True]", proc.stdout + proc.stderr

@@ -44,8 +44,8 @@ class ReportRow(BaseModel):
     """Standard deviation over repeats of the value of the same key (absent or None: one repeat)."""
     interval: dict[str, tuple[float, float]] = Field(default_factory=dict)
     """The 95% interval (low, high) of a headline figure of the same key: a percentile bootstrap
-    over environments (`stats.bootstrap_interval`); absent for the other figures and where there
-    is nothing to resample (one environment)."""
+    over environments (`stats.bootstrap_interval`, `scipy.stats.bootstrap`); absent for the other
+    figures and where there is nothing to resample (one environment)."""
     protocol: list[str] = Field(default_factory=list)
     """How the row's sessions differ from their family's protocol (`Family.deviations`: "feedback
     on (the paper's ablation)"), shown wherever the row's numbers are; empty: they do not."""
@@ -69,6 +69,12 @@ class Bootstrap(BaseModel):
     """How the report's 95% intervals were computed, so a reader can reproduce them."""
 
     method: str = "percentile bootstrap over environments (numpy default_rng)"
+    """What computed the intervals. Reports written before `library` existed say
+    "(numpy default_rng)": the same percentile bootstrap over the same unit, written with numpy;
+    their intervals differ from today's by the resampling's draws only."""
+    library: str | None = None
+    """The library and release that computed the intervals ("scipy 1.17.1"), so a reader can
+    reproduce them with the same draws; None in reports written before it was recorded."""
     unit: str = ("environment (Chronos: a branching sample's two branches together); a session's repeats "
                  "are resampled with its environment")
     seed: int
@@ -114,13 +120,15 @@ def build_report(manifest: Manifest, results: list[SessionResult], planned: list
             families[name] = family.batch_tables(own, manifest.repeats)
             label_deviations(families[name], own, family.deviations)
     missing = sorted(wanted - set(by_id))
-    from proactive_tui.evalrun.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
+    from proactive_tui.evalrun.stats import (BOOTSTRAP_METHOD, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE,
+                                             bootstrap_library)
 
     return BatchReport(
         **manifest.sweep_spec(), planned=len(wanted), finished=len(by_id), missing=missing,
         partial=bool(missing) or len(wanted) < manifest.total, families=families,
         timing=Timing(generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds")),
-        bootstrap=Bootstrap(seed=BOOTSTRAP_SEED, resamples=BOOTSTRAP_RESAMPLES, level=CONFIDENCE),
+        bootstrap=Bootstrap(seed=BOOTSTRAP_SEED, resamples=BOOTSTRAP_RESAMPLES, level=CONFIDENCE,
+                            method=BOOTSTRAP_METHOD, library=bootstrap_library()),
     )
 
 
@@ -198,7 +206,8 @@ def interval_note(report: BatchReport) -> str:
     b = report.bootstrap
     if b is None:
         return ""
-    return (f"[low, high]: {100 * b.level:g}% interval of a headline figure, {b.method}, {b.resamples} resamples, "
+    method = f"{b.method}, {b.library}" if b.library else b.method
+    return (f"[low, high]: {100 * b.level:g}% interval of a headline figure, {method}, {b.resamples} resamples, "
             f"seed {b.seed}; resampled unit: {b.unit}; none with fewer than two environments")
 
 
@@ -355,11 +364,13 @@ def per_repeat(values: dict[int, float | None]) -> tuple[float | None, float | N
 
 
 def interval(cells: list[tuple[str, int, list[float]]], figure: Any) -> tuple[float, float] | None:
-    """The 95% interval of a headline figure (`stats.bootstrap_interval`) from its sessions'
-    additive counts: `cells` holds (environment, repeat, counts) per session, counts[0] being 1
-    (the session) and the rest what `figure` reads (summed over environments: `[..., C]` ->
-    the figure of each repeat, NaN where undefined). Environments are sorted by name, so the
-    same sessions give the same interval in any order (shards merged, a report recomputed)."""
+    """The 95% interval of a headline figure (`stats.bootstrap_interval`: `scipy.stats.bootstrap`)
+    from its sessions' additive counts: `cells` holds (environment, repeat, counts) per session,
+    counts[0] being 1 (the session) and the rest what `figure` reads (summed over environments:
+    `[..., C]` -> the figure of each repeat, NaN where undefined). A unit's sessions are summed
+    into one row (its repeats, and a Chronos branching sample's two branches, resampled as one).
+    Environments are sorted by name, so the same sessions give the same interval in any order
+    (shards merged, a report recomputed)."""
     from proactive_tui.evalrun.stats import bootstrap_interval
 
     if not cells:
