@@ -58,6 +58,8 @@ async def test_history_headline() -> None:
     from proactive_tui.store.queries import headline
 
     _, record = await play(make_session("car-purchase/positive", max_turns=3))
-    # three counted turns plus the uncounted answer to the agent's own INFO_RETRIEVAL
-    assert headline(record) == {"turns": 4, "success": "no", "action": "100%", "status": "100%", "ended": "max_turns"}
+    # counted in the family's unit: three exchanges (four agent turns, one answering the agent's
+    # own INFO_RETRIEVAL, which continues its exchange); History says "exchanges 3"
+    assert headline(record) == {"turns": 3, "success": "no", "action": "100%", "status": "100%", "ended": "max_turns"}
+    assert len(record.section.turns) == 4
     assert {s.name: s.by_kind for s in record.scores} == {"success": "rule", "action": "rule", "status": "rule"}
