@@ -316,6 +316,20 @@ def _usage(traces: list[trace.CallTrace]) -> dict[str, Any]:
             "completion_tokens": sum(t.completion_tokens for t in traces), "cost": sum(costs) if costs else None}
 
 
+async def gather_calls(*calls: Any) -> list[Any]:
+    """Run a stage's calls together (a pipeline's parallel asks: probes, validators, branches); a
+    failed call (transport) fails the item before an unusable reply rejects it, both only after
+    every call of the group has ended, so no call is left running behind a verdict."""
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    for result in results:
+        if isinstance(result, ModelError):
+            raise result
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return list(results)
+
+
 def unusable_reply(exc: ModelError) -> str | None:
     """The rejection reason of a call whose reply came back unusable, or None for a failure of
     the call itself (which leaves the item unfinished, to run again)."""

@@ -31,7 +31,6 @@ structured replies as assistant turns: what the paper fine-tunes on).
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from typing import Any, Literal
 
@@ -47,7 +46,7 @@ from proactive_tui.families.chronos.prompts import agent_system
 from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
 from proactive_tui.families.chronos.reply import AgentReply
 from proactive_tui.llm.errors import ModelError
-from proactive_tui.synth.engine import Outcome, Reject, RoleSpec, StepContext, _slug
+from proactive_tui.synth.engine import Outcome, Reject, RoleSpec, StepContext, _slug, gather_calls
 from proactive_tui.textsafe import json_text
 
 GENERATOR_VERSION = f"chronos-synth-1+{prompts.SYNTH_PROMPTS_VERSION}"
@@ -415,19 +414,6 @@ async def play_branch(ctx: StepContext, env: Any, options: SynthOptions, log: li
             *[dict(m) for m in session.dialogue]]
 
 
-async def _gather(*calls: Any) -> list[Any]:
-    """Run the calls together; a failed call (transport) fails the item before a rejection does,
-    both only after every call has ended."""
-    results = await asyncio.gather(*calls, return_exceptions=True)
-    for result in results:
-        if isinstance(result, ModelError):
-            raise result
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
-    return list(results)
-
-
 class ChronosPipeline:
     """The paper's three steps per item (see the module docstring); nothing is shared between
     items, so shards need no shared input."""
@@ -477,7 +463,7 @@ class ChronosPipeline:
                 raise Reject("empty", f"the background's {key} is empty")
         envs = check_scenario(raw, _slug(item_id))
         log: list[_Draft] = []
-        dialogues = await _gather(*(play_branch(ctx, env, self.options, log) for env in envs))
+        dialogues = await gather_calls(*(play_branch(ctx, env, self.options, log) for env in envs))
         drafts = sorted(log, key=lambda d: (d.branch, d.turn, d.role, d.attempt))
         raw["synth"] = {
             "generator": GENERATOR_VERSION, "item_id": item_id, "seed": ctx.seed, "template": template,

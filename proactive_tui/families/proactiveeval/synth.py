@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from proactive_tui.families.proactiveeval import synth_prompts as prompts
 from proactive_tui.families.proactiveeval.env import DOMAINS, FAMILY
 from proactive_tui.llm.errors import ModelError
-from proactive_tui.synth.engine import Outcome, Reject, RoleSpec, StepContext, stable_seed
+from proactive_tui.synth.engine import Outcome, Reject, RoleSpec, StepContext, gather_calls, stable_seed
 
 GENERATOR_VERSION = f"proactiveeval-synth-1+{prompts.SYNTH_PROMPTS_VERSION}"
 PROBES = 3
@@ -130,19 +130,6 @@ def near_duplicate(topic: str, seen: list[str], ratio: float) -> bool:
     return False
 
 
-async def _gather(*calls: Any) -> list[Any]:
-    """Run the calls together; a failed call (transport) fails the item, an unusable reply
-    rejects it, both only after every call of the group has ended (no call left running)."""
-    results = await asyncio.gather(*calls, return_exceptions=True)
-    for result in results:
-        if isinstance(result, ModelError):
-            raise result
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
-    return list(results)
-
-
 class ProactiveEvalPipeline:
     family = FAMILY
     version = GENERATOR_VERSION
@@ -230,7 +217,7 @@ class ProactiveEvalPipeline:
         for _level in range(1, o.depth):
             # the nodes of a level are asked together, their replies adopted in node order: which
             # reply came first must not decide which of two near-duplicates is kept
-            replies = await _gather(*(ask(path, names) for _node, path, names in frontier))
+            replies = await gather_calls(*(ask(path, names) for _node, path, names in frontier))
             for (node, _path, _names), reply in zip(frontier, replies):
                 adopt(node, reply)
             frontier = [(child, [*path, i], [*names, child.topic])
@@ -293,7 +280,7 @@ class ProactiveEvalPipeline:
             user_info, trigger = await self._refine(ctx, user_info, trigger, reference, sub_targets, rounds)
         tier = "hard" if correct == 0 else "fair"
 
-        votes = await _gather(*(
+        votes = await gather_calls(*(
             ctx.ask("final_check", f"validator-{k}", f"validator{k}",
                     prompts.final_check(domain, title, user_info, trigger, reference, sub_targets), FinalCheck,
                     TEMPERATURES["final_check"]) for k in range(1, o.validators + 1)))
@@ -315,7 +302,7 @@ class ProactiveEvalPipeline:
     async def _probe(self, ctx: StepContext, domain: str, title: str, user_info: str, trigger: str, reference: str,
                      round_: int) -> int:
         """Stage 5: how many probes predicted a target the judge says conveys the reference."""
-        predictions = await _gather(*(
+        predictions = await gather_calls(*(
             ctx.ask("probe", f"probe-r{round_}-{k}", f"probe{k}", prompts.probe(domain, title, user_info, trigger),
                     PredictedTarget, TEMPERATURES["probe"]) for k in range(1, PROBES + 1)))
         verdict = await ctx.ask("probe", f"judge-r{round_}", "judge",
@@ -327,7 +314,7 @@ class ProactiveEvalPipeline:
                       round_: int) -> tuple[str, str]:
         """Stage 6: obfuscation rewrite, then noise injection, of U and F separately."""
         for kind in ("obfuscate", "noise"):
-            new_user, new_trigger = await _gather(*(
+            new_user, new_trigger = await gather_calls(*(
                 ctx.ask("refine", f"{kind}-{field}-r{round_}", "generator",
                         prompts.rewrite(kind, field, text, reference, sub_targets), Rewrite, TEMPERATURES["refine"])
                 for field, text in (("user_information", user_info), ("trigger_factor", trigger))))
