@@ -4,7 +4,6 @@ fate and plays the simulators the way the oracle does)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -17,6 +16,7 @@ import pytest
 
 from conftest import ROOT
 from synth_chronos_fake import ChronosFake, role_args
+from synth_helpers import files
 from proactive_tui.cli.main import main
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, schema_name
 
@@ -33,11 +33,6 @@ def synth_argv(out: Path, base_url: str, *extra: str, templates: tuple[str, ...]
 
 def results(out: Path) -> dict[str, dict]:
     return {p.parent.name: json.loads(p.read_text()) for p in sorted((out / "items").glob("*/result.json"))}
-
-
-def files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name != "command.json"}
 
 
 def test_the_pipeline_keeps_both_branches_and_rejects_with_reasons(tmp_path: Path) -> None:
@@ -245,54 +240,12 @@ def test_kill_9_then_resume_gives_the_uninterrupted_result(tmp_path: Path) -> No
 
 
 def test_cancelled_mid_run_then_resumed_calls_only_what_is_missing(tmp_path: Path) -> None:
-    from proactive_tui.cli.synth_cmd import resolve_roles
-    from proactive_tui.core import registry
-    from proactive_tui.llm.gateway import Gateway
-    from proactive_tui.synth import engine
+    from synth_helpers import cancel_then_resume
 
-    options = {"templates": ["car_purchase", "ticket_booking"], "n": 1}
-    pipeline = registry.get("chronos").synth_pipeline(options)
-
-    def start(folder: Path, base_url: str, on_event=None) -> tuple[engine.Manifest, engine.Run]:
-        roles = resolve_roles([r.name for r in pipeline.roles], role_args(base_url)[3::2], base_url, None)
-        manifest = engine.make_manifest(pipeline, options, roles, 3, None)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / engine.MANIFEST).write_text(engine.file_text(manifest))
-        return manifest, engine.Run(folder, roles, Gateway(stream_replies=False), 3, 4, on_event=on_event)
-
-    cut = tmp_path / "cut"
     with FakeOpenAIServer(responder=ChronosFake(STABLE), latency=0.01) as server:
-        ended = 0
-
-        async def first() -> None:
-            task = asyncio.current_task()
-
-            def on_event(event: engine.Event) -> None:
-                nonlocal ended
-                ended += event.kind == "call_end"
-                if ended == 30:
-                    task.cancel()
-
-            manifest, run = start(cut, server.base_url, on_event)
-            await engine.run_pipeline(pipeline, manifest, run)
-
-        with pytest.raises(asyncio.CancelledError):
-            asyncio.run(first())
-        before = set((cut / "items").rglob("*.json"))
-        assert 30 <= len(before) and not list((cut / "items").rglob("result.json"))
-        sent = len(server.requests)
-
-        async def again(folder: Path) -> None:
-            manifest, run = start(folder, server.base_url)
-            await engine.run_pipeline(pipeline, manifest, run)
-            engine.finish(folder, pipeline, manifest)
-
-        asyncio.run(again(cut))
-        resumed = len(server.requests) - sent
-        asyncio.run(again(tmp_path / "whole"))
-    new_steps = [p for p in (cut / "items").rglob("*.json") if p not in before and p.name != "result.json"]
-    assert resumed == sum(json.loads(p.read_text())["calls"] for p in new_steps)
-    assert files(cut) == files(tmp_path / "whole")
+        before = cancel_then_resume("chronos", {"templates": ["car_purchase", "ticket_booking"], "n": 1}, role_args(server.base_url)[3::2], server,
+                                    tmp_path / "cut", tmp_path / "whole", cancel_after=30)
+    assert 30 <= len(before) and not [p for p in before if p.name == "result.json"]
 
 
 def test_a_failed_call_leaves_the_item_unfinished_and_writes_nothing_half_made(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@ fake OpenAI-compatible server (tests/synth_fake.py scripts every stage by the it
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -16,6 +15,7 @@ import pytest
 
 from conftest import ROOT
 from synth_fake import FATES, responder, role_args, tree
+from synth_helpers import files
 from proactive_tui.cli.main import main
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply, proactiveeval_responder, schema_name
 
@@ -44,12 +44,6 @@ def outcomes(out: Path) -> dict[str, dict]:
     for item in sorted((out / "items").iterdir()):
         found[fate_of(item)] = json.loads((item / "result.json").read_text())
     return found
-
-
-def files(folder: Path) -> dict[str, bytes]:
-    """Every file of a run folder but command.json (it names the folder and the working dir)."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name != "command.json"}
 
 
 def test_every_stage_decides_the_fate_the_rules_give(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -124,55 +118,12 @@ def test_same_seed_and_replies_give_byte_identical_folders(tmp_path: Path) -> No
 
 
 def test_cancelled_mid_run_then_resumed_calls_only_what_is_missing(tmp_path: Path) -> None:
-    from proactive_tui.cli.synth_cmd import resolve_roles
-    from proactive_tui.core import registry
-    from proactive_tui.llm.gateway import Gateway
-    from proactive_tui.synth import engine
+    from synth_helpers import cancel_then_resume
 
-    family = registry.get("proactiveeval")
-    options = {"domains": ["recommendation"], "n": len(FATES), "tree": tree()}
-    pipeline = family.synth_pipeline(options)
-
-    def start(folder: Path, base_url: str, on_event=None) -> tuple[engine.Manifest, engine.Run]:
-        roles = resolve_roles([r.name for r in pipeline.roles], role_args(base_url)[3::2], base_url, None)
-        manifest = engine.make_manifest(pipeline, options, roles, 3, None)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / engine.MANIFEST).write_text(engine.file_text(manifest))
-        return manifest, engine.Run(folder, roles, Gateway(stream_replies=False), 3, 4, on_event=on_event)
-
-    cut = tmp_path / "cut"
     with FakeOpenAIServer(responder=responder, latency=0.01) as server:
-        ended = 0
-
-        async def first() -> None:
-            task = asyncio.current_task()
-
-            def on_event(event: engine.Event) -> None:
-                nonlocal ended
-                ended += event.kind == "call_end"
-                if ended == 40:
-                    task.cancel()  # like Ctrl-C: the calls in flight are lost, nothing else
-
-            manifest, run = start(cut, server.base_url, on_event)
-            await engine.run_pipeline(pipeline, manifest, run)
-
-        with pytest.raises(asyncio.CancelledError):
-            asyncio.run(first())
-        before = {p for p in (cut / "items").rglob("*.json")}
-        assert 40 <= len(before) < 150 and not list((cut / "items").rglob("*.tmp"))
-        sent = len(server.requests)
-
-        async def again(folder: Path) -> None:
-            manifest, run = start(folder, server.base_url)
-            await engine.run_pipeline(pipeline, manifest, run)
-            engine.finish(folder, pipeline, manifest)
-
-        asyncio.run(again(cut))
-        resumed = len(server.requests) - sent
-        asyncio.run(again(tmp_path / "whole"))
-    new_steps = [p for p in (cut / "items").rglob("*.json") if p not in before and p.name != "result.json"]
-    assert resumed == sum(json.loads(p.read_text())["calls"] for p in new_steps)  # only the missing steps
-    assert files(cut) == files(tmp_path / "whole")  # and the outcome is the uninterrupted run's
+        before = cancel_then_resume("proactiveeval", {"domains": ["recommendation"], "n": len(FATES), "tree": tree()}, role_args(server.base_url)[3::2], server,
+                                    tmp_path / "cut", tmp_path / "whole", cancel_after=40)
+    assert 40 <= len(before) < 150
 
 
 def test_kill_9_then_resume_gives_the_uninterrupted_result(tmp_path: Path) -> None:
