@@ -275,6 +275,22 @@ def test_roles_take_the_session_defaults_unless_named(tmp_path: Path, monkeypatc
         resolve_roles(names, ["critic=openai/x"], None, None)
 
 
+def test_unnamed_probes_default_to_three_seats_so_three_models_where_they_differ(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The paper probes with three different models: unnamed, probe1..probe3 take the agent, user
+    and judge seats' models, so a config that seats them apart gives three probes by default."""
+    from proactive_tui.cli.synth_cmd import resolve_roles
+    from proactive_tui.llm.settings import ModelSettings, RoleSettings
+
+    for var in ("PROACTIVE_TUI_MODEL", "PROACTIVE_TUI_AGENT_MODEL", "PROACTIVE_TUI_USER_MODEL", "PROACTIVE_TUI_JUDGE_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    seats = RoleSettings(agent=ModelSettings(model="openai/big"), user=ModelSettings(model="openai/mid"),
+                         judge=ModelSettings(model="openai/small"))
+    roles = resolve_roles(["generator", "probe1", "probe2", "probe3", "judge"], [], None, seats)
+    assert [roles[f"probe{i}"].model for i in (1, 2, 3)] == ["openai/big", "openai/mid", "openai/small"]
+    assert roles["generator"].model == "openai/big" and roles["judge"].model == "openai/small"
+
+
 def test_the_config_files_synth_table_seats_roles_under_the_command_line(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """`[synth]` in the config file names a model per role or per numbered group; `--role` wins

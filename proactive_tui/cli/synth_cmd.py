@@ -11,10 +11,11 @@ environments folder (`--out-only` keeps them in DIR/out only).
 
 Seats: every pipeline role takes a model with `--role NAME=MODEL` (a numbered group at once:
 `--role probe=M` seats probe1..3, `--role validator=M` every validator). A role not named takes
-the session defaults the way `run` resolves its seats: the generator and the probes the agent
-seat's (config file `[roles.agent]`, `PROACTIVE_TUI_MODEL`, `PROACTIVE_TUI_AGENT_MODEL`), the
-judge, the validators and the critics (`..._critic`) the judge seat's, a `user` role (a user
-simulator) the user seat's; `--api-base` applies to every role. With no model
+the session defaults the way `run` resolves its seats: the generator the agent seat's (config
+file `[roles.agent]`, `PROACTIVE_TUI_MODEL`, `PROACTIVE_TUI_AGENT_MODEL`), the three probes the
+agent, user and judge seats' in turn (so three differently configured seats give three different
+probes, as the paper's are), the judge, the validators and the critics (`..._critic`) the judge
+seat's, a `user` role (a user simulator) the user seat's; `--api-base` applies to every role. With no model
 configured that is the embedded `local/smollm2`, a demo: the command says so.
 """
 
@@ -125,9 +126,11 @@ def _named_roles(role_names: list[str], pairs: list[tuple[str, str]], where: str
 def resolve_roles(role_names: list[str], given: list[str], api_base: str | None, config_roles: Any,
                   config_synth: dict[str, str] | None = None) -> dict[str, Any]:
     """Each pipeline role's ModelSettings: `--role` where named, else the config file's `[synth]`
-    entry for it, else the session defaults of the seat it is most like (generator, probes, an
-    agent simulator: the agent seat; judges, validators and critics: the judge seat; a user
-    simulator: the user seat), as `run` resolves them (config < environment < command line). The
+    entry for it, else the session defaults of the seat it is most like (generator, an agent
+    simulator: the agent seat; judges, validators and critics: the judge seat; a user simulator:
+    the user seat; probe1, probe2, probe3: the agent, user and judge seats in turn, so the paper's
+    three different probe models are the default wherever the seats differ), as `run` resolves
+    them (config < environment < command line). The
     config's `[synth]` entry outranks the seat defaults (environment included): it names this
     role, they name a seat."""
     from proactive_tui.llm.settings import resolve_roles as resolve
@@ -143,11 +146,25 @@ def resolve_roles(role_names: list[str], given: list[str], api_base: str | None,
     named = {**from_config, **_named_roles(role_names, pairs, "--role")}
     out = {}
     for role in role_names:
-        seat = ("judge" if role.startswith(("judge", "validator")) or role.endswith("critic")
-                else "user" if role == "user" else "agent")
+        seat = _seat_for(role)
         cli = {seat: {"model": named.get(role), "api_base": api_base}}
         out[role] = resolve(config_roles, cli=cli).for_role(seat)  # type: ignore[arg-type]
     return out
+
+
+def _seat_for(role: str) -> str:
+    """The session seat whose defaults an unnamed pipeline role takes (`resolve_roles`)."""
+    probe = re.fullmatch(r"probe(\d+)", role)
+    if probe:
+        return PROBE_SEATS[(int(probe.group(1)) - 1) % len(PROBE_SEATS)]
+    if role.startswith(("judge", "validator")) or role.endswith("critic"):
+        return "judge"
+    return "user" if role == "user" else "agent"
+
+
+PROBE_SEATS = ("agent", "user", "judge")
+"""probe1..probe3's default seats: three seats, so three models wherever a person configured them
+apart (the paper probes with models of different sizes)."""
 
 
 class SynthProgress:
