@@ -89,8 +89,12 @@ def test_any_pipeline_runs_on_the_engine_and_a_rerun_calls_nothing(tmp_path) -> 
 
         asyncio.run(go())
         sent = len(server.requests)
+        # what a kill -9 between a step's write and its rename leaves behind (write_atomic's name)
+        stale = next((tmp_path / "items").iterdir()) / ".line.json.k1ll3d.tmp"
+        stale.write_text('{"half": ')
         asyncio.run(go())
         assert len(server.requests) == sent == 3  # every step on disk: the rerun asks nothing
+        assert not stale.exists()  # and the resumed folder holds only whole files, as an uninterrupted one
     summary = engine.finish(tmp_path, toy, manifest)
     assert (summary.kept, summary.rejected, summary.calls) == ({"positive": 2}, {"unwanted": 1}, 3)
     assert (tmp_path / "out" / "train.jsonl").read_text() == '{"text": "hi"}\n{"text": "hi"}\n'

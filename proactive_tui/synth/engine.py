@@ -357,10 +357,20 @@ async def run_shared(pipeline: Pipeline, run: Run) -> Any:
     return await pipeline.prepare(StepContext(run, SHARED, run.folder / SHARED))
 
 
+def remove_partial_writes(folder: Path) -> None:
+    """Delete the temporary files of writes a killed run left unfinished (`write_atomic` writes
+    `.<name>.<random>.tmp`, then renames it; a kill -9 between the two leaves it). Nothing reads
+    them, and a resumed folder must equal an uninterrupted run's."""
+    for stale in folder.rglob(".*.tmp"):
+        if stale.is_file():
+            stale.unlink(missing_ok=True)
+
+
 async def run_pipeline(pipeline: Pipeline, manifest: Manifest, run: Run) -> RunResult:
     """Run this folder's planned items that have no result yet. Cancelling it (Ctrl-C, SIGTERM)
     stops the calls in flight; every file already written is whole."""
     folder = run.folder
+    remove_partial_writes(folder)
     done = {i for i in manifest.planned if has_result(folder, i)}
     todo = [i for i in manifest.planned if i not in done]
     result = RunResult(planned=len(manifest.planned), already=len(done), ran=0)
