@@ -70,3 +70,29 @@ def cancel_then_resume(family: str, options: dict[str, Any], given_roles: list[s
     assert resumed == sum(json.loads(p.read_text())["calls"] for p in new_steps)  # only the missing steps
     assert files(cut) == files(whole)  # and the outcome is the uninterrupted run's
     return before
+
+
+def run_and_kill(argv: list[str], cwd: Path, folder: Path, steps: int, server: Any, guard_s: float) -> None:
+    """Start `proactive-tui ARGV` in a process, kill -9 it once `folder` holds `steps` step files
+    (well into the run), and wait until the fake server has recorded all it had sent (`settle`), so
+    what a resume sends next is counted apart. `guard_s` only keeps a stuck run from hanging."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "proactive_tui", *argv], cwd=cwd, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        guard = time.monotonic() + guard_s
+        while len(list((folder / "items").rglob("*.json"))) < steps:
+            assert proc.poll() is None and time.monotonic() < guard, "the run ended before it could be killed"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+    server.settle()

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
 from synth_chronos_fake import ChronosFake, role_args
-from synth_helpers import files
+from synth_helpers import files, run_and_kill
 from proactive_tui.cli.main import main
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, schema_name
 
@@ -216,18 +214,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_result(tmp_path: Path) -> No
     killed, whole = tmp_path / "killed", tmp_path / "whole"
     with FakeOpenAIServer(responder=ChronosFake(STABLE), latency=0.05) as server:
         argv = synth_argv(killed, server.base_url, "--out-only", templates=tuple(STABLE))
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.Popen([sys.executable, "-m", "proactive_tui", *argv], cwd=tmp_path, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            guard = time.monotonic() + HANG_GUARD_S
-            while len(list((killed / "items").rglob("*.json"))) < 40:
-                assert proc.poll() is None and time.monotonic() < guard, "the run ended before it could be killed"
-                time.sleep(0.05)
-            os.kill(proc.pid, signal.SIGKILL)
-        finally:
-            proc.wait(timeout=60)
-        server.settle()  # what the killed run had sent is recorded before the resume counts its own
+        run_and_kill(argv, tmp_path, killed, 40, server, HANG_GUARD_S)
         assert not (killed / "summary.json").exists()
         assert not list((killed / "items").rglob("*.tmp"))
         sent = len(server.requests)

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
 from synth_fake import FATES, responder, role_args, tree
-from synth_helpers import files
+from synth_helpers import files, run_and_kill
 from proactive_tui.cli.main import main
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply, proactiveeval_responder, schema_name
 
@@ -131,18 +129,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_result(tmp_path: Path) -> No
     killed, whole = tmp_path / "killed", tmp_path / "whole"
     with FakeOpenAIServer(responder=responder, latency=0.05) as server:
         argv = synth_argv(killed, tree_file, server.base_url, "--out-only")
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.Popen([sys.executable, "-m", "proactive_tui", *argv], cwd=tmp_path, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            guard = time.monotonic() + HANG_GUARD_S
-            while len(list((killed / "items").rglob("*.json"))) < 30:  # well into the run (170 calls)
-                assert proc.poll() is None and time.monotonic() < guard, "the run ended before it could be killed"
-                time.sleep(0.05)
-            os.kill(proc.pid, signal.SIGKILL)
-        finally:
-            proc.wait(timeout=60)
-        server.settle()  # what the killed run had sent is recorded before the resume counts its own
+        run_and_kill(argv, tmp_path, killed, 30, server, HANG_GUARD_S)  # well into the run (170 calls)
         assert not (killed / "summary.json").exists()
         assert main(["synth", "resume", str(killed)]) == 0
         assert main(synth_argv(whole, tree_file, server.base_url, "--out-only")) == 0
