@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from proactive_tui.synth.setup import PROBE_SEATS, ROLE_ARG, resolve_roles  # noqa: F401  (the CLI's names)
+
 RESUME = "resume"
 MERGE = "merge"
 RUNTIME_OPTIONS = ("concurrency", "structured_mode")
@@ -102,69 +104,6 @@ def _fail(err: Any, message: str, code: int) -> int:
 
     err.print(Text(f"error: {message}", style="red"))
     return code
-
-
-ROLE_ARG = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(\S.*)$")
-
-
-def _named_roles(role_names: list[str], pairs: list[tuple[str, str]], where: str) -> dict[str, str]:
-    """role -> model from (name, model) pairs, a name being a role or the stem of numbered roles
-    (`probe` for probe1..probe3); a role named on its own wins over its group."""
-    exact: dict[str, str] = {}
-    grouped: dict[str, str] = {}
-    for name, model in pairs:
-        if name in role_names:
-            exact[name] = model
-            continue
-        members = [r for r in role_names if re.fullmatch(rf"{re.escape(name)}\d+", r)]
-        if not members:
-            raise ValueError(f"{where} {name}: not a role of this pipeline (roles: {', '.join(role_names)})")
-        grouped.update({member: model for member in members})
-    return {**grouped, **exact}
-
-
-def resolve_roles(role_names: list[str], given: list[str], api_base: str | None, config_roles: Any,
-                  config_synth: dict[str, str] | None = None) -> dict[str, Any]:
-    """Each pipeline role's ModelSettings: `--role` where named, else the config file's `[synth]`
-    entry for it, else the session defaults of the seat it is most like (generator, an agent
-    simulator: the agent seat; judges, validators and critics: the judge seat; a user simulator:
-    the user seat; probe1, probe2, probe3: the agent, user and judge seats in turn, so the paper's
-    three different probe models are the default wherever the seats differ), as `run` resolves
-    them (config < environment < command line). The
-    config's `[synth]` entry outranks the seat defaults (environment included): it names this
-    role, they name a seat."""
-    from proactive_tui.llm.settings import resolve_roles as resolve
-
-    pairs = []
-    for text in given:
-        match = ROLE_ARG.match(text)
-        if not match:
-            raise ValueError(f"--role wants ROLE=MODEL, got {text!r}")
-        pairs.append((match.group(1), match.group(2).strip()))
-    from_config = _named_roles(role_names, [(k, v.strip()) for k, v in (config_synth or {}).items()],
-                               "the config file's [synth]")
-    named = {**from_config, **_named_roles(role_names, pairs, "--role")}
-    out = {}
-    for role in role_names:
-        seat = _seat_for(role)
-        cli = {seat: {"model": named.get(role), "api_base": api_base}}
-        out[role] = resolve(config_roles, cli=cli).for_role(seat)  # type: ignore[arg-type]
-    return out
-
-
-def _seat_for(role: str) -> str:
-    """The session seat whose defaults an unnamed pipeline role takes (`resolve_roles`)."""
-    probe = re.fullmatch(r"probe(\d+)", role)
-    if probe:
-        return PROBE_SEATS[(int(probe.group(1)) - 1) % len(PROBE_SEATS)]
-    if role.startswith(("judge", "validator")) or role.endswith("critic"):
-        return "judge"
-    return "user" if role == "user" else "agent"
-
-
-PROBE_SEATS = ("agent", "user", "judge")
-"""probe1..probe3's default seats: three seats, so three models wherever a person configured them
-apart (the paper probes with models of different sizes)."""
 
 
 class SynthProgress:
@@ -305,53 +244,18 @@ def run_synth(args: argparse.Namespace) -> int:
     """The command: plan, check the folder, run what is missing, summarise, install."""
     from rich.text import Text
 
-    from proactive_tui.cli.batch import shared_option_problem
     from proactive_tui.cli.eval_batch import run_with_signals
-    from proactive_tui.config import ConfigError, load_config
-    from proactive_tui.core import registry
-    from proactive_tui.evalrun.folder import BatchCommand, write_atomic, write_command
-    from proactive_tui.evalrun.plan import Shard
     from proactive_tui.llm.gateway import Gateway
-    from proactive_tui.synth import engine
-    from proactive_tui.textsafe import json_text
+    from proactive_tui.synth import engine, setup
 
     err, _out = _consoles()
-    problem = shared_option_problem(argparse.Namespace(concurrency=args.concurrency, api_base=args.api_base))
-    if problem:
-        return _fail(err, problem, 2)
-    if args.n < 1:
-        return _fail(err, "--n must be at least 1", 2)
-    family = registry.get(args.synth_family)
     try:
-        shard = Shard.parse(args.shard) if args.shard else None
-        options = family.synth_options(args)
-        pipeline = family.synth_pipeline(options)
-    except ValueError as exc:
-        return _fail(err, str(exc).splitlines()[0], 2)
-    if shard is not None and pipeline.needs_shared_input():
-        return _fail(err, f"--shard: {pipeline.needs_shared_input()}", 2)
-    try:
-        config = load_config()
-        roles = resolve_roles([r.name for r in pipeline.roles], args.role, args.api_base, config.roles, config.synth)
-    except (ConfigError, ValueError) as exc:
-        return _fail(err, str(exc).splitlines()[0], 2)
-    manifest = engine.make_manifest(pipeline, options, roles, args.seed, shard)
-    folder = Path(args.out).expanduser()
-    if folder.exists() and not folder.is_dir():
-        return _fail(err, f"--out: {folder} is a file; give a folder", 2)
-    if (folder / engine.MANIFEST).is_file():
-        if not args.resume:
-            return _fail(err, f"--out: {folder} already holds a run; `proactive-tui synth resume {folder}` continues it",
-                         1)
-        try:
-            engine.check_same_run(folder, manifest)
-        except engine.SynthError as exc:
-            return _fail(err, str(exc), 1)
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / engine.MANIFEST, engine.file_text(manifest))
-    command = {k: v for k, v in vars(args).items() if k not in ("func", "resume", "envs", "sub_envs")
-               and (v is None or isinstance(v, (str, int, float, bool, list)))}
-    write_command(folder, BatchCommand(cwd=os.getcwd(), options=command))
+        prepared = setup.prepare(args)
+    except setup.SetupError as exc:
+        return _fail(err, exc.message, exc.code)
+    pipeline, manifest, folder, roles, config = (prepared.pipeline, prepared.manifest, prepared.folder,
+                                                 prepared.roles, prepared.config)
+    shard = manifest.shard
     _demo_note(err, roles)
     done = sum(1 for i in manifest.planned if engine.has_result(folder, i))
     where = f", shard {shard} of {manifest.total}" if shard else ""

@@ -433,6 +433,11 @@ class Family:
         """The pipeline's options (JSON values) from the parsed command."""
         return {}
 
+    def synth_targets(self) -> tuple[str, str, list[str]]:
+        """What a `synth` run is made for, for the studio's setup: (the command-line option, its
+        label, every value), e.g. ("--domain", "Domain", [...]). Empty when no pipeline."""
+        return ("", "", [])
+
     def synth_pipeline(self, options: dict[str, Any]) -> Any | None:
         """The family's data pipeline for `proactive-tui synth` (a `synth.engine.Pipeline` built
         from the command's options), or None (the default) when it has none yet."""
@@ -456,6 +461,15 @@ class Family:
 
     def setup_screen(self) -> type | None:
         """The playground's setup modal, or None when the family cannot be played in the TUI."""
+        return None
+
+    def studio_view(self) -> type | None:
+        """The studio's drawing of one generated item (a `ui.studio.view.StudioItemView`), or None
+        when the family has no `synth` pipeline."""
+        return None
+
+    def write_form(self) -> type | None:
+        """The studio's "write your own" form (a `ui.studio.write.WriteForm` screen), or None."""
         return None
 
     def session_screen(self) -> type | None:

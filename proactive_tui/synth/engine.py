@@ -33,7 +33,7 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Literal, Protocol, TypeVar
+from typing import Any, Awaitable, Callable, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -83,12 +83,41 @@ class RoleSpec(BaseModel):
 
 
 class Reject(Exception):
-    """The item cannot be kept: `reason` is a short code the summary counts, `detail` says why."""
+    """The item cannot be kept: `reason` is a short code the summary counts, `detail` says why.
 
-    def __init__(self, reason: str, detail: str = "") -> None:
+    `record` (with `tier` and `group`) is the environment as far as it was made, when the item got
+    far enough to be a whole environment (ProactiveEval's too-easy item, Chronos's branch that
+    ended wrong): a person may keep it against the pipeline's verdict in the studio (`decide`)."""
+
+    def __init__(self, reason: str, detail: str = "", *, record: dict[str, Any] | None = None,
+                 tier: str | None = None, group: str = "") -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
+        self.record = record
+        self.tier = tier
+        self.group = group
+
+
+PERSON = "person"
+"""The writer of a step or a decision a person made in the studio (as `core.writers` names one)."""
+
+
+class PersonEdit(BaseModel):
+    """A step a person rewrote in the studio: the pipeline's output is kept beside theirs."""
+
+    by: Literal["person"] = PERSON
+    original: Any = None
+    """The output the model gave (or the previous person's), before this edit."""
+
+
+class PersonDecision(BaseModel):
+    """A person kept or rejected an item against (or with) the pipeline's verdict."""
+
+    by: Literal["person"] = PERSON
+    pipeline_status: Literal["kept", "rejected"]
+    pipeline_tier: str | None = None
+    pipeline_reason: str | None = None
 
 
 class StepRecord(BaseModel):
@@ -112,6 +141,8 @@ class StepRecord(BaseModel):
     rejection: str | None = None
     """The reason code when the reply could not be used (then `output` is None)."""
     detail: str = ""
+    edited: PersonEdit | None = None
+    """Set when a person rewrote `output` in the studio (the steps after it were made again)."""
 
 
 class Outcome(BaseModel):
@@ -125,14 +156,19 @@ class Outcome(BaseModel):
     record: dict[str, Any] | None = None
     group: str = ""
     """Where the family files the record (ProactiveEval: the domain)."""
+    decision: PersonDecision | None = None
+    """Set when a person decided the item in the studio (`status` is then theirs)."""
+    edited_steps: list[str] = Field(default_factory=list)
+    """The steps of this item a person rewrote (their files say what the model had written)."""
 
 
 class Event(BaseModel):
     """Progress, for whoever displays it: a call began or ended, an item ended."""
 
-    kind: Literal["call_start", "call_end", "item_end", "item_failed"]
+    kind: Literal["call_start", "call_end", "item_start", "item_end", "item_failed"]
     stage: str = ""
     item: str = ""
+    step: str = ""
     cached: bool = False
     outcome: Outcome | None = None
     message: str = ""
@@ -146,6 +182,8 @@ class Pipeline(Protocol):
     """The generator version: part of the config hash (a changed prompt is another run)."""
     stages: tuple[str, ...]
     roles: tuple[RoleSpec, ...]
+    tiers: tuple[str, ...]
+    """The tiers a kept item may have (a person keeping a rejected item without one picks one)."""
 
     def config(self) -> dict[str, Any]:
         """Everything that decides what the run makes (options, stage settings, shared inputs)."""
@@ -169,6 +207,18 @@ class Pipeline(Protocol):
     def installed_ids(self, run_name: str) -> str:
         """The pattern of the ids the installed items load under (the command prints it): each
         family's loader names its files its own way."""
+
+    def installed_id(self, outcome: Outcome, run_name: str) -> str:
+        """The id a kept item loads under once installed ("Play it now" opens it)."""
+
+    def schemas(self) -> dict[str, type[BaseModel]]:
+        """Every reply schema a step may have, by class name (a step file's `schema_name`): a
+        person's edit of a step is checked against it before it is kept."""
+
+    def downstream(self, step: str, steps: list[str]) -> list[str]:
+        """Of an item's `steps` (file stems), those made from `step`'s output, directly or not:
+        the studio deletes them when a person rewrites `step`, so running the item again makes
+        them anew from the edit (the steps before it and beside it are kept)."""
 
 
 class Manifest(BaseModel):
@@ -244,7 +294,8 @@ class Run:
     """What every step of a run shares: the folder, the seats, the gateway, the bounds."""
 
     def __init__(self, folder: Path, roles: dict[str, ModelSettings], gateway: Any, seed: int, concurrency: int,
-                 on_event: Callable[[Event], None] | None = None) -> None:
+                 on_event: Callable[[Event], None] | None = None,
+                 gate: Callable[[str, str, str], Awaitable[None]] | None = None) -> None:
         self.folder = folder
         self.roles = roles
         self.gateway = gateway
@@ -252,6 +303,9 @@ class Run:
         self.calls = asyncio.Semaphore(concurrency)
         self.concurrency = concurrency
         self.on_event = on_event or (lambda event: None)
+        self.gate = gate
+        """Awaited before every model call (scope, stage, step): the studio's step / pause. A
+        step read from its file passes without it (nothing is spent)."""
 
 
 class StepContext:
@@ -272,7 +326,7 @@ class StepContext:
         path = self.directory / f"{_slug(step)}.json"
         if path.is_file():
             record = StepRecord.model_validate_json(path.read_text(encoding="utf-8"))
-            self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope, cached=True))
+            self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope, step=step, cached=True))
             if record.rejection:
                 raise Reject(record.rejection, record.detail)
             return schema.model_validate(record.output)
@@ -281,24 +335,30 @@ class StepContext:
         base = dict(scope=self.scope, step=step, stage=stage, role=role, model=settings.model,
                     temperature=temperature, seed=seed, schema_name=schema.__name__, input=messages)
         traces: list[trace.CallTrace] = []
+        if self.run.gate is not None:
+            await self.run.gate(self.scope, stage, step)
         async with self.run.calls:
-            self.run.on_event(Event(kind="call_start", stage=stage, item=self.scope))
+            self.run.on_event(Event(kind="call_start", stage=stage, item=self.scope, step=step))
             try:
                 with trace.listening(lambda t, _label: traces.append(t)):
                     reply = await self.run.gateway.complete_structured(settings, messages, schema)
             except ModelError as exc:
-                self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope))
+                self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope, step=step))
                 reason = unusable_reply(exc)
                 if reason is None:
                     raise
                 await _write(path, StepRecord(**base, **_usage(traces), rejection=reason, detail=exc.message))
                 raise Reject(reason, exc.message) from None
             except BaseException:
-                self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope))
+                self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope, step=step))
                 raise
         await _write(path, StepRecord(**base, **_usage(traces), output=reply.value.model_dump(mode="json")))
-        self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope))
+        self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope, step=step))
         return reply.value
+
+    def edited_steps(self) -> list[str]:
+        """The steps of this scope a person rewrote (for the record's provenance)."""
+        return edited_steps(self.directory)
 
 
 async def _write(path: Path, value: Any) -> None:
@@ -366,14 +426,16 @@ def remove_partial_writes(folder: Path) -> None:
             stale.unlink(missing_ok=True)
 
 
-async def run_pipeline(pipeline: Pipeline, manifest: Manifest, run: Run) -> RunResult:
-    """Run this folder's planned items that have no result yet. Cancelling it (Ctrl-C, SIGTERM)
-    stops the calls in flight; every file already written is whole."""
+async def run_pipeline(pipeline: Pipeline, manifest: Manifest, run: Run, items: list[str] | None = None) -> RunResult:
+    """Run this folder's planned items (or the given ones of them) that have no result yet.
+    Cancelling it (Ctrl-C, SIGTERM, the studio's stop) stops the calls in flight; every file
+    already written is whole."""
     folder = run.folder
     remove_partial_writes(folder)
-    done = {i for i in manifest.planned if has_result(folder, i)}
-    todo = [i for i in manifest.planned if i not in done]
-    result = RunResult(planned=len(manifest.planned), already=len(done), ran=0)
+    wanted = manifest.planned if items is None else [i for i in manifest.planned if i in set(items)]
+    done = {i for i in wanted if has_result(folder, i)}
+    todo = [i for i in wanted if i not in done]
+    result = RunResult(planned=len(wanted), already=len(done), ran=0)
     if not todo:
         return result
     shared = await pipeline.prepare(StepContext(run, SHARED, folder / SHARED))
@@ -384,21 +446,151 @@ async def run_pipeline(pipeline: Pipeline, manifest: Manifest, run: Run) -> RunR
 
     async def one(item_id: str) -> None:
         async with gate:
-            ctx = StepContext(run, item_id, folder / ITEMS / _slug(item_id))
+            ctx = StepContext(run, item_id, item_dir(folder, item_id))
+            run.on_event(Event(kind="item_start", item=item_id))
             try:
                 outcome = await pipeline.run_item(ctx, item_id, shared)
             except Reject as exc:
-                outcome = Outcome(item=item_id, status="rejected", reason=exc.reason, detail=exc.detail)
+                outcome = Outcome(item=item_id, status="rejected", reason=exc.reason, detail=exc.detail,
+                                  record=exc.record, tier=exc.tier, group=exc.group)
             except ModelError as exc:
                 result.failed[item_id] = exc.message
                 run.on_event(Event(kind="item_failed", item=item_id, message=exc.message))
                 return
+            outcome.edited_steps = ctx.edited_steps()
             await _write(ctx.directory / RESULT, outcome)
             result.ran += 1
             run.on_event(Event(kind="item_end", item=item_id, outcome=outcome))
 
     await asyncio.gather(*(one(i) for i in todo))
     return result
+
+
+# -- what a person does in the studio ------------------------------------------------------------
+
+def item_dir(folder: Path, item_id: str) -> Path:
+    return folder / ITEMS / _slug(item_id)
+
+
+def step_path(folder: Path, scope: str, step: str) -> Path:
+    """A step's file: `scope` is an item id, or SHARED for the shared stages."""
+    base = folder / SHARED if scope == SHARED else item_dir(folder, scope)
+    return base / f"{_slug(step)}.json"
+
+
+def person_provenance(outcome: Outcome) -> dict[str, Any]:
+    """What a person did to an item, for the provenance block of its record (nothing when
+    nothing): the steps they rewrote, and their decision beside the pipeline's verdict."""
+    out: dict[str, Any] = {}
+    if outcome.edited_steps:
+        out["edited_by_person"] = list(outcome.edited_steps)
+    if outcome.decision is not None:
+        out["decided_by"] = PERSON
+        out["pipeline_verdict"] = outcome.decision.model_dump(mode="json", exclude={"by"})
+    return out
+
+
+class ItemState(BaseModel):
+    """An item as its folder holds it: its steps (file stem -> record) and its outcome, if any."""
+
+    item: str
+    steps: dict[str, StepRecord]
+    outcome: Outcome | None = None
+
+
+def read_item(folder: Path, item_id: str) -> ItemState:
+    """What the studio draws for an item: every step on disk and the result (the same files a
+    headless run writes, so a studio opened on any run folder shows any item)."""
+    base = item_dir(folder, item_id)
+    steps: dict[str, StepRecord] = {}
+    outcome = None
+    for path in sorted(base.glob("*.json")) if base.is_dir() else []:
+        if path.name == RESULT:
+            outcome = Outcome.model_validate_json(path.read_text(encoding="utf-8"))
+        else:
+            steps[path.stem] = StepRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    return ItemState(item=item_id, steps=steps, outcome=outcome)
+
+
+def edited_steps(directory: Path) -> list[str]:
+    out = []
+    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+        if path.name != RESULT and json.loads(path.read_text(encoding="utf-8")).get("edited"):
+            out.append(path.stem)
+    return out
+
+
+class EditError(SynthError):
+    """A person's edit that cannot be kept (not the step's schema, a rejected step...)."""
+
+
+def edit_step(folder: Path, pipeline: Pipeline, item_id: str, step: str, output: Any) -> list[str]:
+    """Keep a person's `output` for an item's `step` and forget what was made from it: the steps
+    `pipeline.downstream` names and the item's result. Running the item again (`run_pipeline`
+    with it) reads the edit as the step's reply and makes the rest anew. The edit is checked
+    against the step's schema first (nothing is written when it does not validate); the model's
+    output is kept in the file beside it. Returns the steps removed."""
+    path = step_path(folder, item_id, step)
+    if not path.is_file():
+        raise EditError(f"{item_id}: no step {step} on disk")
+    record = StepRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    schema = pipeline.schemas().get(record.schema_name)
+    if schema is None:
+        raise EditError(f"{item_id}/{step}: no schema {record.schema_name} in this pipeline")
+    try:
+        value = schema.model_validate(output).model_dump(mode="json")
+    except ValueError as exc:
+        raise EditError(f"{item_id}/{step}: {record.schema_name}: {_first_error(exc)}") from None
+    original = record.edited.original if record.edited is not None else record.output
+    edited = record.model_copy(update={"output": value, "rejection": None, "detail": "",
+                                       "edited": PersonEdit(original=original)})
+    names = sorted(p.stem for p in path.parent.glob("*.json") if p.name != RESULT)
+    removed = [n for n in pipeline.downstream(step, names) if n != step]
+    write_atomic(path, file_text(edited))
+    for name in removed:
+        step_path(folder, item_id, name).unlink(missing_ok=True)
+    (path.parent / RESULT).unlink(missing_ok=True)
+    return removed
+
+
+def _first_error(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ())) or "value"
+        return f"{where}: {first.get('msg', '')}"
+    return str(exc).splitlines()[0]
+
+
+def decide(folder: Path, item_id: str, status: Literal["kept", "rejected"], *, tier: str | None = None) -> Outcome:
+    """A person's verdict on a finished item, kept in its result beside the pipeline's: keeping
+    needs an environment (a kept item's, or the one a rejection carries); the summary and the
+    record's provenance name the person. Deciding again replaces the person's decision, never
+    the pipeline's verdict."""
+    path = item_dir(folder, item_id) / RESULT
+    if not path.is_file():
+        raise SynthError(f"{item_id} has no verdict yet: run it first")
+    outcome = Outcome.model_validate_json(path.read_text(encoding="utf-8"))
+    first = outcome.decision or PersonDecision(pipeline_status=outcome.status, pipeline_tier=outcome.tier,
+                                               pipeline_reason=outcome.reason)
+    if status == "kept":
+        if outcome.record is None:
+            raise SynthError(f"{item_id} was rejected ({outcome.reason}) before an environment was made: "
+                             "nothing to keep (edit a step and run it again)")
+        tier = tier or outcome.tier or first.pipeline_tier
+        if not tier:
+            raise SynthError(f"{item_id}: keeping it needs a tier")
+        decided = outcome.model_copy(update={"status": "kept", "tier": tier, "decision": first})
+    else:
+        decided = outcome.model_copy(update={"status": "rejected", "reason": outcome.reason or "person",
+                                             "decision": first})
+        if first.pipeline_status == "kept":
+            decided = decided.model_copy(update={"reason": "person", "detail": "rejected by a person in the studio"})
+    if decided.status == first.pipeline_status and decided.tier == first.pipeline_tier:
+        decided = decided.model_copy(update={"decision": None, "reason": first.pipeline_reason,
+                                             "detail": outcome.detail if first.pipeline_status == "rejected" else ""})
+    write_atomic(path, file_text(decided))
+    return decided
 
 
 def read_outcomes(folder: Path) -> list[Outcome]:
@@ -437,6 +629,10 @@ class Summary(BaseModel):
     """US dollars where litellm knows every price; None when no call had one."""
     calls_per_stage: dict[str, int]
     outputs: list[str]
+    decided_by_person: dict[str, int] = Field(default_factory=dict)
+    """Items a person kept or rejected against the pipeline's verdict (`kept`, `rejected`)."""
+    edited_by_person: int = 0
+    """Items with a step a person rewrote."""
 
 
 def summarize(folder: Path, manifest: Manifest, outputs: list[str]) -> Summary:
@@ -445,7 +641,10 @@ def summarize(folder: Path, manifest: Manifest, outputs: list[str]) -> Summary:
     steps = read_steps(folder)
     kept: dict[str, int] = {}
     rejected: dict[str, int] = {}
+    decided: dict[str, int] = {}
     for o in outcomes:
+        if o.decision is not None:
+            decided[o.status] = decided.get(o.status, 0) + 1
         if o.status == "kept":
             kept[o.tier or "-"] = kept.get(o.tier or "-", 0) + 1
         else:
@@ -461,7 +660,8 @@ def summarize(folder: Path, manifest: Manifest, outputs: list[str]) -> Summary:
                    prompt_tokens=sum(s.prompt_tokens for s in steps),
                    completion_tokens=sum(s.completion_tokens for s in steps),
                    cost=sum(costs) if costs else None, calls_per_stage=dict(sorted(per_stage.items())),
-                   outputs=outputs)
+                   outputs=outputs, decided_by_person=dict(sorted(decided.items())),
+                   edited_by_person=sum(1 for o in outcomes if o.edited_steps))
 
 
 def write_outputs(folder: Path, pipeline: Pipeline, manifest: Manifest) -> list[str]:

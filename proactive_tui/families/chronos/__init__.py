@@ -86,6 +86,11 @@ class ChronosFamily(Family):
                 "tiers": list(dict.fromkeys(args.tier)) or ["simple", "complex"], "n": args.n,
                 "threshold": args.threshold, "max_attempts": args.max_attempts}
 
+    def synth_targets(self) -> tuple[str, str, list[str]]:
+        from proactive_tui.families.chronos.synth_prompts import TEMPLATES as values
+
+        return ("--template", "Template", list(values))
+
     def synth_pipeline(self, options: dict[str, Any]) -> Any:
         """The paper's data pipeline (`proactive-tui synth chronos`), imported on use."""
         from pydantic import ValidationError

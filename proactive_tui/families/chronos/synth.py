@@ -31,6 +31,7 @@ structured replies as assistant turns: what the paper fine-tunes on).
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -414,9 +415,22 @@ async def play_branch(ctx: StepContext, env: Any, options: SynthOptions, log: li
             *[dict(m) for m in session.dialogue]]
 
 
+def chronos_step_rank(step: str) -> tuple[str, int, int, int, int] | None:
+    """(branch, turn, user 0 / agent 1, attempt, draft 0 / critic 1) of a branch's step, in the
+    order a branch makes them: the user's message of turn t (its reply to the agent's turn t-1)
+    comes before the agent's turn t. None for a step of no branch (the background)."""
+    match = re.fullmatch(r"(positive|negative)-t(\d+)-(user|agent)-a(\d+)(-critic)?", step)
+    if match is None:
+        return None
+    return (match.group(1), int(match.group(2)), 0 if match.group(3) == "user" else 1, int(match.group(4)),
+            1 if match.group(5) else 0)
+
+
 class ChronosPipeline:
     """The paper's three steps per item (see the module docstring); nothing is shared between
     items, so shards need no shared input."""
+
+    tiers = TIERS
 
     family = FAMILY
     version = GENERATOR_VERSION
@@ -479,6 +493,27 @@ class ChronosPipeline:
     def installed_ids(self, run_name: str) -> str:
         """The ids the installed scenarios load under: a branch per scenario file."""
         return f"{self.family}/{run_name}/<template>/<item>/<branch>"
+
+    def installed_id(self, outcome: Outcome, run_name: str) -> str:
+        """The id "Play it now" opens: the positive branch (the negative is beside it)."""
+        return f"{self.family}/{run_name}/{outcome.group}/{_slug(outcome.item)}/positive"
+
+    # -- the studio ------------------------------------------------------------------------------
+
+    def schemas(self) -> dict[str, type[BaseModel]]:
+        return {cls.__name__: cls for cls in (SimpleBackground, ComplexBackground, UserUtterance, AgentReply,
+                                              UserCritique, AgentCritique)}
+
+    def downstream(self, step: str, steps: list[str]) -> list[str]:
+        """The background feeds everything; a draft (or its critic's score) feeds what its branch
+        said after it: later turns, later drafts of the same turn, the critic of the draft. The
+        other branch is played apart and stays."""
+        if step == "background":
+            return [s for s in steps if s != "background"]
+        mine = chronos_step_rank(step)
+        if mine is None:
+            return []
+        return [s for s in steps if (r := chronos_step_rank(s)) is not None and r[0] == mine[0] and r > mine]
 
     def outputs(self, kept: list[Outcome], run_name: str) -> dict[str, Any]:
         """`<template>/<item>.json` (the branching scenario, its provenance in `synth`) and the

@@ -103,6 +103,11 @@ class ProactiveBenchFamily(Family):
         scenes = [s.replace("-", "_") for s in (args.scene or [])] or list(SCENES)
         return {"scenes": list(dict.fromkeys(scenes)), "n": args.n, "batches": args.batches, "judge": args.judge}
 
+    def synth_targets(self) -> tuple[str, str, list[str]]:
+        from proactive_tui.families.proactivebench.synth_prompts import SCENES as values
+
+        return ("--scene", "Scene", list(values))
+
     def synth_pipeline(self, options: dict[str, Any]) -> Any:
         """The environment gym of the paper (`proactive-tui synth proactivebench`), imported on use."""
         from proactive_tui.families.proactivebench.synth import ProactiveBenchPipeline, SynthOptions

@@ -26,6 +26,7 @@ agent-trainset record). Every trace is read by the family's loader before it is 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -112,10 +113,25 @@ def _time(seconds: int) -> str:
     return f"{float(seconds)}"
 
 
+def pb_step_rank(step: str) -> tuple[int, int]:
+    """Where a step sits in the order an item makes them (see `downstream`)."""
+    if step in ("scene", "user"):
+        return (0, 0 if step == "scene" else 1)
+    match = re.fullmatch(r"(activity|events|propose|verdict)-(\d+)", step)
+    if match is None:
+        return (2, 0)
+    return (1, int(match.group(2)) * 4 + ("activity", "events", "propose", "verdict").index(match.group(1)))
+
+
 class ProactiveBenchPipeline:
     family = FAMILY
     version = GENERATOR_VERSION
     stages = STAGES
+
+    @property
+    def tiers(self) -> tuple[str, ...]:
+        """A generated trace's tier is its scene."""
+        return tuple(self.options.scenes)
 
     def __init__(self, options: SynthOptions) -> None:
         unknown = [s for s in options.scenes if s not in sp.SCENES]
@@ -233,6 +249,21 @@ class ProactiveBenchPipeline:
     def installed_ids(self, run_name: str) -> str:
         """The ids the installed traces load under (the loader names a trace by its path)."""
         return f"{FAMILY}/{run_name}/<scene>-<n>"
+
+    def installed_id(self, outcome: Outcome, run_name: str) -> str:
+        return f"{FAMILY}/{run_name}/{outcome.item}"
+
+    # -- the studio ------------------------------------------------------------------------------
+
+    def schemas(self) -> dict[str, type[BaseModel]]:
+        return {cls.__name__: cls for cls in (SceneSetting, UserProfile, Activity, EventBatch, ProposalReply,
+                                              JudgeVerdict, UserJudge)}
+
+    def downstream(self, step: str, steps: list[str]) -> list[str]:
+        """Each step is made from everything before it (the scene, the user, then per batch the
+        activity, its events, the proposal and its verdict): an edit re-makes all after it."""
+        mine = pb_step_rank(step)
+        return [s for s in steps if pb_step_rank(s) > mine]
 
     # -- output ------------------------------------------------------------------------------
 

@@ -131,6 +131,11 @@ class ProactiveEvalFamily(Family):
                 "candidates": args.candidates, "max_rounds": args.max_rounds, "validators": args.validators,
                 "tree": tree}
 
+    def synth_targets(self) -> tuple[str, str, list[str]]:
+        from proactive_tui.families.proactiveeval.env import DOMAINS as values
+
+        return ("--domain", "Domain", list(values))
+
     def synth_pipeline(self, options: dict[str, Any]) -> Any:
         """The data pipeline of the paper (`proactive-tui synth proactiveeval`), imported on use."""
         from proactive_tui.families.proactiveeval.synth import ProactiveEvalPipeline, SynthOptions

@@ -33,7 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from proactive_tui.families.proactiveeval import synth_prompts as prompts
 from proactive_tui.families.proactiveeval.env import DOMAINS, FAMILY
 from proactive_tui.llm.errors import ModelError
-from proactive_tui.synth.engine import Outcome, Reject, RoleSpec, StepContext, gather_calls, stable_seed
+from proactive_tui.synth.engine import (Outcome, Reject, RoleSpec, StepContext, gather_calls, person_provenance,
+                                        stable_seed)
 
 GENERATOR_VERSION = f"proactiveeval-synth-1+{prompts.SYNTH_PROMPTS_VERSION}"
 PROBES = 3
@@ -134,6 +135,7 @@ class ProactiveEvalPipeline:
     family = FAMILY
     version = GENERATOR_VERSION
     stages = STAGES
+    tiers = ("fair", "hard")
 
     def __init__(self, options: SynthOptions) -> None:
         unknown = [d for d in options.domains if d not in DOMAINS]
@@ -268,6 +270,18 @@ class ProactiveEvalPipeline:
         if _blank(reference) or not sub_targets:
             raise Reject("empty", "the ensemble gave an empty reference target or no sub-targets")
 
+        def record(correct: int, rounds: int, votes: int | None) -> dict[str, Any]:
+            """The environment as made so far (a rejection carries it, for a person to keep)."""
+            return {
+                "environment": {"user_information": user_info, "trigger_factor": trigger},
+                "target": reference,
+                "sub_target": sub_targets,
+                "topic": topic,
+                "synth": {"generator": GENERATOR_VERSION, "item_id": item_id, "seed": ctx.seed,
+                          "models": {spec.name: ctx.run.roles[spec.name].model for spec in self.roles},
+                          "probes_right": correct, "refinement_rounds": rounds, "validator_votes": votes},
+            }
+
         rounds = 0
         while True:
             correct = await self._probe(ctx, domain, title, user_info, trigger, reference, rounds)
@@ -275,7 +289,8 @@ class ProactiveEvalPipeline:
                 break
             if rounds >= o.max_rounds:
                 raise Reject("too_easy", f"{correct} of {PROBES} probes still predicted the target after "
-                                         f"{rounds} refinement rounds")
+                                         f"{rounds} refinement rounds", record=record(correct, rounds, None),
+                             group=domain)
             rounds += 1
             user_info, trigger = await self._refine(ctx, user_info, trigger, reference, sub_targets, rounds)
         tier = "hard" if correct == 0 else "fair"
@@ -286,18 +301,10 @@ class ProactiveEvalPipeline:
                     TEMPERATURES["final_check"]) for k in range(1, o.validators + 1)))
         yes = sum(1 for v in votes if v.reference_is_best)
         if yes * 2 <= o.validators:
-            raise Reject("validators", f"{yes} of {o.validators} validators judged the reference the best target")
-
-        record = {
-            "environment": {"user_information": user_info, "trigger_factor": trigger},
-            "target": reference,
-            "sub_target": sub_targets,
-            "topic": topic,
-            "synth": {"generator": GENERATOR_VERSION, "item_id": item_id, "seed": ctx.seed,
-                      "models": {spec.name: ctx.run.roles[spec.name].model for spec in self.roles},
-                      "probes_right": correct, "refinement_rounds": rounds, "validator_votes": yes},
-        }
-        return Outcome(item=item_id, status="kept", tier=tier, group=domain, record=record)
+            raise Reject("validators", f"{yes} of {o.validators} validators judged the reference the best target",
+                         record=record(correct, rounds, yes), tier=tier, group=domain)
+        record_ = record(correct, rounds, yes)
+        return Outcome(item=item_id, status="kept", tier=tier, group=domain, record=record_)
 
     async def _probe(self, ctx: StepContext, domain: str, title: str, user_info: str, trigger: str, reference: str,
                      round_: int) -> int:
@@ -327,11 +334,28 @@ class ProactiveEvalPipeline:
             user_info, trigger = new_user.text.strip(), new_trigger.text.strip()
         return user_info, trigger
 
+    # -- the studio ------------------------------------------------------------------------------
+
+    def schemas(self) -> dict[str, type[BaseModel]]:
+        return {cls.__name__: cls for cls in (TopicList, EnvironmentDraft, TargetDraft, TargetEnsemble,
+                                              PredictedTarget, ProbeVerdict, Rewrite, FinalCheck)}
+
+    def downstream(self, step: str, steps: list[str]) -> list[str]:
+        """The steps made after `step` in the item's order (environment, candidates, ensemble, then
+        per round: probes, judge, obfuscation, noise; the validators last): each is made from the
+        outputs before it. Steps of the same rank (the five candidates, a round's probes, the two
+        fields of a rewrite) are siblings, made apart, and stay."""
+        mine = step_rank(step)
+        return [s for s in steps if step_rank(s) > mine]
+
     # -- output --------------------------------------------------------------------------------
 
     def installed_ids(self, run_name: str) -> str:
         """The ids the installed items load under (the loader names a generated item by its run)."""
         return f"{self.family}/<domain>/<tier>/{run_name}-<item>"
+
+    def installed_id(self, outcome: Outcome, run_name: str) -> str:
+        return f"{self.family}/{outcome.group}/{outcome.tier}/{run_name}-{outcome.item}"
 
     def outputs(self, kept: list[Outcome], run_name: str) -> dict[str, Any]:
         """Upstream's layout, `<domain>/<tier>.json`, items by id; each record's `synth` holds its
@@ -339,9 +363,28 @@ class ProactiveEvalPipeline:
         files: dict[str, list[dict[str, Any]]] = {}
         for outcome in sorted(kept, key=lambda o: o.item):
             record = dict(outcome.record or {})
-            record["synth"] = {**record.get("synth", {}), "run": run_name}
+            record["synth"] = {**record.get("synth", {}), "run": run_name, **person_provenance(outcome)}
             files.setdefault(f"{outcome.group}/{outcome.tier}.json", []).append(record)
         return dict(sorted(files.items()))
+
+
+def step_rank(step: str) -> tuple[int, int]:
+    """Where a step of an item sits in the order its outputs feed one another (see `downstream`)."""
+    import re
+
+    fixed = {"environment": (0, 0), "ensemble": (2, 0)}
+    if step in fixed:
+        return fixed[step]
+    if step.startswith("candidate-"):
+        return (1, 0)
+    if step.startswith("validator-"):
+        return (4, 0)
+    match = re.fullmatch(r"(probe|judge|obfuscate|noise)-.*r(\d+)(?:-\d+)?", step)
+    if match:
+        # round r: obfuscate (r, 0), noise (r, 1), probes (r, 2), judge (r, 3); round 0 has only probes and judge
+        order = {"obfuscate": 0, "noise": 1, "probe": 2, "judge": 3}[match.group(1)]
+        return (3, int(match.group(2)) * 4 + order)
+    return (5, 0)  # unknown: made last, so never deleted by an edit before it
 
 
 def calls_per_item(options: SynthOptions, rounds: int) -> int:
