@@ -114,15 +114,16 @@ class WriteForm(Screen[None]):
     WriteForm.-narrow #write-body { layout: vertical; }
     WriteForm.-narrow #write-fields { width: 1fr; height: 1fr; }
     WriteForm.-narrow #write-side { width: 1fr; height: 9; }
-    WriteForm .write-label { margin-top: 1; color: $text-muted; }
+    WriteForm .write-label { margin-top: 1; text-style: bold; }
     WriteForm .write-hint { color: $text-muted; text-style: italic; }
     WriteForm Input, WriteForm Select { width: 1fr; }
-    WriteForm TextArea { height: 5; width: 1fr; }
-    WriteForm TextArea.write-short { height: 3; }
-    WriteForm #write-problems { padding: 0 1; height: auto; max-height: 8; border: round $error; }
+    WriteForm TextArea { height: 4; width: 1fr; }
+    WriteForm TextArea.write-short { height: 2; }
+    WriteForm TextArea.write-tall { height: 8; }
+    WriteForm #write-problems { width: 1fr; padding: 0 1; height: auto; max-height: 8; border: round $error; }
     WriteForm #write-problems.-valid { border: round $success; }
-    WriteForm #write-preview { height: 1fr; border: round $panel-lighten-2; padding: 0 1; }
-    WriteForm #write-buttons { height: auto; padding: 0 1; }
+    WriteForm #write-preview { width: 1fr; height: 1fr; border: round $accent; padding: 0 1; }
+    WriteForm #write-buttons { height: 1; padding: 0 1; }
     WriteForm #write-buttons Button { margin-right: 1; }
     WriteForm #write-status { height: auto; padding: 0 1; color: $text-muted; }
     """
@@ -167,11 +168,14 @@ class WriteForm(Screen[None]):
         yield Label(label, classes="write-label")
         if hint:
             yield Static(Text(hint), classes="write-hint")
+        if hasattr(widget, "compact"):  # no borders: 80x24 holds a few fields, not two
+            widget.compact = True
         yield widget
 
     @staticmethod
-    def text_area(text: str, id: str, short: bool = False) -> TextArea:
-        area = TextArea(text, id=id, soft_wrap=True, classes="write-short" if short else "")
+    def text_area(text: str, id: str, short: bool = False, tall: bool = False) -> TextArea:
+        """`short`: a sentence or two; `tall`: a list of many lines (states, events)."""
+        area = TextArea(text, id=id, soft_wrap=True, classes="write-short" if short else "write-tall" if tall else "")
         area.show_line_numbers = False
         return area
 
@@ -204,9 +208,9 @@ class WriteForm(Screen[None]):
                 yield DescriptionView(id="write-preview")
         yield Static("", id="write-status")
         with Horizontal(id="write-buttons"):
-            yield Button("Save", variant="primary", id="write-save", disabled=True)
-            yield Button("Play it now", id="write-play", disabled=True)
-            yield Button("Close", id="write-close")
+            yield Button("Save", variant="primary", id="write-save", disabled=True, compact=True)
+            yield Button("Play it now", id="write-play", disabled=True, compact=True)
+            yield Button("Close", id="write-close", compact=True)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -232,10 +236,13 @@ class WriteForm(Screen[None]):
             problems.update(Text("\n".join(self.checked.problems)))
             problems.set_class(False, "-valid")
             problems.border_title = f"{len(self.checked.problems)} problem(s): Save is off"
+            if preview.sections:
+                preview.border_title = "Preview (the last valid state)"
         else:
             problems.update(Text("Valid: Save writes it as a new environment."))
             problems.set_class(True, "-valid")
             problems.border_title = "Checks"
+            preview.border_title = "Preview"
             from proactive_tui.envs.describe import describe
 
             preview.show(describe(self.checked.env))
@@ -304,10 +311,11 @@ class WriteForm(Screen[None]):
     # -- actions ------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # None, not False: the key stays in the key bar, dimmed, so a person sees it exists
         if action == "save":
-            return self.checked.env is not None
+            return True if self.checked.env is not None else None
         if action == "play":
-            return self.saved is not None
+            return True if self.saved is not None else None
         return True
 
     @on(Button.Pressed, "#write-save")

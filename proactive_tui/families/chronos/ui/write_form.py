@@ -62,7 +62,7 @@ class ChronosWriteForm(WriteForm):
             "budget | at most £14,000 | 1\nseats | 7 seats | 1\nmileage | under 60,000 miles | 2", "f-constraints"),
             "key | value | reveal turn, one per line")
         yield from self.labelled("Start time", Input("2026-03-02T09:00", id="f-start"))
-        yield from self.labelled("States", self.text_area(STATES, "f-states"),
+        yield from self.labelled("States", self.text_area(STATES, "f-states", tall=True),
                                  "time | meets the needs (yes/no) | listings split by ;")
         yield from self.labelled("Turn limit", Input("24", id="f-turns"))
         yield from self.labelled("Shift: what the user says", self.text_area(
@@ -71,7 +71,7 @@ class ChronosWriteForm(WriteForm):
         yield from self.labelled("Shift: new intention", Input("buy a used 7-seat hybrid", id="f-shift-intention"))
         yield from self.labelled("Shift: constraints", self.text_area(
             "budget | at most £17,000\nseats | 7 seats\nfuel | hybrid", "f-shift-constraints"), "key | value")
-        yield from self.labelled("Shift: states", self.text_area(SHIFT_STATES, "f-shift-states"),
+        yield from self.labelled("Shift: states", self.text_area(SHIFT_STATES, "f-shift-states", tall=True),
                                  "time | meets the new needs (yes/no) | listings split by ;")
 
     def on_mount(self) -> None:

@@ -42,7 +42,7 @@ class ProactiveBenchWriteForm(WriteForm):
         yield from self.labelled("Theme", Select([(title, prefix) for prefix, title in THEMES.items()],
                                                  value="coding", allow_blank=False, id="f-theme"))
         yield from self.labelled("Start time (UTC)", Input("2026-01-01T09:00", id="f-start"))
-        yield from self.labelled("Events", self.text_area(EVENTS, "f-events"),
+        yield from self.labelled("Events", self.text_area(EVENTS, "f-events", tall=True),
                                  "seconds after start | what the user does | help welcome (yes/no) | task; task")
 
     def draft(self) -> tuple[Draft | None, list[str]]:
