@@ -133,6 +133,8 @@ async def test_a_written_environment_is_checked_saved_listed_and_playable(family
         saved = form.saved
         assert saved.env.id == case.new_id
         assert saved.path.is_relative_to(user_envs_dir()) and saved.path.is_file()
+        shown = form.query_one("#write-preview", DescriptionView).plain_text()
+        assert case.new_id in shown and "your envs folder" in shown  # the saved one, where it now lives
         await wait_for(pilot, lambda: app.environments.get(case.new_id) is not None)  # the reload read it
         picker = next(s for s in app.screen_stack if isinstance(s, PickerScreen))
         listed = next(e for e in picker.index.environments if e.id == case.new_id)

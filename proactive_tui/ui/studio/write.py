@@ -340,6 +340,9 @@ class WriteForm(Screen[None]):
                         timeout=12, markup=False)
         self._status(Text.assemble("Saved as ", (saved.env.id, "bold"), f" ({saved.path}). ctrl+o plays it."))
         self.query_one("#write-play", Button).disabled = False
+        from proactive_tui.envs.describe import describe
+
+        self.query_one("#write-preview", DescriptionView).show(describe(saved.env))  # as the picker lists it now
         self.refresh_bindings()
         reload = getattr(self.app, "reload_environments", None)
         if reload is not None:
