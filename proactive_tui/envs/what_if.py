@@ -138,11 +138,16 @@ def save_note(env: Any) -> str | None:
     return None
 
 
-def save_as_new(env: Any, folder: Path | None = None, taken: set[str] | None = None) -> Saved:
+def save_as_new(env: Any, folder: Path | None = None, taken: set[str] | None = None,
+                label_prefix: str = "whatif") -> Saved:
     """Write `env` (an edited environment) as a new file under `folder` (the user's environments
     folder by default) and read it back. Never overwrites a file: `<original id>~whatif-<n>` with
     the first n whose file does not exist and whose id is not in `taken` (ids already loaded).
-    Raises EditProblem when the family cannot write files or the file does not read back."""
+    Raises EditProblem when the family cannot write files or the file does not read back.
+
+    `label_prefix` names what the new environment is to its original: `whatif` for an edit, `written`
+    for one written from scratch in the studio's form (`ui.studio.write`), whose id
+    `<id>~written-<n>` must not read as a variant of an environment that never existed."""
     from proactive_tui.core import registry
     from proactive_tui.envs.registry import EnvSource, load_paths
     from proactive_tui.paths import user_envs_dir
@@ -152,13 +157,13 @@ def save_as_new(env: Any, folder: Path | None = None, taken: set[str] | None = N
     base = root_id(env.id)
     taken = taken or set()
     for n in range(1, 10_000):
-        label = f"whatif-{n}"
+        label = f"{label_prefix}-{n}"
         planned = family.environment_file(env, label)
         if planned is None:
             raise EditProblem([save_note(env) or "this family cannot save environments"])
         relative, data = planned
         path = folder / relative
-        if f"{base}~{label}" in taken or path.exists() or _any_exists(path.parent, folder):
+        if f"{base}~{label}" in taken or path.exists() or _any_exists(path.parent, folder, label_prefix):
             continue
         break
     else:  # pragma: no cover - ten thousand saved variants of one environment
@@ -176,7 +181,7 @@ def save_as_new(env: Any, folder: Path | None = None, taken: set[str] | None = N
     return Saved(path=path, env=back)
 
 
-def _any_exists(parent: Path, folder: Path) -> bool:
+def _any_exists(parent: Path, folder: Path, label_prefix: str = "whatif") -> bool:
     """A folder the plan creates for its file (ProactiveEval's `whatif-<n>/<domain>/`) that exists
     already belongs to another save: take the next n rather than write beside it."""
     try:
@@ -185,6 +190,6 @@ def _any_exists(parent: Path, folder: Path) -> bool:
         return False
     parts = relative.parts
     for i, part in enumerate(parts):
-        if part.startswith("whatif-") and (folder.joinpath(*parts[: i + 1])).exists():
+        if part.startswith(f"{label_prefix}-") and (folder.joinpath(*parts[: i + 1])).exists():
             return True
     return False

@@ -407,6 +407,11 @@ class ProactiveApp(App[None]):
         yield SystemCommand("Open a report folder…", "A batch report folder (`eval --out DIR`): tables, charts, sessions",
                             self.ask_report_folder)
         yield SystemCommand("Screenshot to SVG", "Save the screen as an SVG file in the data folder", self.action_svg_screenshot)
+        if isinstance(screen, PickerScreen):
+            from proactive_tui.ui.studio.write import open_write_form
+
+            yield SystemCommand("Write a new environment…", "A form per benchmark, checked as you type, saved into "
+                                "your environments folder", lambda: open_write_form(self))
 
     def ask_compare(self, env: Any) -> None:
         """Ask for two agent models (and blind or not), then open the compare screen on `env`:

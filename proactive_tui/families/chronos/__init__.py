@@ -266,6 +266,11 @@ class ChronosFamily(Family):
 
         return ChronosSetupScreen
 
+    def write_form(self):
+        from proactive_tui.families.chronos.ui.write_form import ChronosWriteForm
+
+        return ChronosWriteForm
+
     def session_screen(self):
         from proactive_tui.families.chronos.ui.session import ChronosSessionScreen
 

@@ -263,6 +263,11 @@ class ProactiveBenchFamily(Family):
 
         return ProactiveBenchSetupScreen
 
+    def write_form(self):
+        from proactive_tui.families.proactivebench.ui.write_form import ProactiveBenchWriteForm
+
+        return ProactiveBenchWriteForm
+
     def session_screen(self):
         from proactive_tui.families.proactivebench.ui.session import ProactiveBenchSessionScreen
 

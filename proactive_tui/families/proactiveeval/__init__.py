@@ -281,6 +281,11 @@ class ProactiveEvalFamily(Family):
 
         return ProactiveEvalSetupScreen
 
+    def write_form(self):
+        from proactive_tui.families.proactiveeval.ui.write_form import ProactiveEvalWriteForm
+
+        return ProactiveEvalWriteForm
+
     def session_screen(self):
         from proactive_tui.families.proactiveeval.ui.session import ProactiveEvalSessionScreen
 

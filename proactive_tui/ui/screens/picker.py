@@ -67,6 +67,8 @@ class PickerScreen(Screen[None]):
                 tooltip="Read the environment folders again: new files (synth) appear"),
         Binding("escape", "clear_filter", "Clear", tooltip="Clear the filter and list everything"),
         Binding("down", "focus_tree", "To the list", show=False, tooltip="From the filter down to the list"),
+        Binding("n", "write_new", "Write", show=False,
+                tooltip="Write a new environment from scratch: a form per benchmark, checked as you type"),
     ]
 
     DEBOUNCE_FROM = 2_000
@@ -252,6 +254,11 @@ class PickerScreen(Screen[None]):
 
     def action_history(self) -> None:
         self.app.open_history()
+
+    def action_write_new(self) -> None:
+        from proactive_tui.ui.studio.write import open_write_form
+
+        open_write_form(self.app)
 
     def action_compare(self) -> None:
         if self.current is not None:
