@@ -149,6 +149,12 @@ class ProactiveEvalFamily(Family):
 
         return ProactiveEvalPipeline(SynthOptions(**options))
 
+    def studio_view(self) -> type:
+        """The studio's drawing of one generated item (stage by stage, from its step files)."""
+        from proactive_tui.families.proactiveeval.ui.studio_view import ProactiveEvalStudioView
+
+        return ProactiveEvalStudioView
+
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 
