@@ -107,7 +107,7 @@ async def test_a_kept_item_shows_every_stage_in_order(run_folder: Path) -> None:
         rows = list(app.query(StageRow))
         candidates = [b.step for b in rows[0].blocks]
         assert candidates == [f"candidate-{k}" for k in range(1, 6)]
-        assert rows[0].styles.grid_size_columns == 3  # 120 columns hold three of them a row
+        assert rows[0].query_one('.stage-row-grid').styles.grid_size_columns == 3  # 120 columns hold three of them a row
         assert "help with soften" in plain(blocks["candidate-3"])
         assert "Target FATE-soften" in plain(blocks["ensemble"])
         # round 0: two probes judged the same as the reference -> refined; round 1: one -> fair

@@ -18,7 +18,7 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.containers import Container
+from textual.containers import Container, Vertical
 from textual.events import Resize
 from textual.widgets import Static
 
@@ -32,17 +32,18 @@ _TOPIC = re.compile(r"^Topic: (.*)$", re.M)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
-class StageRow(Container):
-    """Blocks of one rank side by side (the candidates, a round's probes, the votes), as many
-    columns as fit at `MIN_COLUMN` cells each, so 80 columns wraps five candidates onto rows of
-    two instead of squeezing them to a word a line. `step` and `title` make it read like a block
-    to the studio's focus keeping (it is no step itself)."""
+class StageRow(Vertical):
+    """Blocks of one rank side by side (the candidates, a round's probes, the votes) under a
+    title, as many columns as fit at `MIN_COLUMN` cells each, so 80 columns wraps five
+    candidates onto rows of two instead of squeezing them to a word a line. `step` and `title`
+    make it read like a block to the studio's focus keeping (it is no step itself)."""
 
     MIN_COLUMN = 34
     DEFAULT_CSS = """
-    StageRow { layout: grid; grid-size: 1; grid-gutter: 0 1; grid-rows: auto; height: auto; margin: 0 0 1 0; }
-    StageRow > .stage-row-title { column-span: 99; color: $text-muted; text-style: bold; }
-    StageRow > StageBlock { margin: 0; }
+    StageRow { height: auto; margin: 0 0 1 0; }
+    StageRow > .stage-row-title { color: $text-muted; text-style: bold; }
+    StageRow > .stage-row-grid { layout: grid; grid-size: 1; grid-gutter: 1 2; grid-rows: auto; height: auto; }
+    StageRow > .stage-row-grid > StageBlock { margin: 0; }
     """
 
     def __init__(self, title: str, blocks: list[StageBlock]) -> None:
@@ -53,7 +54,8 @@ class StageRow(Container):
 
     def compose(self):
         yield Static(Text(self.title), classes="stage-row-title")
-        yield from self.blocks
+        with Container(classes="stage-row-grid"):
+            yield from self.blocks
 
     def on_resize(self, event: Resize) -> None:
         self._fit(event.size.width)
@@ -64,9 +66,10 @@ class StageRow(Container):
     def _fit(self, width: int) -> None:
         if width <= 0:
             return
-        columns = max(1, min(len(self.blocks), (width + 1) // (self.MIN_COLUMN + 1)))
-        if self.styles.grid_size_columns != columns:
-            self.styles.grid_size_columns = columns
+        columns = max(1, min(len(self.blocks), (width + 2) // (self.MIN_COLUMN + 2)))
+        grid = self.query_one(".stage-row-grid")
+        if grid.styles.grid_size_columns != columns:
+            grid.styles.grid_size_columns = columns
 
 
 def topic_path(state: ItemState) -> str | None:
