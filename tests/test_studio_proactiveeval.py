@@ -201,6 +201,16 @@ async def test_a_persons_decision_is_shown_beside_the_pipelines(run_folder: Path
         assert "kept: tier fair" in verdict and "decided by a person; the pipeline had rejected (too_easy)" in verdict
 
 
+async def test_before_the_environment_the_planned_topic_and_the_live_call_show(run_folder: Path) -> None:
+    item = item_of(run_folder, "split")
+    app = Host(pipeline_of(run_folder), engine.ItemState(item=item, steps={}), live="environment")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        blocks = list(app.query(StageBlock))
+        assert "Recommendation / split" in plain(blocks[0])  # derived from the given tree as the pipeline does
+        assert [b.step for b in blocks[1:]] == ["environment"] and blocks[1].has_class("-live")
+
+
 def test_diff_marks_removed_and_added_pieces_literally() -> None:
     out = diff_text("Kenji walks. He likes [bold]tea[/bold].", "Kenji walks. He likes coffee.")
     lines = out.plain.splitlines()

@@ -164,6 +164,23 @@ class ProactiveEvalStudioView(StudioItemView):
         self.good = (theme.success if theme is not None else None) or "green"
         self.bad = (theme.error if theme is not None else None) or "red"
 
+    def _planned_topic(self, item: str) -> str | None:
+        """Before the environment is made: the leaf the pipeline will draw for `item`, derived
+        as it derives it, when the run was given its tree (`--tree`, as the studio's topic tree
+        gives it); None when the tree is made during the run."""
+        options = getattr(self.pipeline, "options", None)
+        tree = getattr(options, "tree", None)
+        domain, _, number = item.rpartition("-")
+        if not isinstance(tree, dict) or domain not in tree or not number.isdigit():
+            return None
+        from proactive_tui.families.proactiveeval.synth import TopicNode
+
+        try:
+            leaves = getattr(self.pipeline, "chosen", {}).get(domain) or TopicNode.model_validate(tree[domain]).leaves()
+            return self.pipeline._topic(domain, int(number), leaves)
+        except (ValueError, AttributeError, IndexError, ZeroDivisionError):
+            return None
+
     def _option(self, name: str, default: int) -> int:
         options = getattr(self.pipeline, "options", None)
         return int(getattr(options, name, default) or default)
@@ -187,7 +204,7 @@ class ProactiveEvalStudioView(StudioItemView):
         out: list[Any] = []
         self._colours()
 
-        path = topic_path(state)
+        path = topic_path(state) or self._planned_topic(state.item)
         out.append(StageBlock("Topic", Text(path or "(the environment's topic is chosen when it is made)",
                                             style="" if path else "italic")))
 
