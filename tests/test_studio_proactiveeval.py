@@ -253,6 +253,11 @@ async def name_it(pilot, app: App, text: str) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, TopicTreeScreen))
 
 
+def test_the_family_hands_the_studio_its_view_and_topic_tree() -> None:
+    view = registry.get("proactiveeval").studio_view()
+    assert view is ProactiveEvalStudioView and view.setup_tool() == ("Topic tree…", TopicTreeScreen)
+
+
 async def test_topic_tree_expand_edit_choose_and_use(tmp_path: Path) -> None:
     with FakeOpenAIServer(responder=responder) as server:
         app = TreeHost(tree_context(tmp_path, server.base_url))
