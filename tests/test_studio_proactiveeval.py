@@ -267,6 +267,7 @@ async def test_topic_tree_expand_edit_choose_and_use(tmp_path: Path) -> None:
             widget = screen.query_one(Tree)
             widget.focus()
             root = widget.root
+            assert "(openai/gen, the generator seat)" in str(screen.query_one("#keys").render())
             await pilot.press("x")  # the first level from the model
             await wait_for(pilot, lambda: len(root.children) == 3)
             assert [c.data.topic for c in root.children] == ["Home cooking", "Travel planning", "Personal finance"]

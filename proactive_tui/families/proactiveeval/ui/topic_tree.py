@@ -112,11 +112,17 @@ class TopicTreeScreen(ModalScreen[list[str] | None]):
             with VerticalScroll(id="trees"):
                 for domain in self.domains:
                     yield self._tree(domain)
-            yield Static(Text("x expand with the model · a add · r rename · d remove · space choose a leaf · "
-                              "u use this tree · esc cancel"), id="keys")
+            yield Static(self._keys_text(), id="keys")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Use this tree", id="use", variant="primary")
+
+    def _keys_text(self) -> Text:
+        settings = self.context.roles.get("generator") if isinstance(self.context.roles, dict) else None
+        model = getattr(settings, "model", None)
+        who = f" ({model}, the generator seat)" if model else " (no generator seat chosen)"
+        return Text(f"x expand with the model{who} · a add · r rename · d remove · space choose a leaf · "
+                    "u use this tree · esc cancel")
 
     def _tree(self, domain: str) -> Tree[TopicData]:
         title = DOMAINS[domain]
