@@ -132,8 +132,9 @@ def _rejected_body(record: StepRecord) -> Text:
 
 
 def _label(text: str, value: str) -> Text:
-    out = Text(text + ": ", style="bold")
-    out.append(value)
+    out = Text()
+    out.append(text + ": ", style="bold")
+    out.append(value)  # the model's text in the plain style: only the label is bold
     return out
 
 
