@@ -364,3 +364,33 @@ def test_a_generated_item_has_its_own_id_and_its_exports_and_what_ifs_theirs() -
     assert record_id({"synth": synth, "meta": {"what_if": "whatif-1", "env_id": mine}}, "persuasion", "hard", 0) == (
         f"{mine}~whatif-1")
     assert record_id({"synth": {"run": 3}}, "persuasion", "hard", 2) == "proactiveeval/persuasion/hard/2"
+
+
+def test_chosen_leaves_are_the_only_topics_items_draw_from(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with FakeOpenAIServer(responder=responder) as server:
+        # one leaf named with the root's title, one without: both spell a leaf of the tree
+        assert main(synth_argv(out, write_tree(tmp_path), server.base_url, "--leaf", "recommendation/Recommendation / fair",
+                               "--leaf", "recommendation/hard", n=4)) == 0
+    got = [fate_of(item) for item in sorted((out / "items").iterdir())]
+    assert len(got) == 4 and set(got) == {"fair", "hard"}  # four items over the two chosen leaves only
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["options"]["leaves"] == ["recommendation/Recommendation / fair", "recommendation/hard"]
+    # without --leaf the config is what it was before the option (old runs keep their hash)
+    from proactive_tui.families.proactiveeval.synth import ProactiveEvalPipeline, SynthOptions
+
+    plain = ProactiveEvalPipeline(SynthOptions(domains=["recommendation"], n=1, tree=tree()))
+    assert "leaves" not in plain.config()["options"]
+
+
+def test_an_unknown_leaf_is_refused_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert main(synth_argv(out, write_tree(tmp_path), "http://127.0.0.1:9", "--leaf",
+                           "recommendation/Recommendation / nowhere")) != 0
+    err = capsys.readouterr().err
+    assert "nowhere" in err and "no such leaf" in err and len(err.strip().splitlines()) == 1
+    assert not (out / "items").exists()
+    # a leaf without a tree to choose it from is refused too
+    assert main(["synth", "proactiveeval", "--domain", "recommendation", "--n", "1", "--out", str(tmp_path / "b"),
+                 "--leaf", "recommendation/x", *role_args("http://127.0.0.1:9")]) != 0
+    assert "--leaf needs --tree" in capsys.readouterr().err

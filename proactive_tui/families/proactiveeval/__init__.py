@@ -110,6 +110,10 @@ class ProactiveEvalFamily(Family):
                             help="final-check votes (default 5, the paper's; kept on a strict majority)")
         parser.add_argument("--tree", metavar="FILE", help="reuse a topic tree (a run's DIR/tree.json, edited or not) "
                                                            "instead of generating one; shards need one")
+        parser.add_argument("--leaf", action="append", default=[], metavar="DOMAIN/PATH",
+                            help='draw the items only from this leaf of the --tree (repeatable), e.g. '
+                                 '"recommendation/Recommendation / Home cooking / Weeknight meals"; '
+                                 "a domain with no chosen leaf uses all of its leaves")
         parser.add_argument("--tree-only", action="store_true", help="make the topic tree (DIR/tree.json) and stop")
 
     def synth_options(self, args: Any) -> dict[str, Any]:
@@ -127,9 +131,12 @@ class ProactiveEvalFamily(Family):
             if not isinstance(tree, dict):
                 raise ValueError(f"--tree {path}: expected an object of domain -> topic tree")
         domains = [env_module.DOMAIN_ALIASES.get(d, d) for d in (args.domain or [])] or list(env_module.DOMAINS)
-        return {"domains": list(dict.fromkeys(domains)), "n": args.n, "depth": args.depth, "branching": args.branching,
-                "candidates": args.candidates, "max_rounds": args.max_rounds, "validators": args.validators,
-                "tree": tree}
+        options = {"domains": list(dict.fromkeys(domains)), "n": args.n, "depth": args.depth,
+                   "branching": args.branching, "candidates": args.candidates, "max_rounds": args.max_rounds,
+                   "validators": args.validators, "tree": tree}
+        if getattr(args, "leaf", None):
+            options["leaves"] = list(dict.fromkeys(args.leaf))  # only when given: older runs' options stay as they were
+        return options
 
     def synth_targets(self) -> tuple[str, str, list[str]]:
         from proactive_tui.families.proactiveeval.env import DOMAINS as values
@@ -141,6 +148,12 @@ class ProactiveEvalFamily(Family):
         from proactive_tui.families.proactiveeval.synth import ProactiveEvalPipeline, SynthOptions
 
         return ProactiveEvalPipeline(SynthOptions(**options))
+
+    def studio_view(self) -> type:
+        """The studio's drawing of one generated item (stage by stage, from its step files)."""
+        from proactive_tui.families.proactiveeval.ui.studio_view import ProactiveEvalStudioView
+
+        return ProactiveEvalStudioView
 
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)

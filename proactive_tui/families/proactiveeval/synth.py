@@ -61,6 +61,11 @@ class SynthOptions(BaseModel):
     dedupe_ratio: float = Field(default=0.85, gt=0, le=1)
     tree: dict[str, Any] | None = None
     """A given topic tree per domain (`--tree FILE`), else generated."""
+    leaves: list[str] = Field(default_factory=list)
+    """Chosen leaves (`--leaf "DOMAIN/Root / topic / leaf"`, the studio's topic tree): a domain with
+    a chosen leaf draws its items only from its chosen leaves, the others from all of theirs.
+    Needs `tree`: a person chooses leaves of a tree they have seen. Left out of the config when
+    empty, so the runs made before the option keep their config hash (and resume)."""
 
 
 # -- reply schemas (sent as the response format) ------------------------------------------------
@@ -148,6 +153,7 @@ class ProactiveEvalPipeline:
                 raise ValueError(f"--tree holds no tree for {', '.join(missing)}")
             for domain in options.domains:
                 TopicNode.model_validate(options.tree[domain])
+        self.chosen = self._chosen_leaves(options)
         self.roles = (
             RoleSpec(name="generator", purpose="topic tree, environments, target candidates, ensemble, refinement"),
             *(RoleSpec(name=f"probe{k}", purpose=f"difficulty probe {k} of {PROBES}: predicts the target")
@@ -157,8 +163,35 @@ class ProactiveEvalPipeline:
               for k in range(1, options.validators + 1)),
         )
 
+    @staticmethod
+    def _chosen_leaves(options: SynthOptions) -> dict[str, list[str]]:
+        """Domain -> its chosen leaves as `TopicNode.leaves` spells them (the root's title may be
+        left out of a `--leaf`); an unknown leaf is refused, naming it."""
+        if not options.leaves:
+            return {}
+        if options.tree is None:
+            raise ValueError("--leaf needs --tree: leaves are chosen from a topic tree you have seen")
+        chosen: dict[str, list[str]] = {}
+        for given in options.leaves:
+            domain, sep, path = given.partition("/")
+            domain = domain.strip()
+            if not sep or not path.strip():
+                raise ValueError(f'--leaf {given!r}: expected "DOMAIN/topic / ... / leaf"')
+            if domain not in options.domains:
+                raise ValueError(f"--leaf {given!r}: {domain} is not one of the run's domains "
+                                 f"({', '.join(options.domains)})")
+            root = TopicNode.model_validate(options.tree[domain])
+            wanted = " / ".join(part.strip() for part in path.split(" / "))
+            match = [leaf for leaf in root.leaves()
+                     if leaf == wanted or leaf.split(" / ", 1)[-1] == wanted]
+            if not match:
+                raise ValueError(f"--leaf {given!r}: no such leaf in the {domain} topic tree")
+            if match[0] not in chosen.setdefault(domain, []):
+                chosen[domain].append(match[0])
+        return chosen
+
     def config(self) -> dict[str, Any]:
-        return {"options": self.options.model_dump(mode="json"), "probes": PROBES, "temperatures": TEMPERATURES}
+        return {"options": self.options.model_dump(mode="json", exclude={"leaves"} if not self.options.leaves else None), "probes": PROBES, "temperatures": TEMPERATURES}
 
     def item_ids(self) -> list[str]:
         return [f"{domain}-{i:04d}" for domain in self.options.domains for i in range(self.options.n)]
@@ -188,7 +221,7 @@ class ProactiveEvalPipeline:
                 trees[domain] = None
         write_atomic(ctx.run.folder / "tree.json",
                      file_text({d: t.model_dump(mode="json") for d, t in trees.items() if t is not None}))
-        return {d: (t.leaves() if t is not None else []) for d, t in trees.items()}
+        return {d: (self.chosen.get(d) or (t.leaves() if t is not None else [])) for d, t in trees.items()}
 
     async def _tree(self, ctx: StepContext, domain: str) -> TopicNode:
         o = self.options
