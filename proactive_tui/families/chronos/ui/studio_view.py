@@ -91,9 +91,13 @@ def branch_turns(state: ItemState, branch: str, threshold: int, live: str | None
         draft = Draft(step=name, turn=turn, role=role, attempt=attempt, record=record, critic=critic)
         groups.setdefault((turn, role_rank), []).append(draft)
     last_group = max(groups) if groups else None
+    live_rank = chronos_step_rank(live) if live else None
     for key, drafts in groups.items():
         for draft in drafts:
-            later = draft is not drafts[-1] or key != last_group
+            # Something of the branch was made (or is being made) after this draft's critic would
+            # have been: no critic was asked, so a rule refused the draft.
+            later = draft is not drafts[-1] or key != last_group or (
+                live_rank is not None and live_rank > (branch, draft.turn, key[1], draft.attempt, 1))
             if draft.record.rejection:
                 draft.why = f"{draft.record.rejection}: {draft.record.detail}".rstrip(": ")
             elif draft.critic is not None and draft.critic.rejection:
@@ -234,6 +238,13 @@ class ChronosStudioView(StudioItemView):
         self.show_rejected = not self.show_rejected
         if self.state is not None:
             self.show(self.state, self.live)
+            # A hidden draft that had the focus is gone: keep the focus in the view, so the key
+            # that hid it shows it again.
+            self.call_after_refresh(self._keep_focus)
+
+    def _keep_focus(self) -> None:
+        if self.app.focused is None:
+            self.focus()
 
     # -- the blocks ------------------------------------------------------------------------------
 
@@ -362,7 +373,8 @@ class ChronosStudioView(StudioItemView):
         text = Text()
         if decision is not None:
             text.append("The pipeline: ", style="bold")
-            text.append(f"{decision.pipeline_status}" + (f" ({decision.pipeline_tier})" if decision.pipeline_tier else "")
+            text.append(f"{decision.pipeline_status}"
+                        + (f" ({decision.pipeline_tier})" if decision.pipeline_status == "kept" else "")
                         + (f" — {decision.pipeline_reason}" if decision.pipeline_reason else ""))
             text.append("\nA person decided: ", style="bold")
             text.append(f"{outcome.status}" + (f" ({outcome.tier})" if outcome.status == "kept" and outcome.tier else ""))
