@@ -130,7 +130,7 @@ def _observation(text: str) -> tuple[str, str] | None:
     return f"{source}{when}", f"available now:\n{body}"
 
 
-def _state_line(text: Text, state: dict[str, Any], indent: str = "  ") -> None:
+def _state_line(text: Text, state: dict[str, Any], indent: str = "• ") -> None:
     mark = "✓ meets the needs" if state.get("meets_needs") else "✗ does not meet them"
     listings = "; ".join(plain(str(x)) for x in state.get("listings") or []) or "(nothing listed)"
     text.append(f"{indent}{plain(str(state.get('time', '?')))}  ", style="bold")
@@ -157,7 +157,7 @@ def card_text(output: dict[str, Any]) -> Text:
     for c in output.get("constraints") or []:
         turn = c.get("reveal_turn", 0)
         when = "in the opening" if not turn else f"revealed at turn {turn}"
-        text.append(f"  {plain(str(c.get('key')))} = {plain(str(c.get('value')))}  ")
+        text.append(f"• {plain(str(c.get('key')))} = {plain(str(c.get('value')))}  ")
         text.append(f"({when})\n", style="italic")
     field("Start", output.get("start_time"))
     text.append("States (the monitor's scans):\n", style="bold")
@@ -167,17 +167,17 @@ def card_text(output: dict[str, Any]) -> Text:
     if isinstance(shift, dict):
         text.append("Intention shift: ", style="bold")
         text.append(f"“{plain(str(shift.get('utterance', '')))}”\n")
-        text.append(f"  new intention: {plain(str(shift.get('intention', '')))}\n")
+        text.append(f"• new intention: {plain(str(shift.get('intention', '')))}\n")
         for kv in shift.get("constraints") or []:
-            text.append(f"  {plain(str(kv.get('key')))} = {plain(str(kv.get('value')))}\n")
-        text.append("  states after the shift:\n", style="italic")
+            text.append(f"• {plain(str(kv.get('key')))} = {plain(str(kv.get('value')))}\n")
+        text.append("States after the shift:\n", style="bold")
         for state in shift.get("timeline") or []:
-            _state_line(text, state, "    ")
+            _state_line(text, state)
     text.append("Endings:\n", style="bold")
     for branch in BRANCHES:
         ending = output.get(f"{branch}_ending")
         if isinstance(ending, dict):
-            text.append(f"  {branch}: ")
+            text.append(f"• {branch}: ")
             _state_line(text, ending, "")
     text.rstrip()
     return text
