@@ -162,6 +162,10 @@ async def test_r_shows_the_dropped_drafts_with_their_score(folder: Path) -> None
         await pilot.press("r")  # the focus stayed in the view: the key works again
         await settle(pilot)
         assert len([b for b in blocks(app) if b.state == "rejected"]) == 2
+        # widened, the branches move side by side, the dropped drafts still shown
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        assert len(app.query(".-branch-column")) == 2 and len([b for b in blocks(app) if b.state == "rejected"]) == 2
 
 
 async def test_a_rejected_item_names_the_rule_of_each_dropped_draft_and_the_reason(folder: Path) -> None:
@@ -204,6 +208,14 @@ async def test_a_run_under_way_draws_the_live_step_and_what_the_files_say(folder
         await settle(pilot)
         dropped = [b for b in blocks(app) if b.state == "rejected"]
         assert [b.step for b in dropped] == [refused] and "refused by the protocol's rule" in dropped[0].body.plain
+        # a draft on disk whose critic is being called: the utterance is live, its score to come
+        drafted = engine.ItemState(item=NOCONFIRM, steps={k: v for k, v in whole.steps.items()
+                                                          if k != "positive-t01-agent-a1-critic" and
+                                                          (not k.startswith("positive-") or k <= "positive-t01-agent-a1")})
+        app.query_one("#item").show(drafted, "positive-t01-agent-a1-critic")
+        await settle(pilot)
+        live = [b for b in blocks(app) if b.state == "live"]
+        assert [(b.step, b.title) for b in live] == [("positive-t01-agent-a1", "Agent · turn 1 · critic scoring…")]
         # the background being called: the card is the live block, bound to its step
         app.query_one("#item").show(engine.ItemState(item=NOCONFIRM, steps={}), "background")
         await settle(pilot)
@@ -240,10 +252,10 @@ def prepared(out: Path, base_url: str, templates: tuple[str, ...]) -> Any:
     return prepare(args)
 
 
-def run_items(prep: Any, items: list[str] | None = None) -> None:
+def run_items(prep: Any, items: list[str] | None = None, on_event: Any = None) -> None:
     from proactive_tui.llm.gateway import Gateway
 
-    run = engine.Run(prep.folder, prep.roles, Gateway(stream_replies=False), prep.manifest.seed, 4)
+    run = engine.Run(prep.folder, prep.roles, Gateway(stream_replies=False), prep.manifest.seed, 4, on_event=on_event)
     asyncio.run(engine.run_pipeline(prep.pipeline, prep.manifest, run, items))
     engine.finish(prep.folder, prep.pipeline, prep.manifest)
 
@@ -252,13 +264,22 @@ def test_an_edited_draft_remakes_its_branch_after_it_and_leaves_the_other(tmp_pa
     item = "car_purchase-simple-0000"
     with FakeOpenAIServer(responder=ChronosFake()) as server:
         prep = prepared(tmp_path / "run", server.base_url, ("car_purchase",))
-        run_items(prep)
+        asked: list[str] = []
+        run_items(prep, on_event=lambda e: asked.append(e.step) if e.kind == "call_start" else None)
+        from proactive_tui.families.chronos.synth import chronos_step_rank
+
+        # the order the sessions asked for each branch's steps is the order their names rank
+        # (what `downstream` relies on): the user's message of turn t before the agent's turn t
+        for branch in ("positive", "negative"):
+            mine = [s for s in asked if s.startswith(branch)]
+            assert mine == sorted(mine, key=chronos_step_rank) and len(mine) > 10
+            users = [s for s in mine if "-user-" in s and "critic" not in s]
+            assert users and all(mine.index(u) < mine.index(u.replace("-user-", "-agent-")) for u in users)
         base = engine.item_dir(prep.folder, item)
         before = {p.name: p.read_bytes() for p in base.glob("*.json")}
         user = sorted(n for n in before if n.startswith("positive-") and "-user-a1.json" in n)[0].removesuffix(".json")
         turn = int(user.split("-")[1][1:])
         removed = engine.edit_step(prep.folder, prep.pipeline, item, user, {"text": "Oh, and it must be blue, please."})
-        from proactive_tui.families.chronos.synth import chronos_step_rank
 
         # what the session made after the edited utterance on its branch, its critic included: nothing else
         assert f"{user}-critic" in removed and f"positive-t{turn:02d}-agent-a1" in removed
