@@ -232,6 +232,14 @@ def decided(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.fixture
+def assumed(tmp_path: Path) -> Path:
+    out = tmp_path / "run"
+    with FakeOpenAIServer(responder=ChronosFake({"car_purchase": "assumption_ii"})) as server:
+        assert main(synth_argv(out, server.base_url, ("car_purchase",), "--tier", "simple")) == 0
+    return out
+
+
 async def test_a_persons_decision_is_shown_as_theirs(decided: Path) -> None:
     app = host(decided, NOCONFIRM)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -240,6 +248,32 @@ async def test_a_persons_decision_is_shown_as_theirs(decided: Path) -> None:
         assert verdict.title == "Verdict · decided by a person" and verdict.state == "edited"
         assert "The pipeline: rejected — critic_user" in verdict.body.plain
         assert "A person decided: kept (simple)" in verdict.body.plain
+
+
+async def test_a_scenario_refused_by_an_assumption_shows_no_branch(assumed: Path) -> None:
+    app = host(assumed, "car_purchase-simple-0000")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = blocks(app)
+        assert [b.title for b in shown] == ["Scenario card · simple", "Verdict"]
+        assert shown[0].state == "rejected" and shown[0].step == "background"
+        assert "rejected: assumption_ii" in shown[1].body.plain and "already meets the needs" in shown[1].body.plain
+
+
+async def test_a_live_step_of_one_branch_leaves_the_other_branch_awaiting_its_critic(folder: Path) -> None:
+    """Both branches are played at once: the negative's last draft, its critic not yet called
+    while the positive's step is live, is not taken for a draft a rule refused."""
+    whole = engine.read_item(folder, LOW)
+    steps = {k: v for k, v in whole.steps.items() if k != "negative-t02-agent-a1-critic"
+             and (not k.startswith("negative-") or k <= "negative-t02-agent-a1")
+             and (not k.startswith("positive-") or k < "positive-t03")}
+    app = host(folder, LOW, state=engine.ItemState(item=LOW, steps=steps), live="positive-t03-user-a1")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        negative = branch_blocks(app, "negative")
+        assert negative[-1].step == "negative-t02-agent-a1" and negative[-1].state == "pending"
+        assert "awaiting its critic" in negative[-1].title
+        assert branch_blocks(app, "positive")[-1].state == "live"
 
 
 # -- the pipeline under the studio ----------------------------------------------------------------

@@ -97,7 +97,8 @@ def branch_turns(state: ItemState, branch: str, threshold: int, live: str | None
             # Something of the branch was made (or is being made) after this draft's critic would
             # have been: no critic was asked, so a rule refused the draft.
             later = draft is not drafts[-1] or key != last_group or (
-                live_rank is not None and live_rank > (branch, draft.turn, key[1], draft.attempt, 1))
+                live_rank is not None and live_rank[0] == branch
+                and live_rank > (branch, draft.turn, key[1], draft.attempt, 1))
             if draft.record.rejection:
                 draft.why = f"{draft.record.rejection}: {draft.record.detail}".rstrip(": ")
             elif draft.critic is not None and draft.critic.rejection:
@@ -271,14 +272,21 @@ class ChronosStudioView(StudioItemView):
                                state="rejected")
         else:
             tier = state.item.rsplit("-", 2)[1] if state.item.count("-") >= 2 else ""
+            # Rejected with no dialogue played: the scenario itself failed a check (an assumption,
+            # the loader), which the verdict below names.
+            refused = state.outcome is not None and state.outcome.status == "rejected" and \
+                state.outcome.decision is None and not any(chronos_step_rank(s) for s in state.steps)
             block = StageBlock(f"Scenario card · {tier}".rstrip(" ·"), card_text(record.output or {}), "background",
-                               state="edited" if record.edited is not None else "done")
+                               state="edited" if record.edited is not None else "rejected" if refused else "done")
         block.branch = None
         return block
 
     def _branch(self, state: ItemState, branch: str, live: str | None, opening: str) -> list[StageBlock]:
         if not opening:
             return []
+        played = any((r := chronos_step_rank(s)) is not None and r[0] == branch for s in [*state.steps, live or ""])
+        if not played and state.outcome is not None:
+            return []  # the item was decided before this branch was played
         want, meaning = ENDING_WANTED[branch]
         head = StageBlock(f"{branch.capitalize()} branch", Text(f"must end: {meaning}", style="italic"))
         head.add_class("-branch-head")
