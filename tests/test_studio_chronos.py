@@ -224,10 +224,13 @@ async def test_a_run_under_way_draws_the_live_step_and_what_the_files_say(folder
 
 @pytest.fixture
 def decided(tmp_path: Path) -> Path:
-    """The rejected item, kept by a person."""
+    """The rejected item, a user message of its negative branch rewritten by a person and the
+    item run again (headless: `synth resume`), then kept by a person."""
     out = tmp_path / "run"
     with FakeOpenAIServer(responder=ChronosFake({"ticket_booking": "noconfirm"})) as server:
         assert main(synth_argv(out, server.base_url, ("ticket_booking",), "--tier", "simple")) == 0
+        engine.edit_step(out, pipeline_of(out), NOCONFIRM, "negative-t03-user-a1", {"text": "It must be blue."})
+        assert main(["synth", "resume", str(out)]) == 0
     engine.decide(out, NOCONFIRM, "kept")
     return out
 
@@ -248,6 +251,10 @@ async def test_a_persons_decision_is_shown_as_theirs(decided: Path) -> None:
         assert verdict.title == "Verdict · decided by a person" and verdict.state == "edited"
         assert "The pipeline: rejected — critic_user" in verdict.body.plain
         assert "A person decided: kept (simple)" in verdict.body.plain
+        assert "rewritten by a person: negative-t03-user-a1" in verdict.body.plain
+        edited = [b for b in blocks(app) if b.state == "edited" and b.step]
+        assert [(b.step, b.body.plain) for b in edited] == [("negative-t03-user-a1", "It must be blue.")]
+        assert "(edited by a person)" in str(edited[0].render().renderables[0])
 
 
 async def test_a_scenario_refused_by_an_assumption_shows_no_branch(assumed: Path) -> None:
