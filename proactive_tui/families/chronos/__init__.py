@@ -276,5 +276,12 @@ class ChronosFamily(Family):
 
         return ChronosSessionScreen
 
+    def studio_view(self):
+        """The studio's drawing of one generated item: the scenario card, both branches'
+        dialogues with each utterance's critic score, the endings and the verdict."""
+        from proactive_tui.families.chronos.ui.studio_view import ChronosStudioView
+
+        return ChronosStudioView
+
 
 family = ChronosFamily()

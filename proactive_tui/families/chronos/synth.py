@@ -47,7 +47,7 @@ from proactive_tui.families.chronos.prompts import agent_system
 from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
 from proactive_tui.families.chronos.reply import AgentReply
 from proactive_tui.llm.errors import ModelError
-from proactive_tui.synth.engine import Outcome, Reject, RoleSpec, StepContext, _slug, gather_calls
+from proactive_tui.synth.engine import Outcome, Reject, RoleSpec, StepContext, _slug, gather_calls, person_provenance
 from proactive_tui.textsafe import json_text
 
 GENERATOR_VERSION = f"chronos-synth-1+{prompts.SYNTH_PROMPTS_VERSION}"
@@ -391,9 +391,13 @@ class SynthUser(_Seat):
         return Reply(text=value.text.strip(), model=self.info.label)
 
 
-async def play_branch(ctx: StepContext, env: Any, options: SynthOptions, log: list[_Draft]) -> list[dict[str, str]]:
+async def play_branch(ctx: StepContext, env: Any, options: SynthOptions, log: list[_Draft],
+                      played: dict[str, dict[str, Any]] | None = None) -> list[dict[str, str]]:
     """One branch as a Chronos session with the two simulators; the dialogue the agent read and
-    wrote, once the session's verdict is the branch's ending."""
+    wrote, once the session's verdict is the branch's ending. A branch played to an ending (a
+    wrong one included) is put in `played` (its dialogue and the session's verdict) before any
+    rejection: a person may keep the item against the verdict, and the studio shows how each
+    branch ended."""
     branch = env.scenario.branch
     agent = SynthAgent(ctx, branch, options, log)
     user = SynthUser(ctx, branch, options, log)
@@ -406,13 +410,17 @@ async def play_branch(ctx: StepContext, env: Any, options: SynthOptions, log: li
     for seat in (agent, user):
         if seat.error is not None:
             raise seat.error
+    dialogue = [{"role": "system", "content": agent_system(settings.prompt_variant)},
+                *[dict(m) for m in session.dialogue]]
+    if played is not None:
+        played[branch] = {"dialogue": dialogue, "reason": "no verdict" if verdict is None else verdict.reason,
+                          "detail": "" if verdict is None else verdict.detail}
     want = "completed" if branch == "positive" else "kept_silent"
     if verdict is None or not verdict.success or verdict.reason != want:
         got = "no verdict" if verdict is None else f"{verdict.reason}: {verdict.detail}"
         raise Reject(f"branch_{branch}", f"the {branch} dialogue did not end as its branch must ({want}); it ended "
                                          f"{got}")
-    return [{"role": "system", "content": agent_system(settings.prompt_variant)},
-            *[dict(m) for m in session.dialogue]]
+    return dialogue
 
 
 def chronos_step_rank(step: str) -> tuple[str, int, int, int, int] | None:
@@ -477,7 +485,21 @@ class ChronosPipeline:
                 raise Reject("empty", f"the background's {key} is empty")
         envs = check_scenario(raw, _slug(item_id))
         log: list[_Draft] = []
-        dialogues = await gather_calls(*(play_branch(ctx, env, self.options, log) for env in envs))
+        played: dict[str, dict[str, Any]] = {}
+        try:
+            await gather_calls(*(play_branch(ctx, env, self.options, log, played) for env in envs))
+        except Reject as exc:
+            # The scenario passed every check, so it is an environment: a person may keep it
+            # against the verdict (`engine.decide`), with the dialogues that reached an ending.
+            raise Reject(exc.reason, exc.detail, record=self._record(ctx, item_id, template, raw, log, played),
+                         tier=tier, group=template) from None
+        record = self._record(ctx, item_id, template, raw, log, played)
+        return Outcome(item=item_id, status="kept", tier=tier, group=template, record=record)
+
+    def _record(self, ctx: StepContext, item_id: str, template: str, raw: dict[str, Any], log: list[_Draft],
+                played: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """The item's record: the scenario with its provenance, the dialogue of each branch played
+        to an ending, how each ended (the session's verdict), and every draft with its fate."""
         drafts = sorted(log, key=lambda d: (d.branch, d.turn, d.role, d.attempt))
         raw["synth"] = {
             "generator": GENERATOR_VERSION, "item_id": item_id, "seed": ctx.seed, "template": template,
@@ -485,10 +507,11 @@ class ChronosPipeline:
             "critic_threshold": self.options.threshold, "max_attempts": self.options.max_attempts,
             "drafts": len(drafts), "regenerated": sum(1 for d in drafts if not d.kept),
         }
-        record = {"scenario": raw,
-                  "dialogues": {env.scenario.branch: d for env, d in zip(envs, dialogues)},
-                  "drafts": [d.model_dump() for d in drafts]}
-        return Outcome(item=item_id, status="kept", tier=tier, group=template, record=record)
+        return {"scenario": raw,
+                "dialogues": {b: played[b]["dialogue"] for b in BRANCHES if b in played},
+                "endings": {b: {"reason": played[b]["reason"], "detail": played[b]["detail"]}
+                            for b in BRANCHES if b in played},
+                "drafts": [d.model_dump() for d in drafts]}
 
     def installed_ids(self, run_name: str) -> str:
         """The ids the installed scenarios load under: a branch per scenario file."""
@@ -523,7 +546,9 @@ class ChronosPipeline:
         for outcome in sorted(kept, key=lambda o: o.item):
             record = outcome.record or {}
             scenario = dict(record.get("scenario") or {})
-            scenario["synth"] = {**scenario.get("synth", {}), "run": run_name}
+            # A person's hand (rewritten steps, a keep against the verdict) is named in the
+            # provenance the installed scenario and each dialogue line carry.
+            scenario["synth"] = {**scenario.get("synth", {}), "run": run_name, **person_provenance(outcome)}
             files[f"{outcome.group}/{_slug(outcome.item)}.json"] = scenario
             for branch in BRANCHES:
                 messages = (record.get("dialogues") or {}).get(branch)
