@@ -224,6 +224,48 @@ async def test_a_person_keeps_a_late_rejection_and_it_installs_loads_and_names_t
     assert "kept by a person (the pipeline: rejected, schema_invalid)" in blocks[-1][3]
 
 
+async def test_a_person_fixes_the_failed_step_and_the_trace_goes_on_from_it(tmp_path: Path) -> None:
+    """A rejected step (events not JSON) rewritten by a person: the run goes on from it, the
+    pipeline keeps the trace, and the edit is named in the result and the trace."""
+    out = tmp_path / "run"
+    with FakeOpenAIServer(responder=make_responder({"writing": "late"})) as server:
+        assert await asyncio.to_thread(main, synth_argv(out, server.base_url, "--scene", "writing", "--out-only")) == 0
+        pipeline, _manifest = pipeline_of(out)
+        fixed = {"thoughts": "a person wrote these", "events": [{"event": "The user saves the draft.", "deltatime": 42}]}
+        assert engine.edit_step(out, pipeline, "writing-0000", "events-3", fixed) == []  # nothing came after it
+        assert await asyncio.to_thread(main, ["synth", "resume", str(out)]) == 0
+    state = engine.read_item(out, "writing-0000")
+    assert state.outcome.status == "kept" and state.outcome.edited_steps == ["events-3"]
+    trace = json.loads((out / "out" / "writing-0000.json").read_text())
+    assert len(trace) == 5 and trace[4]["observation"]["event"] == "The user saves the draft."
+    assert float(trace[4]["observation"]["time"]) - float(trace[3]["observation"]["time"]) == 42.0
+    assert trace[0]["synth"]["edited_by_person"] == ["events-3"] and "decided_by" not in trace[0]["synth"]
+
+    app = Host(out, "writing-0000")
+    async with app.run_test(size=(120, 40)) as pilot:
+        blocks = await shown(app, pilot)
+    block = next(b for b in blocks if b[1] == "events-3")
+    assert block[2] == "edited" and block[3].splitlines()[0] == (
+        f"{clock_time(trace[4]['observation']['time'])}  +42s  The user saves the draft.")
+    assert blocks[-1][3].startswith("kept · scene writing\n5 events")
+
+
+async def test_the_reward_judges_verdicts_and_a_persons_rejection_are_drawn(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with FakeOpenAIServer(responder=make_responder()) as server:
+        assert await asyncio.to_thread(main, synth_argv(out, server.base_url, "--scene", "coding", "--judge", "reward",
+                                                        "--role", "judge=openai/rm", "--out-only")) == 0
+    engine.decide(out, "coding-0000", "rejected")
+    app = Host(out, "coding-0000")
+    async with app.run_test(size=(120, 40)) as pilot:
+        blocks = await shown(app, pilot)
+    by_step = {s: body for _t, s, _st, body in blocks}
+    assert by_step["verdict-1"] == "✓ accepted by the reward judge (openai/rm)\nAs the user, I decide."
+    assert by_step["verdict-2"].startswith("✗ rejected by the reward judge")
+    assert blocks[-1][2] == "rejected" and blocks[-1][3].splitlines() == [
+        "rejected · person", "rejected by a person (the pipeline: kept)"]
+
+
 # -- snapshots ---------------------------------------------------------------------------------
 
 def _snapshot_app(folder: Path, theme: str) -> tuple[Host, object]:
@@ -252,6 +294,24 @@ def test_snapshot_kept_trace(snap_compare, folder: Path, theme: str, size: tuple
 def test_snapshot_late_rejection(snap_compare, folder: Path, theme: str, size: tuple[int, int]) -> None:
     """The end of a rejected trace: the failed step and the outcome, which says it can be kept."""
     app = Host(folder, "writing-0000", theme=theme)
+
+    async def run_before(pilot) -> None:
+        await shown(app, pilot)
+        app.query_one(ProactiveBenchStudioView).scroll_end(animate=False)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", [pytest.param("proactive-dark", id="dark"),
+                                   pytest.param("proactive-light", id="light")])
+@pytest.mark.parametrize("size", [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")])
+def test_snapshot_under_way(snap_compare, folder: Path, theme: str, size: tuple[int, int]) -> None:
+    """A trace being made: the elapsed clock (no start known yet) and the call under way, live."""
+    state = engine.read_item(folder, "coding-0000")
+    keep = {"scene", "user", "activity-1", "events-1", "propose-1", "verdict-1", "activity-2", "events-2"}
+    partial = engine.ItemState(item=state.item, steps={k: v for k, v in state.steps.items() if k in keep})
+    app = Host(folder, "coding-0000", live="propose-2", theme=theme, state=partial)
 
     async def run_before(pilot) -> None:
         await shown(app, pilot)

@@ -221,9 +221,9 @@ class ProactiveBenchStudioView(StudioItemView):
             body.append(f"\n{len(trace)} events, {record.get('accepted', 0)} accepted proposals")
         else:
             body.append(f"rejected · {plain(outcome.reason or '-')}", style="bold")
-            if outcome.detail:
-                body.append("\n" + plain(outcome.detail))
-            if trace:
+            if outcome.detail and not (outcome.decision is not None and outcome.reason == "person"):
+                body.append("\n" + plain(outcome.detail))  # a person's rejection is said below
+            if trace and (outcome.decision is None or outcome.decision.pipeline_status == "rejected"):
                 body.append(f"\nthe batches before it made a whole trace ({len(trace)} events): a person may keep it",
                             style="italic")
         if outcome.decision is not None:
