@@ -135,20 +135,35 @@ async def test_rejections_are_drawn_with_their_reasons_and_a_keepable_trace_says
     assert "made a whole trace (4 events): a person may keep it" in late[-1][3]
 
 
-async def test_an_item_under_way_shows_the_live_call_and_the_elapsed_clock(folder: Path, tmp_path: Path) -> None:
-    """A state with no result (as during a run): the clock has no start yet, so it counts the
-    simulated seconds since the trace began; the step being called is drawn live, unbound."""
+def partial(folder: Path, upto: str) -> engine.ItemState:
+    """coding-0000 as it stood while its step `upto` was being called (no result yet)."""
+    from proactive_tui.families.proactivebench.synth import pb_step_rank
+
     state = engine.read_item(folder, "coding-0000")
-    keep = {"scene", "user", "activity-1", "events-1", "propose-1", "verdict-1", "activity-2", "events-2"}
-    partial = engine.ItemState(item=state.item, steps={k: v for k, v in state.steps.items() if k in keep})
-    app = Host(folder, "coding-0000", live="propose-2", state=partial)
+    return engine.ItemState(item=state.item, steps={k: v for k, v in state.steps.items()
+                                                    if pb_step_rank(k) < pb_step_rank(upto)})
+
+
+async def test_an_item_under_way_shows_the_live_call_and_the_clock_it_can_know(folder: Path) -> None:
+    """A state with no result (as during a run). Before the first proposal the clock's start is
+    unknown (the run's seed decides it), so the events count simulated seconds since the trace
+    began; once the agent was shown the first batch, its input gives the trace's own times. The
+    step being called is drawn live, bound to no step (there is no file to edit yet)."""
+    app = Host(folder, "coding-0000", live="propose-1", state=partial(folder, "propose-1"))
     async with app.run_test(size=(120, 40)) as pilot:
         blocks = await shown(app, pilot)
     by_step = {s: body for _t, s, _st, body in blocks}
     assert [line.split("  ")[0] for line in by_step["events-1"].splitlines()[:2]] == ["t+0:00:30", "t+0:01:00"]
-    assert [line.split("  ")[0] for line in by_step["events-2"].splitlines()[:2]] == ["t+0:01:30", "t+0:02:00"]
+    assert blocks[-1] == ("Batch 1 · proposal", None, "live", "asking the agent…")
+
+    trace = json.loads((folder / "items" / "coding-0000" / "result.json").read_text())["record"]["trace"]
+    app = Host(folder, "coding-0000", live="propose-2", state=partial(folder, "propose-2"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        blocks = await shown(app, pilot)
+    by_step = {s: body for _t, s, _st, body in blocks}
+    assert [line.split("  ")[0] for line in by_step["events-2"].splitlines()[:2]] == [
+        clock_time(e["observation"]["time"]) for e in trace[2:4]]
     assert blocks[-1][:3] == ("Batch 2 · proposal", None, "live")
-    assert blocks[-1][3] == "asking the agent…"
 
 
 def _edit_and_rerun(tmp_path: Path, server: FakeOpenAIServer) -> tuple[Path, list[str], list[str]]:
@@ -307,11 +322,9 @@ def test_snapshot_late_rejection(snap_compare, folder: Path, theme: str, size: t
                                    pytest.param("proactive-light", id="light")])
 @pytest.mark.parametrize("size", [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")])
 def test_snapshot_under_way(snap_compare, folder: Path, theme: str, size: tuple[int, int]) -> None:
-    """A trace being made: the elapsed clock (no start known yet) and the call under way, live."""
-    state = engine.read_item(folder, "coding-0000")
-    keep = {"scene", "user", "activity-1", "events-1", "propose-1", "verdict-1", "activity-2", "events-2"}
-    partial = engine.ItemState(item=state.item, steps={k: v for k, v in state.steps.items() if k in keep})
-    app = Host(folder, "coding-0000", live="propose-2", theme=theme, state=partial)
+    """A trace being made: the first batch's events on the elapsed clock (no start known yet)
+    and the call under way, live."""
+    app = Host(folder, "coding-0000", live="propose-1", theme=theme, state=partial(folder, "propose-1"))
 
     async def run_before(pilot) -> None:
         await shown(app, pilot)

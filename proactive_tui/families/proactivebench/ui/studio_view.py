@@ -6,15 +6,17 @@ on the simulated clock, the agent's proposal (a task or nothing) and the verdict
 seat's or the reward judge's), then the item's outcome and a person's decision beside it.
 
 The clock is the pipeline's: each event advances it by its `deltatime` clamped to 1..600 s
-(`MAX_DELTA_S`). Its start is derived from the run's seed, which the step files do not hold, so a
-trace under way shows the elapsed simulated time (`t+0:01:30`) and each event's delta; once the
-item has a record (kept, or a rejection that carries the trace made so far) the events show the
-times the trace holds. Every block that is one model call is bound to its step, so `e` in the
-studio edits it; model text is drawn literally (rich Text, never markup).
+(`MAX_DELTA_S`). Its start is derived from the run's seed, which no step file holds, so the times
+are read back: from the item's record (kept, or a rejection that carries the trace made so far),
+else from the first proposal's input (the agent is shown each event with its time). Before the
+first proposal the events show the elapsed simulated time (`t+0:01:30`); each shows its delta.
+Every block that is one model call is bound to its step, so `e` in the studio edits it; model
+text is drawn literally (rich Text, never markup).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -198,18 +200,26 @@ class ProactiveBenchStudioView(StudioItemView):
 
     @staticmethod
     def _clock_start(state: ItemState) -> float | None:
-        """Where the item's clock started, from its record: the trace's first time less the
-        first event's delta. None without a record (the run's seed, which decides the start, is
-        not in the step files)."""
-        record = state.outcome.record if state.outcome is not None else None
-        trace = record.get("trace") if isinstance(record, dict) else None
+        """Where the item's clock started: the first event's time less its delta. The time is
+        the record's (the trace) or, before there is one, the one the agent was shown with the
+        first batch (propose-1's input holds the observations with their times). None before
+        the first proposal: the start is derived from the run's seed, which no step file holds."""
         first = state.steps.get("events-1")
         events = first.output.get("events") if first is not None and isinstance(first.output, dict) else None
-        if not trace or not events or not isinstance(events[0], dict):
+        if not events or not isinstance(events[0], dict):
             return None
+        record = state.outcome.record if state.outcome is not None else None
+        trace = record.get("trace") if isinstance(record, dict) else None
         try:
-            return float(trace[0]["observation"]["time"]) - _delta(events[0])
-        except (KeyError, TypeError, ValueError):
+            if trace:
+                return float(trace[0]["observation"]["time"]) - _delta(events[0])
+            shown = state.steps.get("propose-1")
+            if shown is None:
+                return None
+            message = [m for m in shown.input if m.get("role") == "user"][-1]
+            observations = json.loads(str(message.get("content", "")))["Observations"]
+            return float(observations[0]["Time"]) - _delta(events[0])
+        except (KeyError, IndexError, TypeError, ValueError):
             return None
 
     def _outcome_block(self, outcome: Outcome) -> StageBlock:
