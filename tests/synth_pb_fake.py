@@ -5,7 +5,8 @@ fate by the scenes it asks for.
 ok: three batches of two events each (30 s apart), the agent proposes a task on batches 1 and 3
 and null on 2; the user (or the reward judge) accepts a task and rejects a null, then the user is
 finished (15 calls). schema: the events reply is not JSON (schema-invalid after the re-asks).
-blank: the events reply holds an empty event.
+blank: the events reply holds an empty event. late: as ok, but the events reply of batch 3 is not
+JSON (a rejection after two whole batches: a trace a person may keep).
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ def make_responder(fates: dict[str, str] | None = None):
             done = text.count("the user accepted") + text.count("the user rejected")
             return json.dumps({"is_finished": done >= 3, "act": f"step {done + 1}"})
         if name == "EventBatch":
-            if fate == "schema":
-                return "this is not JSON"
             act = re.search(r"The user now does this: (.+)", text).group(1)
+            if fate == "schema" or (fate == "late" and act == "step 3"):
+                return "this is not JSON"
             first = "  " if fate == "blank" else f"The user does {act} (a)."
             return json.dumps({"thoughts": "two events", "events": [{"event": first, "deltatime": 30},
                                                                     {"event": f"The user does {act} (b).",

@@ -114,6 +114,13 @@ class ProactiveBenchFamily(Family):
 
         return ProactiveBenchPipeline(SynthOptions(**options))
 
+    def studio_view(self) -> type | None:
+        """The studio's drawing of one generated trace: the scene, the user, then per batch the
+        activity, the events on the simulated clock, the proposal and the verdict on it."""
+        from proactive_tui.families.proactivebench.ui.studio_view import ProactiveBenchStudioView
+
+        return ProactiveBenchStudioView
+
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 

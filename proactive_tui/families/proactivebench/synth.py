@@ -35,7 +35,7 @@ from proactive_tui.families.proactivebench import synth_prompts as sp
 from proactive_tui.families.proactivebench.env import FAMILY, load_trace, parse_splits
 from proactive_tui.families.proactivebench.judges import JudgeVerdict, ProposalReply
 from proactive_tui.families.proactivebench.prompts import agent_system_prompt, reward_messages
-from proactive_tui.synth.engine import Outcome, Reject, RoleSpec, StepContext, stable_seed
+from proactive_tui.synth.engine import Outcome, Reject, RoleSpec, StepContext, person_provenance, stable_seed
 
 GENERATOR_VERSION = f"proactivebench-synth-1+{sp.SYNTH_PROMPTS_VERSION}"
 STAGES = ("scene", "user", "activity", "events", "propose", "verdict")
@@ -161,7 +161,6 @@ class ProactiveBenchPipeline:
         return None
 
     async def run_item(self, ctx: StepContext, item_id: str, shared: Any) -> Outcome:
-        o = self.options
         key = item_id.rsplit("-", 1)[0]
         scene = sp.SCENES[key]
         setting = await ctx.ask("scene", "scene", "environment", sp.scene(scene), SceneSetting, TEMPERATURES["scene"])
@@ -177,10 +176,30 @@ class ProactiveBenchPipeline:
 
         clock = CLOCK_START + stable_seed(ctx.run.seed, item_id, "clock") % (30 * 24 * 3600)
         trace: list[dict[str, Any]] = []
+        trainset: list[dict[str, Any]] = []
+        try:
+            await self._batches(ctx, scene, overview, profile, clock, trace, trainset)
+        except Reject as exc:
+            # a later batch failed: the batches that ended in a verdict are a whole trace, which a
+            # person may keep in the studio against the pipeline's verdict (`engine.decide`), when
+            # it loads as the family reads it (the failed batch's events are left out)
+            whole = max((i + 1 for i, e in enumerate(trace) if "synth_verdict" in e), default=0)
+            record = self._record(ctx, item_id, key, profile, trace[:whole], trainset) if whole else None
+            if not isinstance(record, dict):
+                raise
+            raise Reject(exc.reason, exc.detail, record=record, tier=key, group=key) from None
+        record = self._record(ctx, item_id, key, profile, trace, trainset)
+        if isinstance(record, str):
+            raise Reject("loader", record)
+        return Outcome(item=item_id, status="kept", tier=key, group=key, record=record)
+
+    async def _batches(self, ctx: StepContext, scene: dict[str, Any], overview: str, profile: dict[str, Any],
+                       clock: int, trace: list[dict[str, Any]], trainset: list[dict[str, Any]]) -> None:
+        """Stage 3, batch by batch, growing `trace` and `trainset` in place (so what was made
+        before a rejection is there to keep)."""
+        o = self.options
         history: list[str] = []          # what the simulators see: events, proposals, verdicts
         convo: list[dict[str, str]] = []  # what the agent sees: upstream's step layout
-        trainset: list[dict[str, Any]] = []
-        accepted = 0
         for batch in range(1, o.batches + 1):
             act = await ctx.ask("activity", f"activity-{batch}", "user", sp.activity(profile, overview, history),
                                 Activity, TEMPERATURES["activity"])
@@ -216,24 +235,27 @@ class ProactiveBenchPipeline:
             last["synth_verdict"] = {"batch": batch, "proposed_task": task,
                                      "judgement": "accepted" if accept else "rejected", "thought": thought}
             if accept:
-                accepted += 1
                 trainset.append({"conversations": [*messages, {"role": "assistant", "content": json.dumps(pred)}]})
             history.append(f"The assistant {'proposed: ' + task if task is not None else 'offered nothing'}; "
                            f"the user {'accepted' if accept else 'rejected'}.")
             convo = [*convo, {"role": "user", "content": sp.history_message(obs)},
                      {"role": "assistant", "content": json.dumps(pred)}]
 
+    def _record(self, ctx: StepContext, item_id: str, key: str, profile: dict[str, Any], events: list[dict[str, Any]],
+                trainset: list[dict[str, Any]]) -> dict[str, Any] | str:
+        """The item's record (the trace with its provenance, its trainset lines), or what the
+        family's loader found wrong with the trace (every trace is read by it before it is kept)."""
+        trace = [dict(e) for e in events]
         trace[0]["synth"] = {"generator": GENERATOR_VERSION, "item_id": item_id, "seed": ctx.seed, "scene": key,
                              "models": {spec.name: ctx.run.roles[spec.name].model for spec in self.roles},
-                             "judge": o.judge, "user_profile": profile}
-        splits = {f"synth_{key}": {"theme": scene["theme"], "files": [f"{item_id}.json"]}}
+                             "judge": self.options.judge, "user_profile": profile}
+        splits = {f"synth_{key}": {"theme": sp.SCENES[key]["theme"], "files": [f"{item_id}.json"]}}
         parsed, problems = parse_splits(SPLITS, splits)
         envs, trace_problems = load_trace(item_id, f"{item_id}.json", json.loads(json.dumps(trace)), parsed)
         problems = [*problems, *trace_problems]
         if problems or not envs:
-            raise Reject("loader", "; ".join(p.message for p in problems)[:500] or "the loader made no environment")
-        record = {"trace": trace, "trainset": trainset, "accepted": accepted}
-        return Outcome(item=item_id, status="kept", tier=key, group=key, record=record)
+            return "; ".join(p.message for p in problems)[:500] or "the loader made no environment"
+        return {"trace": trace, "trainset": trainset, "accepted": len(trainset)}
 
     async def _verdict(self, ctx: StepContext, batch: int, profile: dict[str, Any], history: list[str],
                        trace: list[dict[str, Any]], task: str | None, response: str | None) -> tuple[bool, str]:
@@ -268,15 +290,16 @@ class ProactiveBenchPipeline:
     # -- output ------------------------------------------------------------------------------
 
     def outputs(self, kept: list[Outcome], run_name: str) -> dict[str, Any]:
-        """`<item>.json` per trace (its first event's `synth` holds the provenance, the run's
-        name included), `splits.json` (a split per scene and `synth_all`), and the trainset."""
+        """`<item>.json` per trace (its first event's `synth` holds the provenance: the run's name,
+        and what a person did in the studio, `engine.person_provenance`), `splits.json` (a split
+        per scene and `synth_all`), and the trainset."""
         files: dict[str, Any] = {}
         splits: dict[str, dict[str, Any]] = {}
         lines: list[str] = []
         for outcome in sorted(kept, key=lambda o: o.item):
             record = outcome.record or {}
             trace = [dict(e) for e in record.get("trace", [])]
-            trace[0]["synth"] = {**trace[0].get("synth", {}), "run": run_name}
+            trace[0]["synth"] = {**trace[0].get("synth", {}), "run": run_name, **person_provenance(outcome)}
             name = f"{outcome.item}.json"
             files[name] = trace
             scene = sp.SCENES[outcome.group]
