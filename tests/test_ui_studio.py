@@ -189,7 +189,9 @@ async def test_keep_and_reject_by_hand_are_a_persons_decision(family: str, tmp_p
             assert "person: rejected" in label
             await pilot.press("t")
             await wait_for(pilot, lambda: isinstance(app.screen, StudioSummaryScreen))
-            assert "decided by a person" in str(app.screen.query_one("#summary-table").render())
+            summary_screen = app.screen
+            assert summary_screen.summary.decided_by_person == {"rejected": 1}
+            assert [r[0] for r in summary_screen.query_one("#summary-chart").rows] == ["rejected person"]
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is screen)
             await pilot.press("k")  # keeping it again is the pipeline's verdict again: no decision left
