@@ -365,3 +365,109 @@ async def test_the_setup_builds_the_command_and_refuses_in_one_line(tmp_path: Pa
         await pilot.pause()
         await pilot.pause()
         assert "role-user_critic" in [w.id for w in screen.query(".role-model")]
+
+
+# -- snapshots -------------------------------------------------------------------------------
+
+SIZES = [(120, 40), (80, 24)]
+THEMES = ["proactive-dark", "proactive-light"]
+
+
+def themed_app(make_screen: Any, theme: str):
+    from textual.app import App
+
+    from proactive_tui.paths import builtin_themes_dir
+    from proactive_tui.ui.app import ProactiveApp
+    from proactive_tui.ui.themes import load_themes
+
+    class _App(App):
+        """The app's stylesheet and design variables, without its start-up (environments, store)."""
+
+        CSS_PATH = ProactiveApp.CSS_PATH
+        get_theme_variable_defaults = ProactiveApp.get_theme_variable_defaults
+
+        def on_mount(self) -> None:
+            for t in load_themes([builtin_themes_dir()])[0]:
+                self.register_theme(t)
+            self.theme = theme
+            self.push_screen(make_screen())
+
+    return _App()
+
+
+@pytest.fixture
+def pe_folder(tmp_path: Path) -> Path:
+    """A finished one-item ProactiveEval run under the data folder (`synth/pe-run`)."""
+    from proactive_tui import paths
+    from proactive_tui.cli.main import main
+
+    out = paths.data_dir() / "synth" / "pe-run"
+    with FakeOpenAIServer(responder=pe_responder) as server:
+        assert main(synth_argv("proactiveeval", out, server.base_url, tmp_path) + ["--out-only"]) == 0
+    return out
+
+
+def finished_studio(folder: Path) -> StudioScreen:
+    from proactive_tui.synth import setup
+    from proactive_tui.ui.studio.screen import open_args
+
+    args = open_args(folder)
+    return StudioScreen(setup.prepare(args), args.concurrency, start=False)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES, ids=["120x40", "80x24"])
+def test_snapshot_studio_setup(snap_compare, size, theme, pe_folder, monkeypatch) -> None:
+    from proactive_tui.ui.studio import setup as studio_setup
+
+    monkeypatch.setattr(studio_setup, "default_folder",
+                        lambda family, now=None: Path("~/.local/share/proactive-tui/synth") / f"{family}-20260101-120000")
+    app = themed_app(lambda: studio_setup.StudioSetupScreen("proactiveeval"), theme)
+
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES, ids=["120x40", "80x24"])
+def test_snapshot_studio_finished_item(snap_compare, size, theme, pe_folder) -> None:
+    app = themed_app(lambda: finished_studio(pe_folder), theme)
+
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES, ids=["120x40", "80x24"])
+def test_snapshot_studio_edit_modal(snap_compare, size, theme, pe_folder) -> None:
+    app = themed_app(lambda: finished_studio(pe_folder), theme)
+
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: any(b.step == "environment" for b in pilot.app.screen.query(StageBlock)))
+        next(b for b in pilot.app.screen.query(StageBlock) if b.step == "environment").focus()
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES, ids=["120x40", "80x24"])
+def test_snapshot_studio_summary(snap_compare, size, theme, pe_folder) -> None:
+    app = themed_app(lambda: finished_studio(pe_folder), theme)
+
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

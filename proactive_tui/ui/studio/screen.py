@@ -84,7 +84,7 @@ class StudioScreen(Screen[None]):
     StudioScreen { layout: vertical; }
     #studio-head { height: 1; padding: 0 1; background: $panel; }
     #studio-body { height: 1fr; }
-    #studio-items { width: 34; height: 1fr; border-right: solid $panel; }
+    #studio-items { width: 30%; max-width: 40; height: 1fr; }
     #studio-centre { width: 1fr; height: 1fr; }
     #studio-status-row { height: 1; }
     #studio-status { width: 1fr; height: 1; padding: 0 1; color: $text-muted; }
@@ -107,8 +107,8 @@ class StudioScreen(Screen[None]):
         self.shown: str | None = self.manifest.planned[0] if self.manifest.planned else None
         self.failed: dict[str, str] = {}
         self.next_item: str | None = None
-        self.stopped = not start
-        self.finished = False
+        self.finished = all(engine.has_result(self.folder, i) for i in self.manifest.planned)
+        self.stopped = not start and not self.finished
         self.error: str | None = None
         self._worker: Any = None
         self.totals = {"calls": 0, "tokens": 0, "cost": None}
@@ -119,7 +119,7 @@ class StudioScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         head = Static(id="studio-head")
-        head.update(Text(f"Studio · {self.manifest.family} · {len(self.manifest.planned)} items · {self.folder}"))
+        head.update(Text(f"Studio · {self.manifest.family} · {len(self.manifest.planned)} items · {self.folder.name}"))
         yield head
         with Horizontal(id="studio-body"):
             items = OptionList(*[Option(self._label(i), id=i) for i in self.manifest.planned], id="studio-items")
@@ -145,12 +145,12 @@ class StudioScreen(Screen[None]):
     # -- the run --------------------------------------------------------------------------
 
     @property
-    def is_running(self) -> bool:
+    def run_active(self) -> bool:
         return self._worker is not None and not self._worker.is_finished
 
     def start(self) -> None:
         """Run what is missing (again): the items without a verdict, one at a time."""
-        if self.is_running:
+        if self.run_active:
             return
         self.failed.clear()
         self.stopped = False
@@ -269,7 +269,7 @@ class StudioScreen(Screen[None]):
             mode = "stopped (error)"
         elif self.stopped:
             mode = "stopped"
-        elif self.finished and not self.is_running:
+        elif self.finished and not self.run_active:
             mode = "done"
         else:
             mode = self.gate.mode
@@ -303,12 +303,12 @@ class StudioScreen(Screen[None]):
 
     def action_step(self) -> None:
         self.gate.press()
-        if not self.is_running and self._unfinished():
+        if not self.run_active and self._unfinished():
             self.start()
 
     def action_auto(self) -> None:
         self.gate.set_mode("auto")
-        if not self.is_running and self._unfinished():
+        if not self.run_active and self._unfinished():
             self.start()
 
     def action_pause(self) -> None:
@@ -453,7 +453,7 @@ class StudioScreen(Screen[None]):
             self.notify(str(exc).splitlines()[0], severity="error", markup=False)
 
     def action_back(self) -> None:
-        if self.is_running:
+        if self.run_active:
             self._worker.cancel()
         self.dismiss(None)
 

@@ -123,18 +123,21 @@ class StudioSetupScreen(Screen[None]):
     StudioSetupScreen { layout: vertical; }
     #studio-setup-form { height: 1fr; padding: 0 1; }
     .setup-row { height: auto; margin-bottom: 1; }
-    .setup-label { width: 16; padding-top: 1; }
+    .setup-label { width: 16; }
     .setup-field { width: 1fr; }
     .role-row { height: auto; }
-    .role-name { width: 16; padding-top: 1; }
+    .role-name { width: 16; }
     .role-model { width: 1fr; }
-    .role-key { width: 30; padding: 1 0 0 1; }
+    .role-key { width: 30; padding: 0 0 0 1; }
     #setup-targets { height: auto; max-height: 8; width: 1fr; }
-    #setup-numbers Input { width: 1fr; }
+    #setup-numbers Input { width: 1fr; margin-right: 1; }
     #setup-error { color: $error; height: auto; }
     #setup-extra { color: $text-muted; height: auto; }
-    #setup-buttons { height: auto; margin-bottom: 1; }
-    #setup-buttons Button { margin-right: 1; }
+    #setup-roles { height: auto; }
+    .setup-row > Vertical { height: auto; }
+    #setup-target-hint { color: $text-muted; height: auto; }
+    #studio-setup-buttons { height: auto; margin-bottom: 1; align-horizontal: left; }
+    #studio-setup-buttons Button { margin-right: 1; }
     #setup-runs { height: auto; max-height: 10; }
     .setup-heading { text-style: bold; color: $accent; margin-top: 1; }
     """
@@ -149,39 +152,42 @@ class StudioSetupScreen(Screen[None]):
     # -- layout ---------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="studio-setup-form") as form:
-            form.border_title = "Studio: generate environments"
+        with VerticalScroll(id="studio-setup-form"):
+            yield Static("Studio: generate environments", classes="setup-heading")
             yield Static(id="setup-error")
             with Horizontal(classes="setup-row"):
                 yield Label("Family", classes="setup-label")
                 yield Select([(Text(f.title), name) for name, f in self.families.items()], value=self.family,
-                             allow_blank=False, id="setup-family", classes="setup-field")
+                             allow_blank=False, id="setup-family", classes="setup-field", compact=True)
             with Horizontal(classes="setup-row"):
                 yield Label("", id="setup-target-label", classes="setup-label")
-                yield SelectionList[str](id="setup-targets")
+                with Vertical(classes="setup-field"):
+                    yield SelectionList[str](id="setup-targets")
+                    yield Static(id="setup-target-hint")
             yield Static("Models per role", classes="setup-heading")
             yield Vertical(id="setup-roles")
             with Horizontal(classes="setup-row"):
                 yield Label("API base", classes="setup-label")
-                yield Input(placeholder="optional: an OpenAI-compatible URL for every role", id="setup-api-base",
+                yield Input(placeholder="optional: an OpenAI-compatible URL for every role", id="setup-api-base", compact=True,
                             classes="setup-field")
             with Horizontal(classes="setup-row", id="setup-numbers"):
                 yield Label("n, seed, calls", classes="setup-label")
-                yield Input("1", id="setup-n", type="integer", tooltip="items to try per domain / template / scene")
-                yield Input("0", id="setup-seed", type="integer", tooltip="the run's seed")
-                yield Input("4", id="setup-concurrency", type="integer", tooltip="model calls at once")
+                yield Input("1", id="setup-n", compact=True, type="integer", tooltip="items to try per domain / template / scene")
+                yield Input("0", id="setup-seed", compact=True, type="integer", tooltip="the run's seed")
+                yield Input("4", id="setup-concurrency", compact=True, type="integer", tooltip="model calls at once")
             with Horizontal(classes="setup-row"):
                 yield Label("Folder", classes="setup-label")
-                yield Input(str(default_folder(self.family)) if self.family else "", id="setup-folder",
+                yield Input(str(default_folder(self.family)) if self.family else "", id="setup-folder", compact=True,
                             classes="setup-field")
             yield Static(id="setup-extra")
-            with Horizontal(id="setup-buttons"):
+            with Horizontal(id="studio-setup-buttons"):
                 yield Button("Start", id="setup-start", variant="primary")
                 yield Button("", id="setup-tool")
             yield Static("Run folders (open one to resume it or see its summary)", classes="setup-heading")
             yield DataTable(id="setup-runs", cursor_type="row", zebra_stripes=True)
             with Horizontal(classes="setup-row"):
-                yield Input(placeholder="a run folder", id="setup-open-folder", classes="setup-field")
+                yield Input(placeholder="a run folder (default: the row under the cursor)", id="setup-open-folder", compact=True,
+                            classes="setup-field")
             with Horizontal(id="setup-open-buttons", classes="setup-row"):
                 yield Button("Open", id="setup-open")
                 yield Button("Summary", id="setup-summary")
@@ -228,7 +234,8 @@ class StudioSetupScreen(Screen[None]):
         targets = self.query_one("#setup-targets", SelectionList)
         targets.clear_options()
         targets.add_options([(Text(v), v) for v in values])
-        targets.border_title = Content(f"none picked: every {label.lower()}" if label else "")
+        self.query_one("#setup-target-hint", Static).update(
+            Text(f"none picked: every {label.lower()}; space picks" if label else ""))
         pipeline = self._pipeline()
         roles_box = self.query_one("#setup-roles", Vertical)
         roles_box.remove_children()
@@ -245,7 +252,7 @@ class StudioSetupScreen(Screen[None]):
         for spec in pipeline.roles:
             model = defaults[spec.name].model if spec.name in defaults else ""
             row = Horizontal(Label(Content(spec.name), classes="role-name"),
-                             Input(model, id=f"role-{spec.name}", classes="role-model", tooltip=spec.purpose),
+                             Input(model, id=f"role-{spec.name}", classes="role-model", tooltip=spec.purpose, compact=True),
                              Static(key_label(model, None), id=f"key-{spec.name}", classes="role-key"),
                              classes="role-row")
             rows.append(row)
@@ -334,6 +341,9 @@ class StudioSetupScreen(Screen[None]):
 
     def _chosen_folder(self) -> Path | None:
         text = self.query_one("#setup-open-folder", Input).value.strip()
+        table = self.query_one("#setup-runs", DataTable)
+        if not text and self.folders and 0 <= table.cursor_row < len(self.folders):
+            return self.folders[table.cursor_row].path  # the row under the cursor
         if not text:
             self._error("Pick a run folder in the list (enter) or type its path")
             return None
@@ -408,7 +418,6 @@ class StudioSetupScreen(Screen[None]):
             action()
 
     @on(DataTable.RowSelected, "#setup-runs")
-    @on(DataTable.RowHighlighted, "#setup-runs")
     def _run_picked(self, event: Any) -> None:
         k = int(event.row_key.value) if event.row_key is not None and event.row_key.value is not None else -1
         if 0 <= k < len(self.folders):

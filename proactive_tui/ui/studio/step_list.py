@@ -32,7 +32,7 @@ def output_text(record: StepRecord) -> Text:
     """A step's output as pretty JSON, literal (model text is data, never markup)."""
     if record.rejection:
         return Text(f"rejected: {record.rejection}" + (f" ({record.detail})" if record.detail else ""), style="bold")
-    return Text(json.dumps(record.output, indent=1, ensure_ascii=False, sort_keys=True))
+    return Text(json.dumps(record.output, indent=2, ensure_ascii=False, sort_keys=True))
 
 
 def outcome_text(state: ItemState) -> Text:

@@ -83,7 +83,7 @@ class StudioSummaryScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         s = self.summary
         with Vertical(id="summary-box") as box:
-            box.border_title = Content(f"summary: {s.family} ({s.generator}) · {self.folder}")
+            box.border_title = Content(f"summary: {s.family} ({s.generator}) · {self.folder.name}")
             box.border_subtitle = "esc closes"
             with VerticalScroll(id="summary-body"):
                 yield Static(summary_table(s), id="summary-table")
