@@ -471,3 +471,27 @@ def test_snapshot_studio_summary(snap_compare, size, theme, pe_folder) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+# -- entry points ----------------------------------------------------------------------------
+
+async def test_the_studio_opens_from_the_picker_key_the_palette_and_is_in_f1() -> None:
+    from proactive_tui.ui.app import ProactiveApp
+    from proactive_tui.ui.screens.help import collect_groups
+    from proactive_tui.ui.screens.picker import PickerScreen
+    from proactive_tui.ui.studio.setup import StudioSetupScreen
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        rows = [row for _title, group in collect_groups(app, app.screen) for row in group]
+        assert any(key == "g" and "studio" in text for key, text in rows)
+        titles = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert "Studio: generate environments" in titles
+        await pilot.press("g")
+        await wait_for(pilot, lambda: isinstance(app.screen, StudioSetupScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        app.call_later(titles["Studio: generate environments"].callback)  # as the palette runs it
+        await wait_for(pilot, lambda: isinstance(app.screen, StudioSetupScreen))
+        assert "Studio: generate environments" not in {c.title for c in app.get_system_commands(app.screen)}
