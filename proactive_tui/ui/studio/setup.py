@@ -94,21 +94,13 @@ def parse_argv(argv: list[str]) -> argparse.Namespace:
 
 
 def key_label(model: str, api_base: str | None) -> Text:
-    """Where a role's key comes from, as the session setup says it."""
-    from proactive_tui.llm import keys
+    """Where a role's key comes from, worded as the session setup words it (`key_note`); an
+    emptied field seats the role as `synth` would (config, then the seat defaults)."""
+    from proactive_tui.ui.screens.setup_base import key_note
 
-    model = model.strip()
-    if not model:
-        return Text("the default", style="dim")
-    if model.startswith("local/"):
-        return Text("key: not needed (embedded)", style="dim")
-    if keys.looks_like_url(model):
-        return Text("a URL goes in the API base field", style="bold")
-    provider = keys.provider_of(model)
-    source = keys.key_source(provider, api_base or None)
-    if source == "none":
-        return Text(f"no key: set {keys.env_var_for(provider)}", style="bold")
-    return Text(f"key: {source}", style="dim")
+    if not model.strip():
+        return Text("empty: the default `synth` gives this role", style="dim")
+    return key_note(model, api_base)
 
 
 class StudioSetupScreen(Screen[None]):
@@ -127,8 +119,8 @@ class StudioSetupScreen(Screen[None]):
     .setup-field { width: 1fr; }
     .role-row { height: auto; }
     .role-name { width: 16; }
-    .role-model { width: 1fr; }
-    .role-key { width: 30; padding: 0 0 0 1; }
+    .role-model { width: 2fr; }
+    .role-key { width: 3fr; height: auto; padding: 0 0 0 1; }
     #setup-targets { height: auto; max-height: 8; width: 1fr; }
     #setup-numbers Input { width: 1fr; margin-right: 1; }
     #setup-error { color: $error; height: auto; }
