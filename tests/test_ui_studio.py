@@ -495,3 +495,51 @@ async def test_the_studio_opens_from_the_picker_key_the_palette_and_is_in_f1() -
         app.call_later(titles["Studio: generate environments"].callback)  # as the palette runs it
         await wait_for(pilot, lambda: isinstance(app.screen, StudioSetupScreen))
         assert "Studio: generate environments" not in {c.title for c in app.get_system_commands(app.screen)}
+
+
+async def test_a_family_setup_tool_adds_its_arguments_to_the_command(monkeypatch) -> None:
+    """A family view's `setup_tool()` (ProactiveEval's topic tree) is a button on the setup; what
+    its screen returns joins the command line."""
+    from textual.app import App
+    from textual.screen import ModalScreen
+    from textual.widgets import Button
+
+    from proactive_tui.core import registry
+    from proactive_tui.ui.studio.setup import StudioSetupScreen
+    from proactive_tui.ui.studio.step_list import StepListView
+    from proactive_tui.ui.studio.view import SetupToolContext
+
+    seen: list[SetupToolContext] = []
+
+    class Tool(ModalScreen):
+        def __init__(self, context: SetupToolContext) -> None:
+            super().__init__()
+            seen.append(context)
+
+        def on_mount(self) -> None:
+            self.dismiss(["--batches", "3"])
+
+    class WithTool(StepListView):
+        @classmethod
+        def setup_tool(cls):
+            return ("Plan batches", Tool)
+
+    family = registry.get("proactivebench")
+    monkeypatch.setattr(type(family), "studio_view", lambda self: WithTool)
+
+    class _App(App):
+        def on_mount(self) -> None:
+            self.push_screen(StudioSetupScreen("proactivebench"))
+
+    app = _App()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        button = screen.query_one("#setup-tool", Button)
+        assert button.display and str(button.label) == "Plan batches"
+        button.press()
+        await wait_for(pilot, lambda: screen.extra_args == ["--batches", "3"])
+        assert seen[0].family == "proactivebench" and "coding" in seen[0].targets
+        assert set(seen[0].roles) == {"environment", "user", "agent"}
+        assert screen.argv()[-2:] == ["--batches", "3"]
+        assert "--batches 3" in str(screen.query_one("#setup-extra").render())
