@@ -219,7 +219,7 @@ async def test_keeping_a_rejected_item_asks_for_a_tier(tmp_path: Path) -> None:
             await pilot.press("k")
             await wait_for(pilot, lambda: isinstance(app.screen, TierModal))
             tier = prepared.pipeline.tiers[0]
-            await pilot.click(f"#tier-0")
+            await pilot.click("#tier-0")
             await wait_for(pilot, lambda: app.screen is screen)
             await pilot.pause()
     result = json.loads((engine.item_dir(folder, item) / "result.json").read_text())
