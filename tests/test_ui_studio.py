@@ -541,3 +541,23 @@ async def test_a_family_setup_tool_adds_its_arguments_to_the_command(monkeypatch
         assert set(seen[0].roles) == {"environment", "user", "agent"}
         assert screen.argv()[-2:] == ["--batches", "3"]
         assert "--batches 3" in str(screen.query_one("#setup-extra").render())
+
+
+def test_item_status_words_and_the_run_folder_list(pe_folder: Path) -> None:
+    from proactive_tui.synth.engine import Outcome, PersonDecision
+    from proactive_tui.ui.studio.screen import item_status
+    from proactive_tui.ui.studio.setup import run_folders
+
+    assert item_status(None) == "pending" and item_status(None, running=True) == "running"
+    assert item_status(None, failed="server error 503") == "failed: server error 503"
+    kept = Outcome(item="a", status="kept", tier="fair")
+    assert item_status(kept) == "kept fair"
+    rejected = Outcome(item="a", status="rejected", reason="too_easy")
+    assert item_status(rejected) == "rejected too_easy"
+    by_person = kept.model_copy(update={"decision": PersonDecision(pipeline_status="rejected")})
+    assert item_status(by_person) == "person: kept fair"
+    (pe_folder.parent / "not-a-run").mkdir()
+    (pe_folder.parent / "broken").mkdir()
+    (pe_folder.parent / "broken" / "manifest.json").write_text("{")
+    listed = run_folders()
+    assert [(r.path.name, r.family, r.planned, r.done, r.kept) for r in listed] == [("pe-run", "proactiveeval", 1, 1, 1)]
