@@ -343,6 +343,13 @@ class ProactiveApp(App[None]):
         if not isinstance(self.screen, HistoryScreen):
             self.push_screen(HistoryScreen())
 
+    def open_studio(self) -> None:
+        """The studio's setup: generate environments with a family's pipeline, or open a run folder."""
+        from proactive_tui.ui.studio.setup import StudioSetupScreen
+
+        if type(self.screen).__name__ not in ("StudioSetupScreen", "StudioScreen"):
+            self.push_screen(StudioSetupScreen())
+
     def open_agreement(self) -> None:
         """The judge agreement panel: every judge against the people's labels (`core.labels`)."""
         from proactive_tui.ui.screens.agreement import AgreementScreen
@@ -404,6 +411,9 @@ class ProactiveApp(App[None]):
             if getattr(self, "store", None) is not None and type(screen).__name__ != "AgreementScreen":
                 yield SystemCommand("Judge agreement", "Judges against people over every label: accuracy, Cohen's kappa",
                                     self.open_agreement)
+        if type(screen).__name__ not in ("StudioSetupScreen", "StudioScreen"):
+            yield SystemCommand("Studio: generate environments", "A paper's data pipeline stage by stage, under your "
+                                "hand (or open a run folder to resume it)", self.open_studio)
         yield SystemCommand("Open a report folder…", "A batch report folder (`eval --out DIR`): tables, charts, sessions",
                             self.ask_report_folder)
         yield SystemCommand("Screenshot to SVG", "Save the screen as an SVG file in the data folder", self.action_svg_screenshot)

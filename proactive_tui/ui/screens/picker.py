@@ -60,6 +60,8 @@ class PickerScreen(Screen[None]):
         Binding("r", "toggle_reference", "Reference", tooltip="Show or hide the reference solution (spoilers for players)"),
         Binding("d", "details", "Details", tooltip="The highlighted environment in full, in a scrollable window"),
         Binding("h", "history", "History", tooltip="Recorded sessions: replay, resume, export, delete"),
+        Binding("g", "studio", "Generate", show=False, tooltip="The studio: generate environments with a paper's "
+                "pipeline, stage by stage (or open a run folder)"),
         # Off the footer (80 columns hold no more); F1 lists it, the palette has it too.
         Binding("c", "compare", "Compare", show=False, tooltip="Compare agent models side by side on the highlighted "
                 "environment (same user, judge and seed), blind until you vote"),
@@ -259,6 +261,9 @@ class PickerScreen(Screen[None]):
         from proactive_tui.ui.studio.write import open_write_form
 
         open_write_form(self.app)
+
+    def action_studio(self) -> None:
+        self.app.open_studio()  # type: ignore[attr-defined]
 
     def action_compare(self) -> None:
         if self.current is not None:
