@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import RenderableType
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 from proactive_tui.synth.engine import ItemState
@@ -44,12 +45,14 @@ class StageBlock(Static, can_focus=True):
 
     DEFAULT_CSS = """
     StageBlock { height: auto; padding: 0 1; margin: 0 0 1 0; border-left: thick $panel; }
-    StageBlock:focus { border-left: thick $accent; background: $boost; }
     StageBlock.-live { border-left: thick $warning; }
     StageBlock.-rejected { border-left: thick $error; }
     StageBlock.-edited { border-left: thick $success; }
     StageBlock.-pending { color: $text-muted; }
+    StageBlock:focus { border-left: thick $accent; background: $boost; }
     """
+    """The focus rule last: a focused rejected (or live, edited) block shows the focus colour, so
+    a person sees which block `e` edits."""
 
     def __init__(self, title: str, body: RenderableType | str, step: str | None = None, *, state: str = "done",
                  id: str | None = None) -> None:
@@ -96,7 +99,7 @@ class StudioItemView(VerticalScroll):
         ...`) or None (cancelled). ProactiveEval's is its topic tree."""
         return None
 
-    def blocks(self, state: ItemState, live: str | None) -> list[StageBlock]:
+    def blocks(self, state: ItemState, live: str | None) -> list[Widget]:
         """The item's stages in the order they are made; `live` is the step being called now
         (draw it as pending/live), None when nothing is under way."""
         raise NotImplementedError
@@ -106,13 +109,18 @@ class StudioItemView(VerticalScroll):
         focused = self.focused_step()
         focused_title = self.app.focused.title if isinstance(self.app.focused, StageBlock) else None
         self.remove_children()
-        blocks = self.blocks(state, live)
-        self.mount_all(blocks)
-        for block in blocks:
-            if (focused is not None and block.step == focused) or (focused is None and focused_title
-                                                                  and block.title == focused_title):
-                self.call_after_refresh(block.focus, scroll_visible=False)
-                break
+        self.mount_all(self.blocks(state, live))
+        if focused is None and focused_title is None:
+            return
+
+        def refocus() -> None:
+            # every block, also those a family nests in rows or columns
+            for block in self.query(StageBlock):
+                if (focused is not None and block.step == focused) or (focused is None and block.title == focused_title):
+                    block.focus(scroll_visible=False)
+                    return
+
+        self.call_after_refresh(refocus)
 
     def focused_step(self) -> str | None:
         """The step of the block in focus (what `e` edits), or None."""
