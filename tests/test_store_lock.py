@@ -29,7 +29,7 @@ from proactive_tui.testing.fake_openai import FakeOpenAIServer
 
 TURNS = 10
 HANG_GUARD_S = 240
-"""Hang guard only: ten turns on the fake server take seconds; the bug made them take 6-10 minutes."""
+"""Hang guard only: ten turns on the fake server take seconds; before the fix, 240 s reached turn 2."""
 
 LOCKER = """
 import sqlite3, sys
