@@ -174,10 +174,6 @@ class TabApp(AppService):
         self._stdin = process.stdin
         return process
 
-    @property
-    def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
-
     async def stop(self) -> None:
         """Ask the app to quit, as textual-serve does, but wait a bounded time: an app that has not
         quit by then (one still starting up, say) is ended with its process group."""
