@@ -19,11 +19,13 @@ import asyncio
 import json
 import os
 import re
+import signal
 import socket
 import struct
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Callable
@@ -50,10 +52,25 @@ def _free_port() -> int:
 class _Served:
     def __init__(self, proc: subprocess.Popen, port: int, log: Path) -> None:
         self.proc, self.port, self.log = proc, port, log
-        self.url = f"http://127.0.0.1:{port}"
+        self.base = f"http://127.0.0.1:{port}"
+        self.token: str | None = None
+        self.url = self.base + "/"
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
+
+    def read_banner(self) -> None:
+        """The URL serve printed, and its token (none with --no-token)."""
+        match = re.search(r"proactive-tui serving on (\S+)", self.log_text())
+        assert match, self.log_text()
+        token = re.search(r"[?&]token=([\w-]+)", match.group(1))
+        self.token = token.group(1) if token else None
+        self.url = f"{self.base}/?token={self.token}" if self.token else self.base + "/"
+
+    def ws_url(self, token: str | None = "served") -> str:
+        """The app's WebSocket, with the served token (or `token`, or none)."""
+        token = self.token if token == "served" else token
+        return f"ws://127.0.0.1:{self.port}/ws" + (f"/{token}" if token else "")
 
 
 def _start_serve(tmp_path: Path, *flags: str, env: dict[str, str] | None = None) -> _Served:
@@ -70,6 +87,7 @@ def _start_serve(tmp_path: Path, *flags: str, env: dict[str, str] | None = None)
             proc.kill()
             raise AssertionError(f"serve did not start:\n{served.log_text()[-3000:]}")
         time.sleep(0.1)
+    served.read_banner()
     return served
 
 
@@ -128,13 +146,13 @@ def test_loopback_spellings_need_no_flag_and_urls_are_checked() -> None:
 
 
 def test_the_page_makes_no_request_off_this_server(served: _Served) -> None:
-    page = urllib.request.urlopen(served.url + "/", timeout=30).read().decode()
+    page = urllib.request.urlopen(served.url, timeout=30).read().decode()
     assert "fonts.googleapis.com" not in page
     assert "@font-face" in page and "fonts/RobotoMono-VariableFont_wght.ttf" in page
     for ref in re.findall(r'(?:href|src)="([^"]+)"', page) + re.findall(r'url\("([^"]+)"\)', page):
-        assert ref.startswith(served.url + "/static/"), ref
-    assert f'data-session-websocket-url="ws://127.0.0.1:{served.port}/ws"' in page
-    font = urllib.request.urlopen(served.url + "/static/fonts/RobotoMono-VariableFont_wght.ttf", timeout=30)
+        assert ref.startswith(served.base + "/static/"), ref
+    assert f'data-session-websocket-url="{served.ws_url()}"' in page
+    font = urllib.request.urlopen(served.base + "/static/fonts/RobotoMono-VariableFont_wght.ttf", timeout=30)
     assert font.status == 200 and len(font.read()) > 10_000
 
 
@@ -145,7 +163,7 @@ def test_only_the_served_page_may_open_the_app(served: _Served) -> None:
         headers = {"Origin": origin} if origin else {}
         async with aiohttp.ClientSession() as session:
             try:
-                async with session.ws_connect(f"ws://127.0.0.1:{served.port}/ws", headers=headers) as ws:
+                async with session.ws_connect(served.ws_url(), headers=headers) as ws:
                     await ws.close()
                     return 101
             except aiohttp.WSServerHandshakeError as exc:
@@ -155,6 +173,155 @@ def test_only_the_served_page_may_open_the_app(served: _Served) -> None:
     assert asyncio.run(handshake(f"http://evil.example:{served.port}")) == 403  # a DNS-rebinding page
     assert asyncio.run(handshake(None)) == 403
     assert "refused a connection from origin http://evil.example" in served.log_text()
+
+
+# -- the token (issue 33): any local process can send the right Origin -------------------------------
+
+def _status(url: str, cookie: str | None = None) -> int:
+    request = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+async def _handshake(url: str, origin: str) -> int:
+    """The status of a WebSocket handshake with this `Origin` (101: the app was opened)."""
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        try:
+            async with session.ws_connect(url, headers={"Origin": origin}) as ws:
+                await ws.close()
+                return 101
+        except aiohttp.WSServerHandshakeError as exc:
+            return exc.status
+
+
+def test_nothing_but_the_static_files_is_served_without_the_printed_token(served: _Served) -> None:
+    from secrets import token_urlsafe as new_token
+
+    token = served.token
+    assert token and len(token) >= 32  # as long as Jupyter's (a new one per run: the fixture's serve is new)
+    assert served.url == f"{served.base}/?token={token}"
+    assert _status(served.base + "/") == 403
+    assert _status(served.base + "/?token=" + new_token()) == 403
+    with urllib.request.urlopen(served.url, timeout=30) as page:
+        assert page.status == 200
+        cookie = page.headers["Set-Cookie"]
+    assert token in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    # downloads (opened by path from the page) need the cookie; the page's own files are public
+    assert _status(served.base + "/download/0123abc") == 403
+    assert _status(served.base + "/download/0123abc", cookie=cookie.split(";")[0]) == 404  # past the gate
+    assert _status(served.base + "/static/js/textual.js") == 200
+    origin = served.base
+    assert asyncio.run(_handshake(served.ws_url(None), origin)) == 403
+    assert asyncio.run(_handshake(served.ws_url(new_token()), origin)) == 403
+    assert asyncio.run(_handshake(served.ws_url(), origin)) == 101
+    log = served.log_text()
+    assert "refused GET /ws: no token" in log and "refused GET /: no token" in log
+    assert log.count(token) == 1  # in the printed URL only, never in the access log
+
+
+def test_no_token_is_for_loopback_only(tmp_path: Path, capsys) -> None:
+    assert main(["serve", "--host", "0.0.0.0", "--allow-remote", "--no-token", "--port", str(_free_port())]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--no-token is for a loopback --host only" in err
+    s = _start_serve(tmp_path, "--no-token")
+    try:
+        assert s.token is None and "token" not in s.log_text()
+        assert _status(s.base + "/") == 200
+        assert asyncio.run(_handshake(s.ws_url(), s.base)) == 101
+    finally:
+        _stop(s)
+
+
+# -- every app process ends with its tab and with serve (issue 33) --------------------------------
+
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is `pid`, from /proc (psutil is not a dependency)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _descendants(pid: int) -> list[int]:
+    return [d for child in _children(pid) for d in (child, *_descendants(child))]
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a zombie has ended; only its exit status waits to be collected)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _wait_gone(pids: list[int], what: str) -> None:
+    guard = time.monotonic() + 120  # a hang guard: the app has seconds to quit, then is ended
+    while [p for p in pids if _running(p)]:
+        assert time.monotonic() < guard, f"{what}: still running after 120 s: " + ", ".join(
+            f"{p} {Path(f'/proc/{p}/cmdline').read_text().replace(chr(0), ' ')}" for p in pids if _running(p))
+        time.sleep(0.2)
+
+
+async def _open_tab(served: _Served, session) -> tuple[object, list[int]]:
+    """A tab: the app's WebSocket, once its first frame arrived; and the app's processes then."""
+    ws = await session.ws_connect(served.ws_url(), headers={"Origin": served.base})
+    first = await ws.receive()
+    assert first.type.name in ("BINARY", "TEXT"), first
+    return ws, _descendants(served.proc.pid)
+
+
+def test_a_tab_closed_right_after_its_first_frame_ends_its_app(served: _Served) -> None:
+    import aiohttp
+
+    async def tab() -> list[int]:
+        async with aiohttp.ClientSession() as session:
+            ws, apps = await _open_tab(served, session)
+            await ws.close()
+            return apps
+
+    apps = asyncio.run(tab())
+    assert apps and any(Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")[1:3] == [b"-m", b"proactive_tui"]
+                        for p in apps if _running(p)), apps
+    _wait_gone(apps, "the closed tab's app")
+    assert served.proc.poll() is None and _descendants(served.proc.pid) == []
+
+
+def test_sigterm_to_serve_ends_every_app(tmp_path: Path) -> None:
+    """One tab still open, one just closed (its app may still be quitting): SIGTERM ends both apps."""
+    import aiohttp
+
+    s = _start_serve(tmp_path)
+
+    async def two_tabs_then_sigterm() -> list[int]:
+        async with aiohttp.ClientSession() as session:
+            kept, _ = await _open_tab(s, session)
+            closed, _ = await _open_tab(s, session)
+            await closed.close()
+            apps = _descendants(s.proc.pid)  # both apps, and whatever they started
+            s.proc.send_signal(signal.SIGTERM)
+            await asyncio.to_thread(s.proc.wait, 120)
+            await kept.close()
+            return apps
+
+    try:
+        apps = asyncio.run(two_tabs_then_sigterm())
+    finally:
+        if s.proc.poll() is None:
+            s.proc.kill()
+    assert len(apps) >= 2 and s.proc.returncode == 0
+    assert [p for p in apps if _running(p)] == []  # none outlived serve: nothing orphaned
 
 
 # -- the browser ---------------------------------------------------------------------------------
@@ -215,7 +382,7 @@ def _in_chromium(served: _Served, tmp_path: Path, script: Callable[[_Browser], N
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             tab = _Browser(served, page)
-            page.goto(served.url + "/")
+            page.goto(served.url)
             tab.wait_for("proactive-tui")  # the app's first screen has been drawn
             page.locator(".xterm-helper-textarea").focus()  # keys go to the terminal, not a page element
             script(tab)

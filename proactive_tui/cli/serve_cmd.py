@@ -1,10 +1,12 @@
-"""`proactive-tui serve [--host H] [--port P] [--allow-remote] [--public-url URL] [--demo SESSION]`: the
-playground in a browser.
+"""`proactive-tui serve [--host H] [--port P] [--allow-remote] [--public-url URL] [--no-token] [--demo SESSION]`:
+the playground in a browser.
 
 Loopback by default. Whoever can open the page drives the app with this machine's keys, so binding
-any other address needs `--allow-remote`, and then the command says so before it listens. See
-`proactive_tui.webserve` for what the server adds to textual-serve (an origin check, no external
-request).
+any other address needs `--allow-remote`, and then the command says so before it listens. The
+printed URL carries a random token without which nothing is served (as Jupyter does), since any
+local process could otherwise drive the app; `--no-token` drops it, on loopback only. See
+`proactive_tui.webserve` for what the server adds to textual-serve (the token, an origin check,
+apps that end with their tab and with serve, no external request).
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    "spends its keys")
     p.add_argument("--public-url", metavar="URL", help="the address people type (behind a proxy, or a name "
                    "for a wildcard bind); only pages from it may drive the app. Default http://HOST:PORT")
+    p.add_argument("--no-token", action="store_true",
+                   help="serve without the URL's token (loopback only): then any program on this machine can "
+                   "drive the app and spend its keys")
     p.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH",
                    help="extra environment folder or file for every browser session (repeatable)")
     p.add_argument("--demo", metavar="SESSION_OR_FILE", help="every tab opens straight into this recorded "
@@ -40,13 +45,17 @@ def plan(args: argparse.Namespace):  # -> PlaygroundServer; raises ServeError
     """Check the options and build the server, without listening."""
     from pathlib import Path
 
-    from proactive_tui.webserve import PlaygroundServer, ServeError, app_command, default_public_url, is_loopback
+    from proactive_tui.webserve import (PlaygroundServer, ServeError, app_command, default_public_url, is_loopback,
+                                        new_token)
 
     if not 0 < args.port < 65536:
         raise ServeError(f"--port must be between 1 and 65535, not {args.port}")
     if not is_loopback(args.host) and not args.allow_remote:
         raise ServeError(f"--host {args.host} is reachable from other machines: anyone who can reach it would "
                          "drive this playground and spend its keys. Add --allow-remote if that is what you want")
+    if args.no_token and not is_loopback(args.host):
+        raise ServeError(f"--no-token is for a loopback --host only: on {args.host} anyone who can reach port "
+                         f"{args.port} would drive this playground and spend its keys without knowing the token")
     envs = [str(Path(p).expanduser().resolve()) for p in (getattr(args, "envs", None) or [])]
     missing = [p for p in envs if not Path(p).exists()]
     if missing:
@@ -72,7 +81,8 @@ def plan(args: argparse.Namespace):  # -> PlaygroundServer; raises ServeError
     elif args.speed != 1.0 or args.step:
         raise ServeError("--speed and --step go with --demo")
     public_url = args.public_url or default_public_url(args.host, args.port)
-    return PlaygroundServer(app_command(envs, report, demo), host=args.host, port=args.port, public_url=public_url)
+    return PlaygroundServer(app_command(envs, report, demo), host=args.host, port=args.port, public_url=public_url,
+                            token=None if args.no_token else new_token())
 
 
 def run(args: argparse.Namespace) -> int:

@@ -140,8 +140,8 @@ class StoreError(Exception):
     """A problem with the session database, worded for the person reading it (no traceback).
 
     `transient`: the database was locked or busy (another process held a write lock longer than
-    the connection's 5 s busy timeout); the same write may succeed later, so a recorder keeps it
-    and retries instead of giving up."""
+    the write waited: the connection's busy timeout, or `Store.waiting_at_most`); the same write
+    may succeed later, so a recorder keeps it and retries instead of giving up."""
 
     def __init__(self, message: str, transient: bool = False) -> None:
         super().__init__(message)
@@ -360,6 +360,26 @@ class Store:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    @contextmanager
+    def waiting_at_most(self, seconds: float) -> Iterator[None]:
+        """Writes inside wait at most `seconds` (not `busy_timeout_s`) for another process's write
+        lock before they fail as transient. The recorder writes on the event loop's thread: a wait
+        there stalls the session and everything else on the loop, so it waits briefly and keeps
+        what it could not write (store.recorder). Holds the store's lock throughout, so no other
+        thread's write runs with the shorter wait."""
+        with self._lock:
+            self._set_busy_timeout(seconds)
+            try:
+                yield
+            finally:
+                self._set_busy_timeout(self.busy_timeout_s)
+
+    def _set_busy_timeout(self, seconds: float) -> None:
+        try:
+            self._conn.execute(f"PRAGMA busy_timeout={max(0, int(seconds * 1000))}")
+        except sqlite3.Error:
+            pass  # a closed connection: the write itself says so
 
     @contextmanager
     def _guard(self, action: str) -> Iterator[sqlite3.Connection]:

@@ -16,12 +16,17 @@ resumed with the same settings) and its status moves running -> finished | stopp
 or -> interrupted when the consumer stops reading before the session ended. A process that dies
 leaves `running` behind; readers show such a row as interrupted (queries.effective_status).
 
-A store failure never stops the session. A locked database (another process holding a write lock
-beyond the 5 s busy timeout) is transient: the write is kept in order in a backlog, reported once
-through `on_error`, retried before each later write and, at `close()`, for up to `CLOSE_RETRY_S`;
-once the lock clears every kept event is written and that is reported too. Any other failure
-(disk full, a damaged file) is reported once and recording stops. `saved` says afterwards whether
-every event reached the store, so a command never claims a session was saved when it was not.
+A store failure never stops the session, nor slows it. A locked database (another process holding
+its write lock) is transient: the write is kept in order in a backlog, reported once through
+`on_error`, retried before each later write, every `RETRY_POLL_S` while the session waits (a model
+call, a person typing) and, at `close()`, for up to `CLOSE_RETRY_S`; once the lock clears every
+kept event is written and that is reported too. Writes run on the event loop's thread, so none
+of them may wait long for the lock: a first write waits at most `WRITE_WAIT_S` (another writer's
+commit takes milliseconds), a retry not at all. The store's own busy timeout (5 s for a headless
+run) is for commands that write once; spent on every event it made a session run at one event
+every 5-23 s while another process held the lock (issue 33). Any other failure (disk full, a
+damaged file) is reported once and recording stops. `saved` says afterwards whether every event
+reached the store, so a command never claims a session was saved when it was not.
 """
 
 from __future__ import annotations
@@ -40,6 +45,10 @@ FLUSH_INTERVAL = 0.25
 CLOSE_RETRY_S = 30.0
 """How long `close()` keeps retrying a backlog held up by a locked database."""
 CLOSE_POLL_S = 0.2
+WRITE_WAIT_S = 0.1
+"""How long a write waits for another process's write lock before it is kept in the backlog."""
+RETRY_POLL_S = 0.2
+"""How often a backlog is retried while no new event comes (each try waits for nothing)."""
 
 
 class SessionRecorder:
@@ -60,6 +69,8 @@ class SessionRecorder:
         self._timer: asyncio.TimerHandle | None = None
         self._backlog: list[Callable[[], None]] = []
         """Writes held up by a locked database, in order; retried before any later write."""
+        self._retrier: asyncio.Task[None] | None = None
+        """Retries the backlog while the session waits (a backlog never waits for the next event)."""
         self.unsaved_reason = ""
         self._inherited_upto = 0
         """A branch's events with 1 < seq <= this are its parent's (core.fork): folded, never stored."""
@@ -70,24 +81,29 @@ class SessionRecorder:
         return self.session_id is not None and not self.failed and not self._backlog
 
     def _write(self, action: Callable[[], None]) -> None:
-        """Run one store write in order: after the backlog, or into it while the database is locked."""
+        """Run one store write in order: after the backlog, or into it while the database is locked.
+        Never waits long for the lock (see the module docstring): the session goes on meanwhile."""
         if self._backlog and not self._drain():
             self._backlog.append(action)
             return
         try:
-            action()
+            with self.store.waiting_at_most(WRITE_WAIT_S):
+                action()
         except StoreError as exc:
             if not exc.transient:
                 raise
             self._backlog.append(action)
+            self._start_retrier()
             if self.on_error is not None:
-                self.on_error(f"{exc}; keeping the events and retrying")
+                self.on_error(f"{exc}; keeping the events and retrying while the session goes on")
 
     def _drain(self) -> bool:
-        """Write the backlog in order; True when it is empty (a later write may go straight in)."""
+        """Write the backlog in order, each write waiting for nothing; True when it is empty (a
+        later write may go straight in)."""
         while self._backlog:
             try:
-                self._backlog[0]()
+                with self.store.waiting_at_most(0):
+                    self._backlog[0]()
             except StoreError as exc:
                 if not exc.transient:
                     raise
@@ -96,6 +112,32 @@ class SessionRecorder:
         if self.on_error is not None:
             self.on_error("the session database is writable again: every kept event is saved")
         return True
+
+    def _start_retrier(self) -> None:
+        """Retry the backlog every `RETRY_POLL_S` on the running loop (none: the next write or
+        `close()` retries it)."""
+        if self._retrier is not None and not self._retrier.done():
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._retrier = loop.create_task(self._retry_backlog())
+
+    async def _retry_backlog(self) -> None:
+        while self._backlog and not self.failed:
+            await asyncio.sleep(RETRY_POLL_S)
+            try:
+                if not self._backlog or self._drain():
+                    return
+            except StoreError as exc:
+                self._fail(str(exc))
+                return
+
+    def _stop_retrier(self) -> None:
+        if self._retrier is not None:
+            self._retrier.cancel()
+            self._retrier = None
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -226,6 +268,7 @@ class SessionRecorder:
 
     def _close_begin(self) -> bool:
         """Flush and mark the end; False when there is nothing (more) to do."""
+        self._stop_retrier()  # the close retries the backlog itself, until its deadline
         if self.failed or self.session_id is None:
             return False
         try:
@@ -254,6 +297,7 @@ class SessionRecorder:
         return True
 
     def _fail(self, message: str) -> None:
+        self._stop_retrier()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
