@@ -52,6 +52,7 @@ SHOTS: dict[str, str] = {
     'results': 'The results screen on a batch report folder (`proactive-tui eval ... --out DIR`, here three sessions on the embedded model).',
     'light': 'The same ProactiveEval session in the `textual-light` theme (`ctrl+t` cycles the themes).',
     'history': 'The History screen: the sessions the script recorded, of all three families, to replay, resume, fork or export.',
+    'studio': "The studio (`g` on the picker): ProactiveEval's data pipeline making one environment on the embedded model, stage by stage (the topic, U and F, the target candidates side by side; the reference, probes and votes follow below); the item list gives each item's fate, here rejected as `empty` (the 135M demo model's ensemble gave no usable reference).",
 }
 """name -> the README's caption under it, in the README's order; the file is `<name>.svg`."""
 
@@ -280,6 +281,31 @@ async def shot_history(sh: Shooter) -> None:
         sh.save(app, "history")
 
 
+async def shot_studio(sh: Shooter, work: Path) -> None:
+    """One ProactiveEval item made in the studio on the embedded model, with the paper's stages
+    cut to their smallest (one topic, two candidates, no refinement round, one validator) so the
+    shot takes about a minute; the folder is in the temporary work folder (its name is shown)."""
+    from proactive_tui.cli.main import build_parser
+    from proactive_tui.synth import setup
+    from proactive_tui.ui.studio.screen import StudioScreen
+
+    argv = ["synth", "proactiveeval", "--domain", "recommendation", "--n", "1", "--seed", str(SEED), "--depth", "1",
+            "--branching", "1", "--candidates", "2", "--max-rounds", "0", "--validators", "1", "--concurrency", "1",
+            "--out", str(work / "studio-run"), "--out-only"]
+    for role in ("generator", "probe", "judge", "validator"):
+        argv += ["--role", f"{role}={MODEL}"]
+    args = build_parser().parse_args(argv)
+    prepared = setup.prepare(args)
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = StudioScreen(prepared, args.concurrency, mode="auto")
+        app.push_screen(screen)
+        await wait_for(pilot, lambda: screen.finished, "the studio's item")
+        await settle(pilot, screen)
+        sh.save(app, "studio")
+
+
 def make_report(work: Path) -> None:
     """A tiny batch of all three families on the embedded model, into `work/report` (and the
     temporary history, so History lists them too)."""
@@ -328,6 +354,7 @@ async def main_async(out: Path, only: set[str] | None, work: Path) -> list[str]:
         (("proactivebench",), lambda: shot_bench(sh)),
         (("chronos",), lambda: shot_chronos(sh)),
         (("results",), lambda: shot_results(sh, work)),
+        (("studio",), lambda: shot_studio(sh, work)),
         (("history",), lambda: shot_history(sh)),  # last: the sessions above are in its store
     ]
     for names, step in steps:

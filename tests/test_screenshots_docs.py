@@ -102,6 +102,8 @@ PROOF = {  # name -> texts its screen must show (case-insensitive)
     "results": ["Read from files", "sessions finished", "ProactiveEval: dialogue guidance", "agents local/smollm2",
                 "Sessions of local/smollm2"],
     "light": ["proactiveeval/persuasion/fair/0", "Guidance score", "Turn checks", "judge: local/smollm2"],
+    "studio": ["Studio", "proactiveeval", "recommendation-0000", "Topic", "User information (U)",
+               "Target candidates", "Candidate 2", "Step"],
     "history": ["session history", "Sessions (", "proactiveeval", "persuasion/fair/0", "proactivebench", "coding_01",
                 "chronos", "car-purchase/positive"],
 }
