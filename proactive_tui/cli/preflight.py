@@ -59,7 +59,7 @@ def model_problem(model: str, api_base: str | None) -> str | None:
         return "a model string has no spaces"
     if model.startswith("local/"):  # in-process: an api base is not used
         return _local_problem(model)
-    problem = keys.api_base_problem(api_base)
+    problem = keys.seat_base_problem(model, api_base)  # the seat's base, else OPENAI_API_BASE & co.
     if problem is not None:
         return problem
     from proactive_tui.llm.gateway import litellm_module
