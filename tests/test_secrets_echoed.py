@@ -260,3 +260,16 @@ def test_bytes_that_are_not_utf8_are_reported_as_what_arrived(streamed: bool) ->
     assert "no content" not in message and "(500)" not in message, message
     assert "not UTF-8" in message and "0xe0" in message and "Voil\\xe0" in message, message
     assert info.value.kind == "bad_encoding" and requests == 1
+
+
+def test_a_url_with_credentials_typed_as_the_model_is_named_without_them(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--agent 'http://me:pw@host/v1'`: refused as a URL in the model field, the URL shown
+    without its user info (it is the same secret the api base would hold)."""
+    from proactive_tui.cli.main import main
+
+    secret = "model-url-pw-61a0"
+    code = main(["run", "proactiveeval/persuasion/fair/0", "--agent", f"http://me:{secret}@127.0.0.1:9/v1",
+                 "--user", "openai/u", "--judge", "openai/j", "--no-store"])
+    err = capsys.readouterr().err
+    assert code == 1 and "is a URL, not a model string" in err and "http://127.0.0.1:9/v1" in err, err
+    assert secret not in err

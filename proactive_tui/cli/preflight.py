@@ -31,7 +31,10 @@ class SeatProblem(BaseModel):
     problem: str
 
     def render(self) -> str:
-        return f"seat {self.seat} ({self.model or 'no model'}): {self.problem}"
+        """One line; a URL typed as the model (`http://user:pass@host`) is named without its credentials."""
+        from proactive_tui.llm.redact import redact
+
+        return redact(f"seat {self.seat} ({self.model or 'no model'}): {self.problem}")
 
 
 def check_seats(spec: Any, seats: Iterable[str]) -> list[SeatProblem]:

@@ -47,10 +47,15 @@ def looks_like_url(model: str) -> bool:
 
 
 def url_in_model_message(model: str) -> str:
+    """The URL is named as `redact.public_api_base` shows it: one typed with `user:pass@` or a
+    `?api_key=` in the model field is still a credential."""
+    from proactive_tui.llm.redact import public_api_base
+
+    url = (public_api_base(model.strip()) or model).rstrip("/")
     return (
-        f"{model!r} is a URL, not a model string: a server's URL belongs in --api-base (or "
+        f"{url!r} is a URL, not a model string: a server's URL belongs in --api-base (or "
         f"PROACTIVE_TUI_API_BASE / api_base in the config), with the model as e.g. openai/<name>: "
-        f"--api-base {model.rstrip('/')}{'' if model.rstrip('/').endswith('/v1') else '/v1'} --agent openai/<name>"
+        f"--api-base {url}{'' if url.endswith('/v1') else '/v1'} --agent openai/<name>"
     )
 
 
