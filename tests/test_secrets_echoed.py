@@ -273,3 +273,30 @@ def test_a_url_with_credentials_typed_as_the_model_is_named_without_them(capsys:
     err = capsys.readouterr().err
     assert code == 1 and "is a URL, not a model string" in err and "http://127.0.0.1:9/v1" in err, err
     assert secret not in err
+
+
+def test_the_store_masks_a_known_secret_in_whatever_it_writes(tmp_path: Path) -> None:
+    """A reply or an error that holds a key the app read from the keyring is stored with the key
+    masked (an event, a session's summary, its title), the JSON still valid and the rest exact;
+    text without a secret is stored byte for byte as it was given."""
+    from proactive_tui.llm.redact import remember_secret
+    from proactive_tui.store.db import SessionRow, Store
+
+    secret = 'kr-store-"canary"-5e0f'  # a quote in it: masked in the data, never in the JSON text
+    remember_secret(secret)
+    payload = json.dumps({"text": f"your key {secret} expired", "other": "kept exactly \u00e9"})
+    store = Store(tmp_path / "s.db")
+    try:
+        store.create_session(SessionRow(id="s1", env_id="e", family="f", title=f"t {secret}"))
+        store.append("s1", 1, "message", payload, "2026-01-01T00:00:00")
+        store.append("s1", 2, "message", '{"text": "nothing secret"}', "2026-01-01T00:00:01")
+        store.update_session("s1", "2026-01-01T00:00:02", summary={"error": f"403: {secret}"})
+        rows = store.event_rows("s1")
+        row = store.session("s1")
+    finally:
+        store.close()
+    assert json.loads(rows[0][2]) == {"text": "your key [redacted] expired", "other": "kept exactly \u00e9"}
+    assert rows[1][2] == '{"text": "nothing secret"}'
+    assert row is not None and row.title == "t [redacted]" and row.summary == {"error": "403: [redacted]"}
+    data = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert b"canary" not in data

@@ -286,10 +286,10 @@ class Gateway:
         if settings.api_base or not settings.is_local:
             # The seat's base, else the one litellm would read from OPENAI_API_BASE & co.
             env_base = None if settings.api_base else keys.env_api_base(provider)
-            where = settings.api_base or (f"{env_base[0]}={env_base[1]}" if env_base else "")
-            if where and where not in self._base_problems:
-                self._base_problems[where] = keys.seat_base_problem(settings.model, settings.api_base)
-            problem = self._base_problems.get(where) if where else None
+            checked = settings.api_base or (f"{env_base[0]}={env_base[1]}" if env_base else "")
+            if checked and checked not in self._base_problems:
+                self._base_problems[checked] = keys.seat_base_problem(settings.model, settings.api_base)
+            problem = self._base_problems.get(checked) if checked else None
             if problem:
                 raise ModelError(problem, "bad_request", settings.model)
         if settings.api_base:
