@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from family_runs import EXPORT_FORMATS, RUNS, cli, run_family, session_id_of
+from family_runs import EXPORT_FORMATS, RUNS, cli, run_family, session_id_of, with_text
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply, UnacceptingPort
 
 KEYRING_CANARY = "kr-echo-canary-71c4e09a5b"
@@ -55,30 +55,44 @@ def keyring_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 ECHOES = ("403", "400", "500", "html-200", "html-502")
+"""The error answers (each ends the session at its first call)."""
 
 
 def test_a_keyring_key_a_provider_echoes_is_masked_in_every_output(keyring_env: dict[str, str],
                                                                      isolated_dirs: Path, tmp_path: Path) -> None:
-    run = RUNS["proactiveeval"]
+    """Each error answer ends a ProactiveEval session; then one session of every family runs to
+    its end with every seat's free text quoting the key (a proxy answering 200 with it, streamed
+    word by word to the terminal, parsed from a judge's JSON). Then everything is exported, shown
+    and listed, and every byte written is read."""
     outputs: list[tuple[str, bytes]] = []
-    ids: list[str] = []
+    ids: dict[str, list[str]] = {family: [] for family in RUNS}
+    runs = [("proactiveeval", kind) for kind in ECHOES] + [(family, "reply") for family in RUNS]
     with FakeOpenAIServer() as server:
-        for kind in ECHOES:
-            server.responder = lambda body, kind=kind: echoes(kind)
-            proc = run_family(run, server.base_url, tmp_path / f"{kind}.json", env=keyring_env)
-            outputs += [(f"run {kind} stdout", proc.stdout), (f"run {kind} stderr", proc.stderr)]
-            assert proc.returncode != 0 or b"failed" in proc.stderr, proc.stderr
-            if kind != "html-502":  # (an error page with an error status is named by its status alone)
+        for family, kind in runs:
+            run = RUNS[family]
+            server.responder = (with_text(run.responder, f"(key {KEYRING_CANARY})") if kind == "reply"
+                                else lambda body, kind=kind: echoes(kind))
+            out = tmp_path / f"{family}-{kind}.json"
+            proc = run_family(run, server.base_url, out, env=keyring_env)
+            outputs += [(f"run {family} {kind} stdout", proc.stdout), (f"run {family} {kind} stderr", proc.stderr)]
+            if kind == "reply":
+                assert proc.returncode == 0 and b"(key [redacted])" in proc.stdout, proc.stderr
+            else:
+                assert proc.returncode != 0 or b"failed" in proc.stderr, proc.stderr
+            if kind not in ("html-502", "reply"):  # (an error page with an error status is named by its status alone)
                 # the provider's words reached the person, with the key masked in them
                 assert b"[redacted]" in proc.stderr, (kind, proc.stderr.decode(errors="replace"))
-            ids.append(session_id_of(tmp_path / f"{kind}.json"))
+            ids[family].append(session_id_of(out))
         authorizations = {r.headers.get("authorization", "") for r in server.requests}
     assert f"Bearer {KEYRING_CANARY}" in authorizations, "the keyring's key was not the one in use"
 
-    for fmt in (*EXPORT_FORMATS, run.dataset_format):
-        done = cli(["export", *ids, "--format", fmt, "--out", str(tmp_path / "exports" / fmt)], env=keyring_env)
+    every = [session_id for family_ids in ids.values() for session_id in family_ids]
+    exports = [(fmt, every) for fmt in EXPORT_FORMATS] + [(RUNS[f].dataset_format, ids[f]) for f in RUNS]
+    for fmt, chosen in exports:
+        done = cli(["export", *chosen, "--format", fmt, "--out", str(tmp_path / "exports" / fmt)], env=keyring_env)
+        assert done.returncode == 0, done.stderr
         outputs.append((f"export {fmt}", done.stdout + done.stderr))
-    for session_id in ids:
+    for session_id in every:
         for args in (["sessions", "show", session_id], ["sessions", "show", "--json", session_id]):
             done = cli(args, env=keyring_env)
             assert done.returncode == 0, done.stderr
@@ -90,7 +104,7 @@ def test_a_keyring_key_a_provider_echoes_is_masked_in_every_output(keyring_env: 
         assert_clean(data, where)
     written = [p for root in (isolated_dirs, tmp_path) for p in root.rglob("*") if p.is_file()]
     assert any(p.name.endswith(".db") or ".db-" in p.name for p in written), "no session store to look in"
-    assert len([p for p in written if p.is_relative_to(tmp_path / "exports")]) >= len(EXPORT_FORMATS)
+    assert len([p for p in written if p.is_relative_to(tmp_path / "exports")]) >= len(exports)
     for path in written:
         assert_clean(path.read_bytes(), path)
 
@@ -99,8 +113,7 @@ def test_every_secret_the_app_knows_is_masked_by_exact_value(monkeypatch: pytest
                                                             isolated_dirs: Path) -> None:
     """Keyring, environment (any *_API_KEY / *_TOKEN), config, an api base's user info and its
     `api_key=` parameter, OPENAI_API_BASE: each masked as it is and as JSON, a URL or HTML spell it."""
-    import keyring
-    from keyring.backend import KeyringBackend
+    from types import SimpleNamespace
 
     from proactive_tui.config import load_config
     from proactive_tui.llm import keys
@@ -108,24 +121,12 @@ def test_every_secret_the_app_knows_is_masked_by_exact_value(monkeypatch: pytest
     from proactive_tui.llm.settings import ModelSettings
     from proactive_tui.textsafe import json_text
 
-    class MemoryKeyring(KeyringBackend):
-        priority = 1
-
-        def get_password(self, service: str, username: str) -> str | None:
-            return {"anthropic": "kr-plain-4d1e8b20"}.get(username)
-
-        def set_password(self, service: str, username: str, password: str) -> None:
-            raise NotImplementedError
-
-        def delete_password(self, service: str, username: str) -> None:
-            raise NotImplementedError
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    try:
-        assert keys.get_key("anthropic") == "kr-plain-4d1e8b20"
-    finally:
-        keyring.set_keyring(previous)
+    # the OS keyring, as `keys` reaches it (no backend class is defined here: keyring registers
+    # every subclass it sees, process-wide)
+    stored = {"anthropic": "kr-plain-4d1e8b20"}
+    monkeypatch.setattr(keys, "_keyring", lambda: SimpleNamespace(get_password=lambda service, user: stored.get(user)))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert keys.get_key("anthropic") == "kr-plain-4d1e8b20"
     monkeypatch.setenv("HF_TOKEN", "hf-envtoken-93b1a7")
     monkeypatch.setenv("OPENAI_API_BASE", "http://proxy:envbase-pw-5521@127.0.0.1:9/v1")
     monkeypatch.setenv("PROACTIVE_TUI_API_BASE", "http://127.0.0.1:9/v1?api_key=ptenv-qkey-7742")
@@ -300,3 +301,40 @@ def test_the_store_masks_a_known_secret_in_whatever_it_writes(tmp_path: Path) ->
     assert row is not None and row.title == "t [redacted]" and row.summary == {"error": "403: [redacted]"}
     data = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert b"canary" not in data
+
+
+def test_a_secret_split_across_streamed_pieces_is_masked_whole() -> None:
+    """What a seat streams is masked as it is shown: an ending that could start a known secret
+    waits for the next piece, so the key never reaches the screen in two halves."""
+    from proactive_tui.llm.redact import StreamMasker, remember_secret
+
+    remember_secret("kr-split-canary-99e1")
+    masker = StreamMasker()
+    pieces = ["your key is kr-sp", "lit-can", "ary-99e1 ok k", "r-", "x end k"]
+    shown = [masker.feed(p) for p in pieces] + [masker.flush()]
+    assert "".join(shown) == "your key is [redacted] ok kr-x end k"
+    assert not any("kr-sp" in piece or "canary" in piece for piece in shown), shown
+    assert StreamMasker().feed("plain text ") == "plain text "
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "whole"])
+def test_a_reply_quoting_a_known_key_is_masked_by_the_gateway(streamed: bool) -> None:
+    """Every model call goes through the gateway (seats, ProactiveBench's own calls, judges,
+    `synth`), so a reply that quotes a key the app read is masked there: in what streams, in the
+    completion and in the call's trace."""
+    from proactive_tui.llm import trace
+    from proactive_tui.llm.gateway import Gateway
+    from proactive_tui.llm.redact import remember_secret
+    from proactive_tui.llm.settings import ModelSettings
+
+    remember_secret("kr-gateway-canary-4b7d")
+    pieces: list[str] = []
+    traces: list[trace.CallTrace] = []
+    with FakeOpenAIServer(responder=lambda body: "your key kr-gateway-canary-4b7d is old") as server:
+        with trace.listening(lambda call, label: traces.append(call)):
+            completion = asyncio.run(Gateway().complete(ModelSettings(model="openai/m", api_base=server.base_url),
+                                                        [{"role": "user", "content": "hi"}],
+                                                        on_delta=pieces.append if streamed else None))
+    assert completion.text == "your key [redacted] is old"
+    assert "".join(pieces) == (completion.text if streamed else "")
+    assert traces and traces[0].reply == completion.text

@@ -24,6 +24,7 @@ from proactive_tui.llm import keys, trace
 from proactive_tui.llm.errors import ModelError, classify, non_json_body
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 from proactive_tui.llm.limits import GatewayStats, ModelLimiter, ModelLimits, estimate_tokens
+from proactive_tui.llm.redact import StreamMasker, mask_secrets
 from proactive_tui.llm.settings import LOCAL_DEFAULT_MAX_TOKENS, ModelSettings, StructuredMode
 from proactive_tui.llm.structured import ModeMemory, memory_key, modes_to_try, response_format, shared_memory
 
@@ -653,16 +654,17 @@ class ModelStream:
                                 text = self._absorb_whole(response)
                                 if not text.strip():  # whitespace is no reply either
                                     raise self._no_reply(bool(getattr(response, "choices", None)))
-                                self.text = text
-                                yield text
+                                self.text = mask_secrets(text)
+                                yield self.text
                                 break
+                            masker = StreamMasker()  # per attempt: what a failed one held back is dropped
                             first_deadline = asked + settings.first_token_timeout
                             response = await self._bounded(litellm.acompletion(**request), first_deadline, "first_token")
                             try:
                                 self._check_stream_type(response)
                                 chunks = response.__aiter__()
                                 while True:
-                                    if self.text:
+                                    if self.text or masker.pending:
                                         bound, what = loop.time() + settings.idle_timeout, "idle"
                                     else:
                                         bound, what = first_deadline, "first_token"
@@ -670,12 +672,18 @@ class ModelStream:
                                         chunk = await self._bounded(chunks.__anext__(), bound, what)
                                     except StopAsyncIteration:
                                         break
-                                    delta = self._absorb(chunk)
+                                    # a known secret is masked as it streams, whole even when
+                                    # split across chunks (a proxy answering 200 with the key)
+                                    delta = masker.feed(self._absorb(chunk))
                                     if delta:
                                         self.text += delta
                                         yield delta
                             finally:
                                 await _close(response)
+                            rest = masker.flush()  # only on a whole stream: a cut one drops what it held
+                            if rest:
+                                self.text += rest
+                                yield rest
                             if not self.text.strip():  # whitespace alone is no reply either (not retried once shown)
                                 raise self._no_reply(True, streamed=True)
                             break

@@ -193,6 +193,36 @@ def mask_secrets(text: str, extra: list[str] | None = None) -> str:
     return pattern.sub(MASK, text) if pattern is not None and text else text
 
 
+class StreamMasker:
+    """`mask_secrets` for text that arrives in pieces (a streamed reply): a secret split across
+    two deltas is masked whole. Each `feed` returns what can be shown now, holding back only an
+    ending that could be the start of a known secret; `flush` gives the rest at the end. With no
+    secret known, every piece passes straight through."""
+
+    def __init__(self) -> None:
+        self.pending = ""
+
+    def feed(self, delta: str) -> str:
+        state, secrets, pattern = _current()
+        if pattern is None:
+            out, self.pending = self.pending + delta, ""
+            return out
+        text = pattern.sub(MASK, self.pending + delta)
+        keep = 0
+        for value in secrets:
+            for form in _spellings(value):
+                for k in range(min(len(form) - 1, len(text)), keep, -1):
+                    if text.endswith(form[:k]):
+                        keep = k
+                        break
+        self.pending = text[len(text) - keep:] if keep else ""
+        return text[: len(text) - keep]
+
+    def flush(self) -> str:
+        out, self.pending = mask_secrets(self.pending), ""
+        return out
+
+
 def holds_secret(text: str) -> bool:
     """Whether `text` spells any known secret (a cheap test before a costlier masking)."""
     pattern = _secret_pattern()
