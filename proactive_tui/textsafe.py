@@ -90,5 +90,9 @@ def json_text(value: Any, indent: int | None = None, sort_keys: bool = False) ->
             text = json.dumps(value.model_dump(mode="json"), ensure_ascii=False, indent=indent)
     else:
         text = json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys)
+    from proactive_tui.llm.redact import holds_secret, map_strings, mask_secrets
+
+    if holds_secret(text):  # a key the app knows (one a provider echoed): masked in the data, so the JSON stays valid
+        text = json.dumps(map_strings(json.loads(text), mask_secrets), ensure_ascii=False, indent=indent)
     text = scrub(text)
     return _JSON_INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _JSON_INVISIBLE.search(text) else text

@@ -31,7 +31,10 @@ class SeatProblem(BaseModel):
     problem: str
 
     def render(self) -> str:
-        return f"seat {self.seat} ({self.model or 'no model'}): {self.problem}"
+        """One line; a URL typed as the model (`http://user:pass@host`) is named without its credentials."""
+        from proactive_tui.llm.redact import redact
+
+        return redact(f"seat {self.seat} ({self.model or 'no model'}): {self.problem}")
 
 
 def check_seats(spec: Any, seats: Iterable[str]) -> list[SeatProblem]:
@@ -59,7 +62,7 @@ def model_problem(model: str, api_base: str | None) -> str | None:
         return "a model string has no spaces"
     if model.startswith("local/"):  # in-process: an api base is not used
         return _local_problem(model)
-    problem = keys.api_base_problem(api_base)
+    problem = keys.seat_base_problem(model, api_base)  # the seat's base, else OPENAI_API_BASE & co.
     if problem is not None:
         return problem
     from proactive_tui.llm.gateway import litellm_module

@@ -7,7 +7,8 @@ from typing import Literal
 
 ErrorKind = Literal[
     "missing_key", "unknown_model", "unknown_provider", "no_api", "unreachable", "auth", "bad_request",
-    "rate_limit", "timeout", "server", "structured", "format_rejected", "stream_broken", "local_model", "other",
+    "rate_limit", "timeout", "server", "structured", "format_rejected", "stream_broken", "bad_encoding",
+    "local_model", "other",
 ]
 RETRYABLE: set[str] = {"rate_limit", "timeout", "server"}
 
@@ -94,18 +95,43 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return seen
 
 
+def undecodable(exc: BaseException, model: str, where: str) -> ModelError | None:
+    """A reply whose bytes are not UTF-8 (a server or proxy writing Latin-1, a mangled stream),
+    wherever it surfaced (litellm wraps it as a cut stream, or a 500, though the server said 200):
+    said as what arrived, the bytes around the first bad one, not as "no content" or a server
+    failure. Not retried: the same server encodes the same way the next time."""
+    bad = next((e for e in _chain(exc) if isinstance(e, UnicodeDecodeError)), None)
+    if bad is None:
+        return None
+    raw = bad.object if isinstance(bad.object, (bytes, bytearray)) else b""
+    start, end = max(0, bad.start - 40), min(len(raw), bad.end + 40)
+    around = bytes(raw[start:end]).decode("utf-8", errors="backslashreplace")
+    shown = f", amid: {excerpt(around, 120)}" if around.strip() else ""
+    byte = f"byte 0x{raw[bad.start]:02x}" if bad.start < len(raw) else "a byte"
+    return ModelError(f"{model}: the server{where} sent bytes that are not UTF-8 text, so the reply cannot be read "
+                      f"(does the server, or a proxy before it, write another encoding?): {byte} at position "
+                      f"{bad.start} of what arrived{shown}", "bad_encoding", model)
+
+
 def suggest_v1(api_base: str) -> str:
-    """`http://host:8080` -> `http://host:8080/v1`: where OpenAI-compatible servers put the API."""
-    return api_base.rstrip("/") + "/v1"
+    """`http://host:8080` -> `http://host:8080/v1`: where OpenAI-compatible servers put the API
+    (named without credentials)."""
+    from proactive_tui.llm.redact import public_api_base
+
+    return (public_api_base(api_base) or api_base).rstrip("/") + "/v1"
 
 
 def classify(exc: BaseException, model: str, api_base: str | None, response_format: str | None = None) -> ModelError:
     """Map a litellm/openai/httpx exception to a ModelError with a message a person can act on.
 
     `response_format` is the type the request asked for (None for a plain call), so a server's
-    rejection of it is told apart from any other refusal and never retried.
+    rejection of it is told apart from any other refusal and never retried. The endpoint is
+    named as `redact.public_api_base` shows it (no user info, no query): a message is printed,
+    stored and exported, and `?api_key=...` must reach none of them.
     """
-    from proactive_tui.llm.redact import redact
+    from proactive_tui.llm.redact import public_api_base, redact
+
+    api_base = public_api_base(api_base)
 
     if isinstance(exc, ModelError):
         return exc
@@ -123,6 +149,9 @@ def classify(exc: BaseException, model: str, api_base: str | None, response_form
     body_match = _NON_JSON.search(str(getattr(exc, "message", None) or exc))
     if body_match:
         return ModelError(non_json_body(model, where, 200, body_match.group(1)), "server", model)
+    bad_bytes = undecodable(exc, model, where)
+    if bad_bytes is not None:
+        return bad_bytes
     cut = next((type(e).__name__ for e in _chain(exc) if type(e).__name__ in _CUT_ANSWER), None)
     if cut is not None:
         return ModelError(f"{model}: the server{where} closed the connection before its answer was complete "

@@ -24,6 +24,7 @@ from proactive_tui.llm import keys, trace
 from proactive_tui.llm.errors import ModelError, classify, non_json_body
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 from proactive_tui.llm.limits import GatewayStats, ModelLimiter, ModelLimits, estimate_tokens
+from proactive_tui.llm.redact import StreamMasker, mask_secrets
 from proactive_tui.llm.settings import LOCAL_DEFAULT_MAX_TOKENS, ModelSettings, StructuredMode
 from proactive_tui.llm.structured import ModeMemory, memory_key, modes_to_try, response_format, shared_memory
 
@@ -283,12 +284,16 @@ class Gateway:
             # Every seat has a cap (ModelSettings.token_cap): a looping reply ends at the cap.
             "max_tokens": settings.token_cap(structured),
         }
-        if settings.api_base:
-            if settings.api_base not in self._base_problems:
-                self._base_problems[settings.api_base] = keys.api_base_problem(settings.api_base)
-            problem = self._base_problems[settings.api_base]
+        if settings.api_base or not settings.is_local:
+            # The seat's base, else the one litellm would read from OPENAI_API_BASE & co.
+            env_base = None if settings.api_base else keys.env_api_base(provider)
+            checked = settings.api_base or (f"{env_base[0]}={env_base[1]}" if env_base else "")
+            if checked and checked not in self._base_problems:
+                self._base_problems[checked] = keys.seat_base_problem(settings.model, settings.api_base)
+            problem = self._base_problems.get(checked) if checked else None
             if problem:
                 raise ModelError(problem, "bad_request", settings.model)
+        if settings.api_base:
             kwargs["api_base"] = settings.api_base
         if settings.seed is not None:
             kwargs["seed"] = settings.seed
@@ -594,7 +599,7 @@ class ModelStream:
 
     def _timeout_message(self, what: str) -> str:
         s = self.settings
-        where = f" at {s.api_base}" if s.api_base else ""
+        where = _at(s.api_base)
         got = f"; the reply was cut after {len(self.text)} characters" if self.text else ""
         if what == "first_token":
             return (f"{s.model}: no first token within {s.first_token_timeout:g}s{where} (first-token timeout: "
@@ -611,7 +616,7 @@ class ModelStream:
                 break
             if type(seen).__name__ in ("ConnectTimeout", "ConnectTimeoutError") or "ConnectTimeout" in repr(seen):
                 s = self.settings
-                return ModelError(f"{s.model}: could not connect to {s.api_base or 'the provider'} within "
+                return ModelError(f"{s.model}: could not connect to {_shown(s.api_base) or 'the provider'} within "
                                   f"{s.connect_timeout:g}s (connect timeout)", "timeout", s.model)
             seen = seen.__cause__ or seen.__context__
         return None
@@ -649,16 +654,17 @@ class ModelStream:
                                 text = self._absorb_whole(response)
                                 if not text.strip():  # whitespace is no reply either
                                     raise self._no_reply(bool(getattr(response, "choices", None)))
-                                self.text = text
-                                yield text
+                                self.text = mask_secrets(text)
+                                yield self.text
                                 break
+                            masker = StreamMasker()  # per attempt: what a failed one held back is dropped
                             first_deadline = asked + settings.first_token_timeout
                             response = await self._bounded(litellm.acompletion(**request), first_deadline, "first_token")
                             try:
                                 self._check_stream_type(response)
                                 chunks = response.__aiter__()
                                 while True:
-                                    if self.text:
+                                    if self.text or masker.pending:
                                         bound, what = loop.time() + settings.idle_timeout, "idle"
                                     else:
                                         bound, what = first_deadline, "first_token"
@@ -666,12 +672,18 @@ class ModelStream:
                                         chunk = await self._bounded(chunks.__anext__(), bound, what)
                                     except StopAsyncIteration:
                                         break
-                                    delta = self._absorb(chunk)
+                                    # a known secret is masked as it streams, whole even when
+                                    # split across chunks (a proxy answering 200 with the key)
+                                    delta = masker.feed(self._absorb(chunk))
                                     if delta:
                                         self.text += delta
                                         yield delta
                             finally:
                                 await _close(response)
+                            rest = masker.flush()  # only on a whole stream: a cut one drops what it held
+                            if rest:
+                                self.text += rest
+                                yield rest
                             if not self.text.strip():  # whitespace alone is no reply either (not retried once shown)
                                 raise self._no_reply(True, streamed=True)
                             break
@@ -729,9 +741,11 @@ class ModelStream:
         elif isinstance(failure, (asyncio.CancelledError, GeneratorExit)):
             error = "cancelled before the reply finished"
         else:
-            error = f"{type(failure).__name__}: {failure}"
+            from proactive_tui.llm.redact import redact
+
+            error = redact(f"{type(failure).__name__}: {failure}")
         return trace.CallTrace(
-            model=self.settings.model, api_base=self.settings.api_base, request=trace.request_of(request),
+            model=self.settings.model, api_base=_shown(self.settings.api_base), request=trace.request_of(request),
             reply=self.text, finish_reason=self.finish_reason, prompt_tokens=self.usage.prompt_tokens,
             completion_tokens=self.usage.completion_tokens, cost=self.usage.cost, started_at=started_at,
             latency_s=round(self.elapsed_s, 3), attempts=self.attempts, retries=list(self.retry_reasons), error=error,
@@ -747,7 +761,10 @@ class ModelStream:
         if isinstance(exc, NoReply):
             return ModelError(exc.message, "server" if exc.retryable else "other", s.model)
         error = self._connect_timeout(exc) or classify(exc, s.model, s.api_base, fmt)
-        where = f" at {s.api_base}" if s.api_base else ""
+        where = _at(s.api_base)
+        if error.kind == "bad_encoding":  # said as what arrived, with how much text came before it
+            got = f"; {len(self.text)} characters of the reply had arrived before it" if self.text else ""
+            return ModelError(error.message + got, error.kind, s.model)
         if self.text and error.kind in ("stream_broken", "unreachable", "server"):
             return ModelError(f"{s.model}: the stream was cut after {len(self.text)} characters, before the reply "
                               f"finished (the server{where} closed or reset the connection mid-reply)",
@@ -759,7 +776,7 @@ class ModelStream:
     def _no_reply(self, had_choices: bool, streamed: bool = False) -> NoReply:
         """Why a finished call holds no text, as the NoReply to raise."""
         s = self.settings
-        where = f" at {s.api_base}" if s.api_base else ""
+        where = _at(s.api_base)
         if self.finish_reason == "length":
             return NoReply(f"{s.model}: the reply was empty: the token cap (max_tokens={s.token_cap(self.structured)}) "
                            "ran out before any text (a reasoning model may need a larger cap)", retryable=False)
@@ -779,7 +796,7 @@ class ModelStream:
         ctype = str(headers.get("llm_provider-content-type") or "")
         if ctype and "event-stream" not in ctype.lower() and "json" not in ctype.lower():
             s = self.settings
-            where = f" at {s.api_base}" if s.api_base else ""
+            where = _at(s.api_base)
             raise NoReply(non_json_body(s.model, where, 200, "", ctype))
 
     def _absorb_whole(self, response: Any) -> str:
@@ -804,6 +821,18 @@ class ModelStream:
             self.finish_reason = choice.finish_reason
         delta = getattr(choice, "delta", None)
         return (getattr(delta, "content", None) or "") if delta is not None else ""
+
+
+def _shown(api_base: str | None) -> str | None:
+    """The api base as a message may name it: no user info, no query (`redact.public_api_base`)."""
+    from proactive_tui.llm.redact import public_api_base
+
+    return public_api_base(api_base)
+
+
+def _at(api_base: str | None) -> str:
+    """` at <api base>` for a message, the base shown without credentials; empty without one."""
+    return f" at {_shown(api_base)}" if api_base else ""
 
 
 async def _close(response: Any) -> None:

@@ -47,10 +47,15 @@ def looks_like_url(model: str) -> bool:
 
 
 def url_in_model_message(model: str) -> str:
+    """The URL is named as `redact.public_api_base` shows it: one typed with `user:pass@` or a
+    `?api_key=` in the model field is still a credential."""
+    from proactive_tui.llm.redact import public_api_base
+
+    url = (public_api_base(model.strip()) or model).rstrip("/")
     return (
-        f"{model!r} is a URL, not a model string: a server's URL belongs in --api-base (or "
+        f"{url!r} is a URL, not a model string: a server's URL belongs in --api-base (or "
         f"PROACTIVE_TUI_API_BASE / api_base in the config), with the model as e.g. openai/<name>: "
-        f"--api-base {model.rstrip('/')}{'' if model.rstrip('/').endswith('/v1') else '/v1'} --agent openai/<name>"
+        f"--api-base {url}{'' if url.endswith('/v1') else '/v1'} --agent openai/<name>"
     )
 
 
@@ -94,6 +99,43 @@ def api_base_problem(api_base: str | None) -> str | None:
     host_like = "." in value or ":" in value or value.lower().startswith("localhost")
     hint = f"; did you mean http://{shown.rstrip('/')}?" if host_like else "; e.g. http://localhost:8000/v1"
     return f"api base {shown!r} is not a URL: it needs http:// or https:// and a host{hint}"
+
+
+API_BASE_ENV_VARS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+    "anthropic": ("ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL"),
+}
+"""The variables litellm reads a provider's api base from when none is given, in its order
+(litellm/main.py: `api_base or ... get_secret("OPENAI_BASE_URL") or get_secret("OPENAI_API_BASE")`);
+any other provider reads `<PROVIDER>_API_BASE`."""
+
+
+def env_api_base(provider: str) -> tuple[str, str] | None:
+    """(variable, value) of the api base litellm will use for `provider` when the seat sets
+    none, or None."""
+    for name in API_BASE_ENV_VARS.get(provider, (f"{provider.upper()}_API_BASE",)):
+        value = os.environ.get(name, "")
+        if value.strip():
+            return name, value
+    return None
+
+
+def seat_base_problem(model: str, api_base: str | None) -> str | None:
+    """`api_base_problem` of the base a call to `model` will really go to: the seat's own, else
+    the one litellm reads from the provider's environment variable (`OPENAI_API_BASE` with
+    `user:pass@` used to go unchecked and come back as a 500 retried five times). A problem of
+    a variable's value names the variable."""
+    if api_base is not None and api_base.strip():
+        return api_base_problem(api_base)
+    provider = provider_of(model)
+    if provider in KEYLESS_PROVIDERS:
+        return None
+    found = env_api_base(provider)
+    if found is None:
+        return None
+    name, value = found
+    problem = api_base_problem(value)
+    return f"{name}: {problem}" if problem else None
 
 
 def known_providers() -> set[str]:
@@ -167,10 +209,17 @@ def keyring_available() -> bool:
 
 
 def _from_keyring(provider: str) -> str | None:
+    """The keyring's key for `provider`. Each key read is handed to the redactor at once: a
+    provider may echo it in an error, and only an exact-value match can mask a key of any shape."""
     try:
-        return _keyring().get_password(SERVICE, provider)
+        value = _keyring().get_password(SERVICE, provider)
     except Exception:
         return None
+    if value:
+        from proactive_tui.llm.redact import remember_secret
+
+        remember_secret(value)
+    return value
 
 
 def key_source(provider: str, api_base: str | None = None) -> KeySource:
@@ -191,6 +240,9 @@ def get_key(provider: str) -> str | None:
 
 
 def set_key(provider: str, value: str) -> None:
+    from proactive_tui.llm.redact import remember_secret
+
+    remember_secret(value)  # known to the redactor from the moment this process holds it
     _keyring().set_password(SERVICE, provider, value)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Role = Literal["agent", "user", "judge"]
 ROLES: tuple[Role, ...] = ("agent", "user", "judge")
@@ -59,6 +59,18 @@ class ModelSettings(BaseModel):
     seed: int | None = None
     """Sent as the request's `seed` (OpenAI-compatible servers and the embedded model honour it;
     litellm drops it for providers that take none)."""
+
+    @field_validator("api_base")
+    @classmethod
+    def _remember_credentials(cls, value: str | None) -> str | None:
+        """Every api base (flag, environment, config, the setup screen) passes here: the
+        credentials in it (user info, an `api_key=` parameter) become secrets the redactor masks
+        by exact value wherever text is written, should a server or a message echo them."""
+        if value:
+            from proactive_tui.llm.redact import remember_api_base
+
+            remember_api_base(value)
+        return value
 
     @property
     def is_local(self) -> bool:

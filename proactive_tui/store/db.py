@@ -409,7 +409,11 @@ class Store:
             )
 
     def append(self, session_id: str, seq: int, type_: str, payload: str, ts: str) -> None:
-        """Append one event; it is committed (its own transaction) when this returns."""
+        """Append one event; it is committed (its own transaction) when this returns. Every
+        secret the app knows is masked in it first (`redact.mask_json`: free when none is there)."""
+        from proactive_tui.llm.redact import mask_json
+
+        payload = mask_json(payload)
         with self._guard("save an event") as conn:
             conn.execute("INSERT INTO events (session_id, seq, type, payload, ts) VALUES (?, ?, ?, ?, ?)",
                          (session_id, seq, type_, payload, ts))
@@ -422,7 +426,7 @@ class Store:
         unknown = set(fields) - set(_COLUMNS)
         if unknown:
             raise ValueError(f"unknown session columns: {sorted(unknown)}")
-        values = {k: (json.dumps(v) if k in _JSON_COLUMNS and v is not None else v) for k, v in fields.items()}
+        values = {k: (json.dumps(v) if k in _JSON_COLUMNS and v is not None else v) for k, v in _masked(fields).items()}
         values["updated_at"] = updated_at
         with self._guard("update a session") as conn:
             conn.execute(f"UPDATE sessions SET {', '.join(f'{k} = ?' for k in values)} WHERE id = ?",
@@ -440,7 +444,7 @@ class Store:
 
     def add_grading(self, row: GradingRow) -> None:
         """Keep one re-grading (its own row: the session's events and summary are not touched)."""
-        values = row.model_dump()
+        values = _masked(row.model_dump())
         values["events"] = json.dumps(values["events"], ensure_ascii=False)
         values["summary"] = json.dumps(values["summary"]) if values["summary"] is not None else None
         with self._guard("save a grading") as conn:
@@ -599,8 +603,16 @@ def _like_prefix(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
+def _masked(data: dict[str, Any]) -> dict[str, Any]:
+    """A row's values with every secret the app knows masked in their strings (a provider error
+    that echoed a key reaches a summary or a grading as text)."""
+    from proactive_tui.llm.redact import map_strings, mask_secrets
+
+    return map_strings(data, mask_secrets)
+
+
 def _encode(row: SessionRow) -> dict[str, Any]:
-    data = row.model_dump()
+    data = _masked(row.model_dump())
     for col in _JSON_COLUMNS:
         if data[col] is not None:
             data[col] = json.dumps(data[col])

@@ -26,14 +26,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Literal
 
 Fault = Literal["none", "malformed", "hang", "drop_stream", "slow_first_token", "stall", "endless", "html",
-                "empty_choices", "empty_stream", "reset"]
+                "empty_choices", "empty_stream", "reset", "page", "bad_utf8"]
 """`slow_first_token`: headers and the role chunk at once, then `delay` seconds before the text (a
 slow prefill). `stall`: half the words, then silence until the client gives up. `endless`: words
 forever, never a stop chunk (a model that loops with no token cap). `html`: HTTP 200 with an HTML
 page for a body (a proxy's or captive portal's error page), streamed or not. `empty_choices`: a
 well-formed 200 with `choices: []` (streamed: chunks with no choices, then [DONE]). `empty_stream`:
 a 200 event stream that holds only `[DONE]`. `reset`: the connection is reset (TCP RST) after half
-the stream's chunks, or, not streamed, before any byte of the answer."""
+the stream's chunks, or, not streamed, before any byte of the answer. `page`: the reply's `content`
+sent as an HTML page with the reply's `status` (a proxy's or provider's error page, which may quote
+the request: `Reply.page`). `bad_utf8`: the reply's words, with one chunk's text replaced by bytes
+that are not UTF-8 (a server or proxy that mangles the encoding), streamed or not."""
 
 Flavor = Literal["openai", "llama_cpp", "ollama", "lm_studio"]
 FLAVORS: dict[str, str] = {
@@ -86,6 +89,11 @@ class Reply:
     @classmethod
     def text(cls, content: str, **kwargs: Any) -> Reply:
         return cls(content=content, **kwargs)
+
+    @classmethod
+    def page(cls, status: int, html: str) -> Reply:
+        """An HTML page (`text/html`) with this status, in place of the API's JSON."""
+        return cls(content=html, status=status, fault="page")
 
     @classmethod
     def error(cls, status: int, message: str = "", retry_after: float | None = None) -> Reply:
@@ -188,6 +196,14 @@ def default_responder(request: dict[str, Any]) -> str:
     return "ok: " + (_text_of(users[-1].get("content")) if users else "")[:200]
 
 
+def _event_bytes(event: dict[str, Any], fault: str) -> bytes:
+    """An event (or a whole completion) as the bytes sent: JSON in UTF-8, or for `bad_utf8` the
+    text written as Latin-1, so every non-ASCII character arrives as a byte that is not UTF-8."""
+    if fault == "bad_utf8":
+        return json.dumps(event, ensure_ascii=False).encode("latin-1", errors="replace")
+    return json.dumps(event).encode()
+
+
 class _Handler(BaseHTTPRequestHandler):
     """One request per connection (HTTP/1.0 + Connection: close): no keep-alive races in clients.
 
@@ -267,6 +283,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fake._sleep(wait):
             self.close_connection = True  # stopped while waiting: drop the connection, say nothing
             return
+        if reply.fault == "page":
+            return self._send_raw(reply.status, reply.content.encode(), "text/html; charset=utf-8", reply.headers)
         if reply.status >= 400:
             return self._send_json(reply.status, fake._error_body(reply.status, reply.content), reply.headers)
         if reply.fault == "malformed":
@@ -280,7 +298,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(200, {**fake._completion(body, ""), "choices": []}, reply.headers)
         if body.get("stream"):
             return self._stream(body, reply)
-        payload = json.dumps(fake._completion(body, reply.content)).encode()
+        payload = _event_bytes(fake._completion(body, reply.content), reply.fault)
         if reply.fault == "drop_stream":  # promise the whole body, deliver half
             self._send_head(200, "application/json", reply.headers, len(payload))
             self.wfile.write(payload[: len(payload) // 2])
@@ -321,7 +339,7 @@ class _Handler(BaseHTTPRequestHandler):
         for i, event in enumerate(events):
             if i and fake._sleep(fake.chunk_delay):
                 break
-            self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+            self.wfile.write(b"data: " + _event_bytes(event, reply.fault) + b"\n\n")
             self.wfile.flush()
         else:
             if reply.fault != "drop_stream":
