@@ -159,9 +159,9 @@ def comparison_document(row: Any, table: Any, results: list[Any]) -> dict[str, A
 
 
 async def _run(args: argparse.Namespace, plan: Any, env: Any) -> int:
-    from proactive_tui.cli.printer import SafeConsole
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.core.compare import run_comparison, turn_table
 
     err = SafeConsole(stderr=True, highlight=False)
@@ -228,10 +228,10 @@ def _diff(value: Any) -> str:
 def print_table(row: Any, table: Any, models: list[str], session_ids: list[str]) -> None:
     """The per-turn values, the differences to A, the final values and headline differences; the
     sides named by letter only while the comparison is blind and not voted on."""
-    from proactive_tui.cli.printer import SafeConsole
     from rich.table import Table
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.core.compare import letter, side_name
 
     console = SafeConsole(highlight=False)

@@ -84,12 +84,12 @@ def run_list(args: argparse.Namespace) -> int:
 
         for env in envs:
             say(json_text({"id": env.id, "family": env.family, "domain": env.domain, "tier": env.tier, "title": env.title,
-                             "source": env.origin.name if env.origin is not None else None}))
+                           "source": env.origin.name if env.origin is not None else None}))
     else:
-        from proactive_tui.cli.printer import SafeConsole
         from rich.table import Table
         from rich.text import Text
 
+        from proactive_tui.cli.printer import SafeConsole
         from proactive_tui.textsafe import plain
 
         console = SafeConsole()

@@ -119,9 +119,9 @@ def resume_batch_eval(args: argparse.Namespace) -> int:
     """`eval resume DIR`: the folder's command again, with --resume, from the folder it ran in."""
     import os
 
-    from proactive_tui.cli.printer import SafeConsole
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.evalrun.folder import read_command
 
     folder = Path(args.folder).expanduser().resolve()
@@ -266,10 +266,10 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     """The command. `build` replaces the session factory (tests seat scripted participants)."""
     from datetime import datetime, timezone
 
-    from proactive_tui.cli.printer import SafeConsole
     from rich.text import Text
 
     from proactive_tui.cli.batch import shared_option_problem
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.config import ConfigError, load_config
     from proactive_tui.envs import load_default
     import os

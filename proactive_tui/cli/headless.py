@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.cli.printer import SafeConsole
 from rich.text import Text
 
-from proactive_tui.cli.printer import SPEAKER_STYLE
+from proactive_tui.cli.printer import SPEAKER_STYLE, SafeConsole
 from proactive_tui.textsafe import json_text, plain
 
 

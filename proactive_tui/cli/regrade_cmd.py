@@ -44,8 +44,9 @@ def run_regrade(args: argparse.Namespace) -> int:
     except StoreError as exc:
         say(f"error: {exc}", file=sys.stderr)
         return 1
-    from proactive_tui.cli.printer import SafeConsole
     from rich.text import Text
+
+    from proactive_tui.cli.printer import SafeConsole
 
     console, err = SafeConsole(highlight=False, soft_wrap=True), SafeConsole(stderr=True, highlight=False, soft_wrap=True)
     failed = 0

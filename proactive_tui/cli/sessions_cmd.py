@@ -116,9 +116,10 @@ def run_list(args: argparse.Namespace) -> int:
         for row in rows:
             say(json_text(row.model_dump()))
         return 0
-    from proactive_tui.cli.printer import SafeConsole
     from rich.table import Table
     from rich.text import Text
+
+    from proactive_tui.cli.printer import SafeConsole
 
     console = SafeConsole(highlight=False)
     if not rows:
@@ -175,9 +176,9 @@ def run_show(args: argparse.Namespace) -> int:
 
         say(json_text(scrub(record), indent=2))
         return 0
-    from proactive_tui.cli.printer import SafeConsole
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.export.rich_view import transcript
 
     console = SafeConsole(highlight=False)
@@ -347,8 +348,9 @@ def run_tree(args: argparse.Namespace) -> int:
     if args.json:
         say(json_text(root.model_dump(), indent=2))
         return 0
-    from proactive_tui.cli.printer import SafeConsole
     from rich.text import Text
+
+    from proactive_tui.cli.printer import SafeConsole
 
     console = SafeConsole(highlight=False)
     parents = root.parents()

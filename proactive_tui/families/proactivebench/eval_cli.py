@@ -60,10 +60,10 @@ def add_eval_commands(sub: argparse._SubParsersAction) -> None:
 def run_reward_judge(args: argparse.Namespace) -> int:
     import asyncio
 
-    from proactive_tui.cli.printer import SafeConsole
     from rich.table import Table
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.config import ConfigError, load_config
     from proactive_tui.core.participants import LLMParticipant
     from proactive_tui.families.proactivebench.metrics import show
@@ -207,10 +207,10 @@ def splits_from_folder(folder: Path) -> tuple[list[Any], list[str]]:
 
 def run_splits(args: argparse.Namespace) -> int:
 
-    from proactive_tui.cli.printer import SafeConsole
     from rich.table import Table
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, reasons, show
     from proactive_tui.families.proactivebench.record import metrics_by_split, runs_by_trace
     from proactive_tui.store import StoreError, list_sessions, load_record, open_store, resolve_id
