@@ -211,7 +211,9 @@ def _css_error(exc: Exception) -> str:
             except Exception:  # noqa: BLE001 - a summary that is not markup is shown as written
                 text = str(summary)
             return " ".join(text.split())
-    return " ".join(str(exc).split()) or type(exc).__name__
+    # a TokenError: the first sentence (Textual adds a hint about semicolons meant for .tcss files)
+    text = " ".join(str(exc).split()).split("; Did you forget", 1)[0].rstrip(".")
+    return text or type(exc).__name__
 
 
 def variable_problems(theme: Theme) -> list[tuple[str, str]]:
