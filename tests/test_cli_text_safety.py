@@ -161,6 +161,7 @@ def test_the_safe_console_keeps_styles_and_drops_what_a_terminal_acts_on() -> No
     line.append("red\x1b[2J\x9b31m\u202e", style="red")
     table = Table("model")
     table.add_row(Text(MODEL))
+    table.add_row(Text("bidi \u202e" * 4))  # cleaned before the table measures it: not cropped
     console.print(line)
     console.print(table)
     console.print(HOSTILE, markup=False)
@@ -169,3 +170,4 @@ def test_the_safe_console_keeps_styles_and_drops_what_a_terminal_acts_on() -> No
     stripped = written.replace("\x1b[31m", "").replace("\x1b[0m", "").replace("\x1b[1m", "")
     assert raw_controls(stripped.encode()) == [], repr(stripped)
     assert "openai/agent-m" in written and "<U+202E>evil" in written
+    assert "bidi <U+202E>bidi <U+202E>bidi <U+202E>bidi <U+202E>" in written and "…" not in written

@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
+from rich.table import Table
 from rich.text import Span, Text
 
 from proactive_tui.textsafe import plain
@@ -29,6 +30,25 @@ def safe_text(text: Text) -> Text:
     return out
 
 
+def _clean(renderable: Any) -> Any:
+    if isinstance(renderable, Text):
+        return safe_text(renderable)
+    if isinstance(renderable, str):
+        return plain(renderable)
+    return renderable
+
+
+def _clean_table(table: Table) -> None:
+    """A table measures its cells before drawing them: they are cleaned first, so the columns are
+    as wide as what is shown (a model string with escapes no longer widens or crops its column)."""
+    table.title, table.caption = _clean(table.title), _clean(table.caption)
+    for column in table.columns:
+        column.header, column.footer = _clean(column.header), _clean(column.footer)
+        cells = getattr(column, "_cells", None)
+        if isinstance(cells, list):
+            cells[:] = [_clean(cell) for cell in cells]
+
+
 class SafeConsole(Console):
     """A Rich console whose drawn text is made terminal-safe by `textsafe.plain`.
 
@@ -41,10 +61,9 @@ class SafeConsole(Console):
     control segments, so both are kept."""
 
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None):  # type: ignore[override]
-        if isinstance(renderable, Text):
-            renderable = safe_text(renderable)
-        elif isinstance(renderable, str):
-            renderable = plain(renderable)
+        if isinstance(renderable, Table):
+            _clean_table(renderable)
+        renderable = _clean(renderable)
         for segment in super().render(renderable, options):
             text, style, control = segment
             if control or not text:
