@@ -141,6 +141,24 @@ def test_builtin_themes_and_good_variables_load_and_parse_the_whole_app_css(tmp_
         assert app_stylesheet_problem(app_variables(theme)) is None, theme.name
 
 
+def test_textuals_own_themes_pass_the_check() -> None:
+    """The check also guards themes applied from the command palette: no false refusal there."""
+    from textual.theme import BUILTIN_THEMES
+
+    from proactive_tui.ui.themes import variable_problems
+
+    assert {name: variable_problems(theme) for name, theme in BUILTIN_THEMES.items()} == \
+        {name: [] for name in BUILTIN_THEMES}
+
+
+def test_a_long_bad_value_is_quoted_short(tmp_path: Path) -> None:
+    path = tmp_path / "long.toml"
+    path.write_text(theme_text("long", {"border": "not " * 2000}), encoding="utf-8")
+    with pytest.raises(ThemeError) as info:
+        load_theme_file(path)
+    assert len(str(info.value)) < 400 + len(str(path)) and "variables.border" in str(info.value)
+
+
 def test_the_usage_map_finds_textuals_and_our_declarations() -> None:
     from proactive_tui.ui.themes import css_uses
 

@@ -216,11 +216,17 @@ def _css_error(exc: Exception) -> str:
     return text or type(exc).__name__
 
 
+def _shown(value: str, limit: int = 60) -> str:
+    """A value as quoted in a problem line: repr (controls escaped), cut to `limit` characters."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")
+
+
 def variable_problems(theme: Theme) -> list[tuple[str, str]]:
     """(key, what is wrong) for each of the theme's `[variables]` that the app could not use.
 
     Each value is tokenized as Textual tokenizes every variable when a theme is applied, then
-    parsed in each declaration of the app's CSS that names it, with the theme's full variables."""
+    parsed in each declaration of the app's CSS that names it, with the values the theme gives
+    the variables that declaration names (ours, Textual's colour system, then `[variables]`)."""
     from textual.css.stylesheet import Stylesheet
     from textual.css.tokenize import tokenize_value
 
@@ -232,7 +238,7 @@ def variable_problems(theme: Theme) -> list[tuple[str, str]]:
         try:
             list(tokenize_value(value, ("theme", key)))
         except Exception as exc:  # noqa: BLE001 - TokenError and kin: the value is not CSS
-            problems.append((key, f"{value!r} is not Textual CSS: {_css_error(exc)}"))
+            problems.append((key, f"{_shown(value)} is not Textual CSS: {_css_error(exc)}"))
     # Textual tokenizes every variable before any declaration, so the declarations are parsed
     # without the values already refused: each problem is named once, against its own key.
     refused = {key for key, _ in problems}
@@ -251,7 +257,7 @@ def variable_problems(theme: Theme) -> list[tuple[str, str]]:
             try:
                 sheet.parse()
             except Exception as exc:  # noqa: BLE001 - StylesheetParseError, TokenError
-                problems.append((key, f"{usable[key]!r} does not fit `{declaration}`: {_css_error(exc)}"))
+                problems.append((key, f"{_shown(usable[key])} does not fit `{declaration}`: {_css_error(exc)}"))
                 break
     return problems
 
