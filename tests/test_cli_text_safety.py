@@ -2,9 +2,9 @@
 
 A model reply, a model string and an environment file each carry a window title (OSC 0), a
 clipboard write (OSC 52), a clear screen (CSI 2J), 8-bit C1 controls and bidi overrides. Every
-command that prints them (run, sessions list/show/fork --list, labels, envs list/show/validate,
-eval and report show, synth, a mistyped command line) is run as a person runs it, and no raw ESC,
-BEL, C1 control or bidi control may reach stdout or stderr. Before, `sessions fork ID --list`
+command that prints them (run, sessions list/show/fork --list/tree, labels, envs list/show/
+validate, eval, eval splits, report show, regrade, export, synth, a mistyped command line) is run
+as a person runs it, and no raw ESC, BEL, C1 control or bidi control may reach stdout or stderr. Before, `sessions fork ID --list`
 printed replies raw and the run header echoed a model string raw. The second test holds the
 structure that makes this true for printers not listed here: the command modules print only
 through `textsafe.say` and `cli.printer.SafeConsole`, which pass every line through `plain`.
@@ -78,6 +78,11 @@ def test_every_command_that_prints_model_or_file_text_prints_no_raw_control(tmp_
         check(f"labels verdicts {session_id}", ["labels", "verdicts", session_id])
     forked = [check(f"sessions fork --list {s}", ["sessions", "fork", s, "--list"], ok=(0, 2)) for s in sessions]
     check("labels list", ["labels", "list"])
+    check("sessions tree", ["sessions", "tree", sessions[0]])
+    check("eval splits", ["eval", "splits"], ok=(0, 1))
+    check("export markdown", ["export", sessions[0], "--format", "markdown", "--out", str(tmp_path / "md")])
+    with FakeOpenAIServer(responder=hostile_pe_responder) as server:
+        check("regrade", ["regrade", sessions[0], "--judge", MODEL, "--api-base", server.base_url])
     check("envs list", ["--envs", str(envs), "envs", "list"])
     check("envs validate", ["envs", "validate", str(envs)])
     for env_id in env_ids.values():
@@ -105,13 +110,14 @@ def test_every_command_that_prints_model_or_file_text_prints_no_raw_control(tmp_
 
     # the command line itself: argparse and the commands echo what they were given
     check("unknown command", [HOSTILE], ok=(2,))
+    check("unrecognized argument", ["envs", "list", HOSTILE], ok=(2,))  # argparse echoed it raw
     check("unknown session", ["sessions", "show", HOSTILE], ok=(1, 2))
     check("unknown env", ["envs", "show", HOSTILE], ok=(1, 2))
     check("bad flag value", ["sessions", "list", "--limit", HOSTILE], ok=(2,))
 
     leaks = {name: raw_controls(done.stdout + done.stderr) for name, done in outputs.items()}
     leaks = {name: found for name, found in leaks.items() if found}
-    assert not leaks, leaks
+    assert not leaks, "; ".join(f"{name}: {found}" for name, found in sorted(leaks.items()))
     # the replies are listed (cut to one line), the escapes' payloads gone with them
     assert all("--turn 1 --seat agent" in text and "TITLE" not in text for text in forked), forked
 
