@@ -111,6 +111,7 @@ def test_every_command_that_prints_model_or_file_text_prints_no_raw_control(tmp_
     # the command line itself: argparse and the commands echo what they were given
     check("unknown command", [HOSTILE], ok=(2,))
     check("unrecognized argument", ["envs", "list", HOSTILE], ok=(2,))  # argparse echoed it raw
+    assert b"unrecognized arguments: '\\x1b]0;TITLE\\x07" in outputs["unrecognized argument"].stderr  # shown, escaped
     check("unknown session", ["sessions", "show", HOSTILE], ok=(1, 2))
     check("unknown env", ["envs", "show", HOSTILE], ok=(1, 2))
     check("bad flag value", ["sessions", "list", "--limit", HOSTILE], ok=(2,))

@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     args.envs = list(args.envs or []) + list(getattr(args, "sub_envs", None) or [])
     # Only `run` takes flags it does not know up front (the chosen family's own).
     if extra and not getattr(args, "accepts_extra", False):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        # quoted with escapes when not printable: `plain` would leave nothing of an escape sequence
+        parser.error("unrecognized arguments: " + " ".join(a if a.isprintable() and a else repr(a) for a in extra))
     func: Callable[..., int] | None = getattr(args, "func", None)
     from proactive_tui.cli import model_flags
 
