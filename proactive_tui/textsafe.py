@@ -14,13 +14,20 @@ JSON output is the one place model text is kept as data rather than shown: `json
 it with the invisible controls as `\\u` escapes (valid JSON, the same strings after loading), and
 every JSON a session leaves behind (exports, `run --out`, eval reports, the `--json` listings) is
 written through it.
+
+Every line the command line prints goes through `plain`: plain `print`s as `say`, Rich consoles
+as `proactive_tui.cli.printer.SafeConsole` (each segment of text it draws), argparse's messages
+through the parser's `_print_message`. `tests/test_cli_text_safety.py` holds that no command
+module prints any other way, and runs each command that prints model or file text against a
+hostile reply and hostile files.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+import sys
+from typing import IO, Any
 
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"          # CSI ... final byte
@@ -63,6 +70,14 @@ def plain(text: str) -> str:
     bidi controls shown as `<U+XXXX>` tags and lone surrogates as U+FFFD."""
     text = _CONTROLS.sub("", _ESCAPES.sub("", scrub(text)))
     return _BIDI.sub(lambda m: f"<U+{ord(m.group()):04X}>", text) if _BIDI.search(text) else text
+
+
+def say(*objects: Any, sep: str = " ", end: str = "\n", file: IO[str] | None = None, flush: bool = False) -> None:
+    """`print`, with the text made safe for a terminal by `plain`: the command line's one way to
+    print without Rich (plain lines, JSON), so no model reply, file name or environment field it
+    names can set a window title, write the clipboard (OSC 52) or clear the screen."""
+    stream = sys.stdout if file is None else file
+    print(plain(sep.join(str(obj) for obj in objects)), end=plain(end), file=stream, flush=flush)
 
 
 _JSON_INVISIBLE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\x7f-\x9f]")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 
+from proactive_tui.textsafe import say
+
 
 def run_app(args: argparse.Namespace) -> int:
     report = getattr(args, "report", None)
@@ -19,7 +21,7 @@ def run_app(args: argparse.Namespace) -> int:
         if why:
             import sys
 
-            print(f"error: {why}", file=sys.stderr)
+            say(f"error: {why}", file=sys.stderr)
             return 2
     from proactive_tui.ui.app import ProactiveApp
 

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.textsafe import json_text
+from proactive_tui.textsafe import json_text, plain, say
 
 ACTIONS = ("run", "vote", "list")
 
@@ -63,7 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str, code: int = 1) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    say(f"error: {message}", file=sys.stderr)
     return code
 
 
@@ -159,12 +159,12 @@ def comparison_document(row: Any, table: Any, results: list[Any]) -> dict[str, A
 
 
 async def _run(args: argparse.Namespace, plan: Any, env: Any) -> int:
-    from rich.console import Console
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.core.compare import run_comparison, turn_table
 
-    err = Console(stderr=True, highlight=False)
+    err = SafeConsole(stderr=True, highlight=False)
     store = None
     if not args.no_store:
         from proactive_tui.store import StoreError, open_store
@@ -172,7 +172,7 @@ async def _run(args: argparse.Namespace, plan: Any, env: Any) -> int:
         try:
             store = open_store()
         except StoreError as exc:
-            err.print(Text(f"warning: {exc}; this comparison will not be saved", style="yellow"))
+            err.print(Text(plain(f"warning: {exc}; this comparison will not be saved"), style="yellow"))
     names = ", ".join(f"{chr(65 + i)}" + ("" if plan.blind else f": {a.model}") for i, a in enumerate(plan.agents))
     err.print(Text(f"{env.id}  comparing {names}  [user: {plan.user.model}, judge: {plan.judge.model}"
                    f"{'' if plan.seed is None else f', seed {plan.seed}'}]", style="dim"))
@@ -184,7 +184,7 @@ async def _run(args: argparse.Namespace, plan: Any, env: Any) -> int:
 
     try:
         row, results = await run_comparison(plan, env, store=store, on_start=started,
-                                            warn=lambda m: err.print(Text(f"warning: {m}", style="yellow")))
+                                            warn=lambda m: err.print(Text(plain(f"warning: {m}"), style="yellow")))
     finally:
         if store is not None:
             store.close()
@@ -199,17 +199,17 @@ async def _run(args: argparse.Namespace, plan: Any, env: Any) -> int:
                 (out / f"{result.letter}.json").write_text(json_text(result.record, indent=2), encoding="utf-8")
         (out / "comparison.json").write_text(json_text(document, indent=2), encoding="utf-8")
     if args.json:
-        print(json_text(document, indent=2))
+        say(json_text(document, indent=2))
     else:
         print_table(row, table, [r.agent_model for r in results], [r.session_id for r in results])
     for result in results:
         if result.error:
-            err.print(Text(f"side {result.letter} failed: {result.error}", style="red"))
+            err.print(Text(plain(f"side {result.letter} failed: {result.error}"), style="red"))
     if store is not None:
         err.print(Text(f"saved as comparison {row.id} (vote: proactive-tui compare vote {row.id} A|B|tie "
                        f"--reason TEXT)", style="dim"))
     if args.out:
-        err.print(Text(f"comparison written to {Path(args.out) / 'comparison.json'}", style="dim"))
+        err.print(Text(plain(f"comparison written to {Path(args.out) / 'comparison.json'}"), style="dim"))
     failed = any(r.error or r.record is None or (r.record.termination and r.record.termination.reason == "error")
                  for r in results)
     return 1 if failed else 0
@@ -228,15 +228,15 @@ def _diff(value: Any) -> str:
 def print_table(row: Any, table: Any, models: list[str], session_ids: list[str]) -> None:
     """The per-turn values, the differences to A, the final values and headline differences; the
     sides named by letter only while the comparison is blind and not voted on."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.core.compare import letter, side_name
 
-    console = Console(highlight=False)
+    console = SafeConsole(highlight=False)
     names = [side_name(row, i, models) for i in range(len(session_ids))]
-    console.print(Text(f"comparison {row.id}: {table.label} per {table.unit}, and each side minus A"))
+    console.print(Text(plain(f"comparison {row.id}: {table.label} per {table.unit}, and each side minus A")))
     grid = Table()
     grid.add_column(table.unit, justify="right")
     for name in names:
@@ -258,9 +258,9 @@ def print_table(row: Any, table: Any, models: list[str], session_ids: list[str])
     for i, diffs in enumerate(table.headline_differences, start=1):
         if diffs:
             parts = ", ".join(f"{key} {a if a is not None else '-'} -> {b if b is not None else '-'}" for key, a, b in diffs)
-            console.print(Text(f"{letter(i)} vs A: {parts}"), soft_wrap=True)
+            console.print(Text(plain(f"{letter(i)} vs A: {parts}")), soft_wrap=True)
         else:
-            console.print(Text(f"{letter(i)} vs A: same headline scores"))
+            console.print(Text(plain(f"{letter(i)} vs A: same headline scores")))
 
 
 def run_vote(args: argparse.Namespace) -> int:
@@ -283,9 +283,9 @@ def run_vote(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     from proactive_tui.core.compare import side_name
 
-    print(f"vote saved for comparison {row.id}: {vote_text(row)}" + (f" ({row.reason})" if row.reason else ""))
+    say(f"vote saved for comparison {row.id}: {vote_text(row)}" + (f" ({row.reason})" if row.reason else ""))
     for index, session_id in enumerate(row.sessions):
-        print(f"  {side_name(row, index, models)}: session {session_id}")
+        say(f"  {side_name(row, index, models)}: session {session_id}")
     return 0
 
 
@@ -303,15 +303,15 @@ def run_list(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if args.json:
         for row in rows:
-            print(json_text(row.model_dump(mode="json")))
+            say(json_text(row.model_dump(mode="json")))
         return 0
     if not rows:
-        print("no comparisons recorded yet")
+        say("no comparisons recorded yet")
         return 0
     for row in rows:
         blind = (f" blind (sides shuffled, seed {row.shuffle_seed})" if row.shuffle_seed is not None
                  else " blind" if row.blind else "")
-        print(f"{row.id}  {row.env_id}  {len(row.sessions)} sides{blind}  vote: {vote_text(row)}")
+        say(f"{row.id}  {row.env_id}  {len(row.sessions)} sides{blind}  vote: {vote_text(row)}")
     return 0
 
 

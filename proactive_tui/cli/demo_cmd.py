@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from proactive_tui.textsafe import say
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("demo", help="replay a recorded session at its real pace (or faster, or step by step): "
@@ -42,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         plan = prepare(args)
     except DemoError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 1
     from proactive_tui.ui.app import ProactiveApp
 

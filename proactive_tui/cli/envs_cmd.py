@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from proactive_tui.textsafe import plain, say
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -39,7 +40,7 @@ def _configured_envs() -> list[str]:
     except ConfigError as exc:
         from proactive_tui.textsafe import plain
 
-        print(plain(f"warning: config file not used: {exc}"), file=sys.stderr)
+        say(plain(f"warning: config file not used: {exc}"), file=sys.stderr)
         return []
 
 
@@ -56,17 +57,17 @@ def _report_shared(shared, stream=sys.stderr) -> None:
 
     if not shared:
         return
-    print(f"note: {len(shared)} id(s) are in more than one source; your data keeps the id, the other holder is "
-          "listed as SOURCE:ID (builtin: for what ships with proactive-tui):", file=stream)
+    say(f"note: {len(shared)} id(s) are in more than one source; your data keeps the id, the other holder is "
+        "listed as SOURCE:ID (builtin: for what ships with proactive-tui):", file=stream)
     for one in shared:
-        print(plain(f"note: {one.render()}"), file=stream)
+        say(plain(f"note: {one.render()}"), file=stream)
 
 
 def _report_problems(problems, stream=sys.stderr) -> None:
     from proactive_tui.textsafe import plain
 
     for problem in problems:  # a message may quote a file's own text: never let it act on the terminal
-        print(plain(problem.render()), file=stream)
+        say(plain(problem.render()), file=stream)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -74,7 +75,7 @@ def run_list(args: argparse.Namespace) -> int:
         from proactive_tui.core import registry
 
         if registry.find(args.family) is None:
-            print(f"error: no family named {args.family!r} (installed: {', '.join(registry.names())})", file=sys.stderr)
+            say(f"error: no family named {args.family!r} (installed: {', '.join(registry.names())})", file=sys.stderr)
             return 2
     envset = _load(args)
     envs = envset.filtered(args.family, args.domain)
@@ -82,16 +83,16 @@ def run_list(args: argparse.Namespace) -> int:
         from proactive_tui.textsafe import json_text
 
         for env in envs:
-            print(json_text({"id": env.id, "family": env.family, "domain": env.domain, "tier": env.tier, "title": env.title,
-                             "source": env.origin.name if env.origin is not None else None}))
+            say(json_text({"id": env.id, "family": env.family, "domain": env.domain, "tier": env.tier, "title": env.title,
+                           "source": env.origin.name if env.origin is not None else None}))
     else:
-        from rich.console import Console
         from rich.table import Table
         from rich.text import Text
 
+        from proactive_tui.cli.printer import SafeConsole
         from proactive_tui.textsafe import plain
 
-        console = Console()
+        console = SafeConsole()
         # Ids are what a person copies into `envs show` / `run`: never cut them. On a narrow
         # terminal family, domain and tier go (the id holds them) and the title gives way.
         wide = console.width >= 110
@@ -116,7 +117,7 @@ def run_list(args: argparse.Namespace) -> int:
     listed = {env.id for env in envs}
     _report_shared([one for one in envset.shared if any(h.id in listed for h in one.holders)])
     if envset.problems:
-        print(f"{len(envset.problems)} problem(s) while loading; run `proactive-tui envs validate PATH` for details:", file=sys.stderr)
+        say(f"{len(envset.problems)} problem(s) while loading; run `proactive-tui envs validate PATH` for details:", file=sys.stderr)
         _report_problems(envset.problems)
     return 0
 
@@ -129,19 +130,19 @@ def run_show(args: argparse.Namespace) -> int:
         hint = f" (did you mean: {', '.join(close)}?)" if close else " (see `proactive-tui envs list`)"
         from proactive_tui.textsafe import plain
 
-        print(plain(f"no environment with id {args.env_id!r}{hint}"), file=sys.stderr)
+        say(plain(f"no environment with id {args.env_id!r}{hint}"), file=sys.stderr)
         return 1
     if args.json:
         from proactive_tui.textsafe import json_text
 
-        print(json_text(env, indent=2))
+        say(json_text(env, indent=2))
         return 0
-    from rich.console import Console
+    from proactive_tui.cli.printer import SafeConsole
 
     from proactive_tui.envs.describe import describe
     from proactive_tui.textsafe import plain
 
-    console = Console()
+    console = SafeConsole()
     for heading, body in describe(env):  # environment text is data: escapes never reach the terminal
         if heading:
             console.rule(plain(heading), align="left", style="bold")
@@ -171,7 +172,7 @@ def run_validate(args: argparse.Namespace) -> int:
     _report_shared(shared, stream=sys.stdout)
     status = "OK" if not envset.problems else "FAILED"
     notes = f", {len(shared)} id(s) shared with other sources (notes above)" if shared else ""
-    print(
+    say(
         f"{status}: {len(envset.environments)} environment(s) loaded from {envset.files_read} file(s), "
         f"{len(envset.problems)} problem(s){notes}"
     )

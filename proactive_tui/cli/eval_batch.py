@@ -22,6 +22,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from proactive_tui.textsafe import plain
+
 BATCH_COMMAND = "run"
 RESUME_COMMAND = "resume"
 RUNTIME_OPTIONS = ("concurrency", "no_store", "stream", "structured_mode")
@@ -117,16 +119,16 @@ def resume_batch_eval(args: argparse.Namespace) -> int:
     """`eval resume DIR`: the folder's command again, with --resume, from the folder it ran in."""
     import os
 
-    from rich.console import Console
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.evalrun.folder import read_command
 
     folder = Path(args.folder).expanduser().resolve()
     try:
         command = read_command(folder)
     except (FileNotFoundError, ValueError) as exc:
-        Console(stderr=True, highlight=False, soft_wrap=True).print(Text(f"error: {exc}", style="red"))
+        SafeConsole(stderr=True, highlight=False, soft_wrap=True).print(Text(plain(f"error: {exc}"), style="red"))
         return 1
     from proactive_tui.cli import model_flags
 
@@ -264,10 +266,10 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     """The command. `build` replaces the session factory (tests seat scripted participants)."""
     from datetime import datetime, timezone
 
-    from rich.console import Console
     from rich.text import Text
 
     from proactive_tui.cli.batch import shared_option_problem
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.config import ConfigError, load_config
     from proactive_tui.envs import load_default
     import os
@@ -279,13 +281,13 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     from proactive_tui.evalrun.runner import run_planned
     from proactive_tui.llm.settings import resolve_roles
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    console = Console(highlight=False, soft_wrap=True)
+    err = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
+    console = SafeConsole(highlight=False, soft_wrap=True)
     if not console.is_terminal:  # a file or a pipe: whole tables, never cut to 80 columns
-        console = Console(highlight=False, soft_wrap=True, width=200)
+        console = SafeConsole(highlight=False, soft_wrap=True, width=200)
 
     def fail(message: str, code: int) -> int:
-        err.print(Text(f"error: {message}", style="red"))
+        err.print(Text(plain(f"error: {message}"), style="red"))
         return code
 
     problem = shared_option_problem(argparse.Namespace(concurrency=args.concurrency, api_base=args.api_base))
@@ -335,7 +337,7 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     write_manifest(out, manifest)
     write_command(out, BatchCommand(cwd=os.getcwd(), options=command_options(args)))
     shard = f", shard {manifest.shard} of {manifest.total}" if manifest.shard else ""
-    err.print(Text(f"{len(planned)} sessions{shard} ({len(done)} already finished, {len(todo)} to run) -> {out}",
+    err.print(Text(plain(f"{len(planned)} sessions{shard} ({len(done)} already finished, {len(todo)} to run) -> {out}"),
                    style="dim"))
 
     from proactive_tui.cli.progress import BatchProgress, ProgressDisplay
@@ -360,10 +362,10 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
             reason = outcome.error or (outcome.record.termination.reason if outcome.record and outcome.record.termination
                                        else "no end")
             write_failure(out, item.key, item.seed, reason, outcome.record)
-            err.print(Text(f"  failed {item.key.id}: {reason} (`eval resume` runs it again)", style="yellow"))
+            err.print(Text(plain(f"  failed {item.key.id}: {reason} (`eval resume` runs it again)"), style="yellow"))
 
     def warn(message: str) -> None:
-        err.print(Text(f"warning: {message}", style="yellow"))
+        err.print(Text(plain(f"warning: {message}"), style="yellow"))
 
     from proactive_tui.core import registry
 
@@ -380,9 +382,9 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     report = build_report(manifest, read_results(out, transcripts=False))
     write_report(out, report)
     print_report(console, report)
-    err.print(Text(f"{status_line(report)}; report in {out}/report.json, report.csv, report.md", style="dim"))
+    err.print(Text(plain(f"{status_line(report)}; report in {out}/report.json, report.csv, report.md"), style="dim"))
     if stopped:
-        err.print(Text(f"stopped ({stopped}); `proactive-tui eval resume {out}` runs what is left", style="yellow"))
+        err.print(Text(plain(f"stopped ({stopped}); `proactive-tui eval resume {out}` runs what is left"), style="yellow"))
         return 143 if stopped == "SIGTERM" else 130
     return 1 if report.missing else 0
 
@@ -430,7 +432,7 @@ def print_report(console: Any, report: Any) -> None:
 
     from proactive_tui.evalrun.report import deviation_lines, interval_note, status_line, table_cells
 
-    console.print(Text(f"agents: {', '.join(report.agents)} · repeats: {report.repeats} · {status_line(report)}",
+    console.print(Text(plain(f"agents: {', '.join(report.agents)} · repeats: {report.repeats} · {status_line(report)}"),
                        style="dim"))
     for line in deviation_lines(report):  # before any number: what the numbers are not
         console.print(Text(line, style="bold yellow"))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from proactive_tui.textsafe import say
+
 BUILTIN = "proactiveeval, run-record, markdown, html, svg"
 
 
@@ -27,7 +29,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    say(f"error: {message}", file=sys.stderr)
     return 1
 
 
@@ -76,9 +78,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"could not write {args.out}: {exc.strerror or exc}")
     for path in written:
-        print(path)
+        say(path)
     note = f"{len(records)} session{'s' * (len(records) != 1)} exported as {args.format}"
     if skipped:
         note += f"; skipped {len(skipped)} the format does not take: {', '.join(skipped)}"
-    print(note, file=sys.stderr)
+    say(note, file=sys.stderr)
     return 0

@@ -16,11 +16,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.text import Text
 
-from proactive_tui.cli.printer import SPEAKER_STYLE
-from proactive_tui.textsafe import json_text
+from proactive_tui.cli.printer import SPEAKER_STYLE, SafeConsole
+from proactive_tui.textsafe import json_text, plain
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -53,8 +52,8 @@ class HeadlessRun:
         self.env = env
         self.out = Path(out) if out else None
         self.quiet = quiet
-        self.console = Console(highlight=False, soft_wrap=True)
-        self.err = Console(stderr=True, highlight=False)
+        self.console = SafeConsole(highlight=False, soft_wrap=True)
+        self.err = SafeConsole(stderr=True, highlight=False)
         self.interrupted: signal.Signals | None = None
         """The signal (SIGINT or SIGTERM) that stopped the session, if one did."""
         from proactive_tui.core import registry
@@ -124,9 +123,9 @@ class HeadlessRun:
 
         roles = {seat: info for seat, info in self.spec.models_summary().items() if seat in self.family.seats}
         line = ", ".join(f"{seat}: {info['model']}" for seat, info in roles.items())
-        self.err.print(Text(f"{self.env.id}  [{line}]", style="dim"))
+        self.err.print(Text(plain(f"{self.env.id}  [{line}]"), style="dim"))
         if any(info["model"].startswith("local/") for info in roles.values()):
-            self.err.print(Text(f"local/smollm2 is {LOCAL_MODEL_BLURB}", style="yellow"))
+            self.err.print(Text(plain(f"local/smollm2 is {LOCAL_MODEL_BLURB}"), style="yellow"))
 
     async def main(self) -> int:
         from proactive_tui.core.spec import build_session
@@ -180,14 +179,14 @@ class HeadlessRun:
             self.printer.summary(record)
             recorder = getattr(self, "_recorder", None)
             if store is not None and recorder is not None and recorder.saved:
-                self.err.print(Text(f"saved as session {record.id} (proactive-tui sessions show {record.id})", style="dim"))
+                self.err.print(Text(plain(f"saved as session {record.id} (proactive-tui sessions show {record.id})"), style="dim"))
             elif store is not None and recorder is not None:
                 self.err.print(Text(f"session {record.id} was NOT saved completely in the session history: "
                                     f"{recorder.unsaved_reason or 'recording failed'}", style="yellow"))
             if self.out:
                 self.out.parent.mkdir(parents=True, exist_ok=True)
                 self.out.write_text(json_text(record, indent=2), encoding="utf-8")
-                self.err.print(Text(f"run record written to {self.out}", style="dim"))
+                self.err.print(Text(plain(f"run record written to {self.out}"), style="dim"))
         if self.interrupted:
             return 128 + int(self.interrupted)  # 130 for Ctrl-C, 143 for SIGTERM, as shells report them
         reason = record.termination.reason if record and record.termination else "error"
@@ -201,7 +200,7 @@ class HeadlessRun:
         from proactive_tui.store import StoreError, open_store, record_events
 
         def warn(message: str) -> None:
-            self.err.print(Text(f"warning: {message}", style="yellow"))
+            self.err.print(Text(plain(f"warning: {message}"), style="yellow"))
 
         try:
             store = open_store()
@@ -215,7 +214,7 @@ class HeadlessRun:
 
     async def _read_human(self, session: Any, event: Any) -> None:
         human = session.seats.get(event.seat)
-        prompt = Text(f"\n[turn {event.turn}] you ({event.seat})> ", style=SPEAKER_STYLE.get(event.seat, "bold"))
+        prompt = Text(plain(f"\n[turn {event.turn}] you ({event.seat})> "), style=SPEAKER_STYLE.get(event.seat, "bold"))
         while True:
             self.console.print(prompt, end="")
             line = await asyncio.to_thread(sys.stdin.readline)

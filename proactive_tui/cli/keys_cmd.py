@@ -7,6 +7,7 @@ import getpass
 import sys
 
 from proactive_tui.llm import keys
+from proactive_tui.textsafe import say
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -23,7 +24,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _no_keyring(provider: str, exc: keys.KeyringUnavailable) -> int:
-    print(
+    say(
         f"{exc}.\nNothing was stored. Set the key in your environment instead: "
         f"export {keys.env_var_for(provider)}=...",
         file=sys.stderr,
@@ -39,25 +40,25 @@ def run_set(args: argparse.Namespace) -> int:
         return _no_keyring(provider, exc)
     value = getpass.getpass(f"API key for {provider} (input hidden): ").strip()
     if not value:
-        print("empty key: nothing stored", file=sys.stderr)
+        say("empty key: nothing stored", file=sys.stderr)
         return 1
     try:
         keys.set_key(provider, value)
     except keys.KeyringUnavailable as exc:
         return _no_keyring(provider, exc)
     except Exception as exc:
-        print(f"the keyring refused the key: {type(exc).__name__}", file=sys.stderr)
+        say(f"the keyring refused the key: {type(exc).__name__}", file=sys.stderr)
         return 1
-    print(f"stored the key for {provider} in the OS keyring")
+    say(f"stored the key for {provider} in the OS keyring")
     return 0
 
 
 def run_list(args: argparse.Namespace) -> int:
     if not keys.keyring_available():
-        print("note: no OS keyring backend here; keys come from environment variables only", file=sys.stderr)
-    print(f"{'provider':<14} {'source':<10} variable")
+        say("note: no OS keyring backend here; keys come from environment variables only", file=sys.stderr)
+    say(f"{'provider':<14} {'source':<10} variable")
     for provider, var in sorted(keys.PROVIDER_ENV_VARS.items()):
-        print(f"{provider:<14} {keys.key_source(provider):<10} {var}")
+        say(f"{provider:<14} {keys.key_source(provider):<10} {var}")
     return 0
 
 
@@ -66,7 +67,7 @@ def run_delete(args: argparse.Namespace) -> int:
     try:
         removed = keys.delete_key(provider)
     except keys.KeyringUnavailable as exc:
-        print(f"{exc}; nothing to delete", file=sys.stderr)
+        say(f"{exc}; nothing to delete", file=sys.stderr)
         return 1
-    print(f"deleted the key for {provider}" if removed else f"no stored key for {provider}")
+    say(f"deleted the key for {provider}" if removed else f"no stored key for {provider}")
     return 0 if removed else 1

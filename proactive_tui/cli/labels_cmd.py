@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from proactive_tui.textsafe import json_text
+from proactive_tui.textsafe import json_text, say
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -57,7 +57,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    say(f"error: {message}", file=sys.stderr)
     return 1
 
 
@@ -82,7 +82,7 @@ def run_add(args: argparse.Namespace) -> int:
     except (StoreError, LabelError) as exc:
         return _fail(str(exc))
     mark = "agree" if row.agree else f"disagree: {value_text(row.value)}"
-    print(f"{row.session_id} {row.verdict}: judge {value_text(row.judge_value)}, person {mark}")
+    say(f"{row.session_id} {row.verdict}: judge {value_text(row.judge_value)}, person {mark}")
     return 0
 
 
@@ -97,7 +97,7 @@ def run_clear(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if not removed:
         return _fail(f"session {session_id} has no label on verdict {args.verdict!r}")
-    print(f"{session_id} {args.verdict}: label removed")
+    say(f"{session_id} {args.verdict}: label removed")
     return 0
 
 
@@ -113,16 +113,16 @@ def run_list(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if args.json:
         for row in rows:
-            print(json_text(row))
+            say(json_text(row))
         return 0
     if not rows:
-        print("no labels" + (f" on session {session_id}" if session_id else ""))
+        say("no labels" + (f" on session {session_id}" if session_id else ""))
         return 0
     for row in rows:
         mark = "agree" if row.agree else f"disagree -> {value_text(row.value)}"
         note = f"  ({row.note})" if row.note else ""
-        print(f"{row.session_id}  {row.verdict}  {row.kind}  judge {row.judge}: {value_text(row.judge_value)}  "
-              f"{mark}{note}")
+        say(f"{row.session_id}  {row.verdict}  {row.kind}  judge {row.judge}: {value_text(row.judge_value)}  "
+            f"{mark}{note}")
     return 0
 
 
@@ -141,15 +141,15 @@ def run_verdicts(args: argparse.Namespace) -> int:
     if args.json:
         for v in verdicts:
             label = labels.get(v.key)
-            print(json_text({**v.model_dump(mode="json"), "human": label.model_dump(mode="json") if label else None}))
+            say(json_text({**v.model_dump(mode="json"), "human": label.model_dump(mode="json") if label else None}))
         return 0
     if not verdicts:
-        print(f"session {session_id} has no judge verdicts to label")
+        say(f"session {session_id} has no judge verdicts to label")
         return 0
     for v in verdicts:
         label = labels.get(v.key)
         human = "" if label is None else ("  [agree]" if label.agree else f"  [disagree: {value_text(label.value)}]")
-        print(f"{v.key:<22} {v.kind:<16} {value_text(v.value):<9} {v.judge}  {v.label}{human}")
+        say(f"{v.key:<22} {v.kind:<16} {value_text(v.value):<9} {v.judge}  {v.label}{human}")
     return 0
 
 
@@ -167,25 +167,25 @@ def run_agreement(args: argparse.Namespace) -> int:
     except StoreError as exc:
         return _fail(str(exc))
     if args.json:
-        print(json_text([r.model_dump(mode="json") for r in rows], indent=2))
+        say(json_text([r.model_dump(mode="json") for r in rows], indent=2))
         return 0
     if not rows:
-        print("no labels yet: label verdicts with `labels add` or the playground's Verdicts (L)")
+        say("no labels yet: label verdicts with `labels add` or the playground's Verdicts (L)")
         return 0
-    print(f"{'judge':<28} {'kind':<17} {'n':>4} {'accuracy':>9} {'kappa':>7}")
+    say(f"{'judge':<28} {'kind':<17} {'n':>4} {'accuracy':>9} {'kappa':>7}")
     for r in rows:
         kappa = "-" if r.kappa is None else f"{r.kappa:.3f}"
-        print(f"{r.judge:<28} {r.kind:<17} {r.n:>4} {_pct(r.accuracy):>9} {kappa:>7}")
+        say(f"{r.judge:<28} {r.kind:<17} {r.n:>4} {_pct(r.accuracy):>9} {kappa:>7}")
     for r in rows:
-        print(f"\n{r.judge} · {r.kind}: confusion (rows: judge, columns: person)")
+        say(f"\n{r.judge} · {r.kind}: confusion (rows: judge, columns: person)")
         width = max([len(c) for c in r.categories] + [5])
-        print(" " * (width + 2) + " ".join(f"{c:>{width}}" for c in r.categories))
+        say(" " * (width + 2) + " ".join(f"{c:>{width}}" for c in r.categories))
         for a in r.categories:
-            print(f"{a:>{width}}  " + " ".join(f"{r.confusion[a][b]:>{width}}" for b in r.categories))
+            say(f"{a:>{width}}  " + " ".join(f"{r.confusion[a][b]:>{width}}" for b in r.categories))
         for d in r.disagreements:
             note = f"  ({d.note})" if d.note else ""
-            print(f"  disagreement: {d.session_id} {d.verdict}: judge {value_text(d.judge_value)}, "
-                  f"person {value_text(d.value)}{note}")
+            say(f"  disagreement: {d.session_id} {d.verdict}: judge {value_text(d.judge_value)}, "
+                f"person {value_text(d.value)}{note}")
     return 0
 
 
@@ -210,9 +210,9 @@ def run_import(args: argparse.Namespace) -> int:
                     continue
                 count = import_labels(store, record)
                 total += count
-                print(f"{name}: {count} label{'s' * (count != 1)} kept for session {record.id}")
+                say(f"{name}: {count} label{'s' * (count != 1)} kept for session {record.id}")
     except StoreError as exc:
         return _fail(str(exc))
     for problem in problems:
-        print(f"warning: {problem}", file=sys.stderr)
+        say(f"warning: {problem}", file=sys.stderr)
     return 0 if not problems else 1

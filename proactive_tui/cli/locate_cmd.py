@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from proactive_tui import paths
+from proactive_tui.textsafe import say
 
 TARGETS = {
     "config": paths.config_file,
@@ -21,5 +22,5 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    print(TARGETS[args.what]())
+    say(TARGETS[args.what]())
     return 0

@@ -7,6 +7,7 @@ import sys
 from typing import Callable
 
 from proactive_tui import __version__
+from proactive_tui.textsafe import plain, say
 
 # Each command module exposes `add_parser(subparsers)` which sets `func` on its parsers. Named,
 # not imported, here: opening the playground needs none of them (they cost ~40 ms of start-up).
@@ -42,12 +43,23 @@ class _QuietParser(argparse.ArgumentParser):
         raise ValueError(message)
 
 
+class SafeParser(argparse.ArgumentParser):
+    """argparse echoes what it was given (an unknown command, a bad choice, an unrecognised
+    argument) in its usage errors: those lines go through `plain` like every other line the
+    command line prints. The command parsers are made of this class too (argparse builds
+    subparsers with the parent's class)."""
+
+    def _print_message(self, message: str, file=None) -> None:  # type: ignore[override]
+        if message:
+            super()._print_message(plain(message), file)
+
+
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
     from proactive_tui.cli import model_flags
 
-    parser = argparse.ArgumentParser(
+    parser = SafeParser(
         prog="proactive-tui",
         description=(
             "A terminal playground for proactive LLM agents. Run without a command to open the "
@@ -71,7 +83,7 @@ def _open_playground(args: argparse.Namespace) -> int:
     try:
         return run_app(args)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        say("interrupted", file=sys.stderr)
         return 130
 
 
@@ -103,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     args.envs = list(args.envs or []) + list(getattr(args, "sub_envs", None) or [])
     # Only `run` takes flags it does not know up front (the chosen family's own).
     if extra and not getattr(args, "accepts_extra", False):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        # quoted with escapes when not printable: `plain` would leave nothing of an escape sequence
+        parser.error("unrecognized arguments: " + " ".join(a if a.isprintable() and a else repr(a) for a in extra))
     func: Callable[..., int] | None = getattr(args, "func", None)
     from proactive_tui.cli import model_flags
 
@@ -117,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             return func(args, extra)
         return func(args)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        say("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

@@ -1,17 +1,77 @@
 """What every headless printer does: stream messages, hold judge lines, report retries and errors.
 
 Model text is printed as plain text (escapes stripped by `plain`, wrapped in `Text` so Rich never
-reads it as markup).
+reads it as markup). Every console the command line prints with is a `SafeConsole`, which passes
+each segment of text it draws through `plain` as well: a model string in a header, a reply in a
+table cell or a file name in a panel cannot reach the terminal raw, whichever printer forgot.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
-from rich.text import Text
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
+from rich.table import Table
+from rich.text import Span, Text
 
 from proactive_tui.textsafe import plain
+
+def safe_text(text: Text) -> Text:
+    """`text` with its characters passed through `plain`, its styles kept (run by run)."""
+    if plain(text.plain) == text.plain:
+        return text
+    out = Text(style=text.style, justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap,
+               end=text.end, tab_size=text.tab_size)
+    cuts = sorted({edge for span in text.spans for edge in (span.start, span.end)} - {0, len(text)})
+    for piece in text.divide(cuts):
+        clean = plain(piece.plain)
+        out.append_text(Text(clean, spans=[Span(0, len(clean), span.style) for span in piece.spans]))
+    return out
+
+
+def _clean(renderable: Any) -> Any:
+    if isinstance(renderable, Text):
+        return safe_text(renderable)
+    if isinstance(renderable, str):
+        return plain(renderable)
+    return renderable
+
+
+def _clean_table(table: Table) -> None:
+    """A table measures its cells before drawing them: they are cleaned first, so the columns are
+    as wide as what is shown (a model string with escapes no longer widens or crops its column)."""
+    table.title, table.caption = _clean(table.title), _clean(table.caption)
+    for column in table.columns:
+        column.header, column.footer = _clean(column.header), _clean(column.footer)
+        cells = getattr(column, "_cells", None)
+        if isinstance(cells, list):
+            cells[:] = [_clean(cell) for cell in cells]
+
+
+class SafeConsole(Console):
+    """A Rich console whose drawn text is made terminal-safe by `textsafe.plain`.
+
+    Rich writes a `Text`'s characters as they are (it drops only a few C0 controls), so an escape
+    sequence in a reply, a model string or an environment field would reach the terminal. The
+    check sits in `render`, which every `print`, `log`, table cell and live display goes through:
+    a string or `Text` is cleaned before it is laid out (so widths are those of what is shown),
+    and every segment of text drawn is cleaned again (whatever renderable made it). Rich's own
+    colour codes are added after rendering (from each segment's style) and its cursor moves are
+    control segments, so both are kept."""
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None):  # type: ignore[override]
+        if isinstance(renderable, Table):
+            _clean_table(renderable)
+        renderable = _clean(renderable)
+        for segment in super().render(renderable, options):
+            text, style, control = segment
+            if control or not text:
+                yield segment
+                continue
+            clean = plain(text)
+            yield segment if clean == text else Segment(clean, style)
+
 
 SPEAKER_STYLE = {"agent": "bold cyan", "user": "bold green", "judge": "bold magenta"}
 
@@ -66,11 +126,11 @@ class EventPrinter:
         c = self.console
         t = event.type
         if t == "phase_changed":
-            c.print(Text(f"— {event.phase} —", style="dim"))
+            c.print(Text(plain(f"— {event.phase} —"), style="dim"))
         elif t == "message_started":
             if not self.is_human(event.role):
                 self.streaming = event.message_id
-                c.print(Text(f"\n[turn {event.turn}] {event.role} ({event.model}): ", style=SPEAKER_STYLE.get(event.role, "bold")), end="")
+                c.print(Text(plain(f"\n[turn {event.turn}] {event.role} ({event.model}): "), style=SPEAKER_STYLE.get(event.role, "bold")), end="")
         elif t == "message_delta":
             if not event.message_id.startswith(tuple(s + "-" for s in self.spec.human_seats)):
                 c.print(Text(plain(event.text)), end="")
@@ -85,11 +145,11 @@ class EventPrinter:
             self.release()
             c.print(Text("  (the agent's next message, prepared ahead, was dropped: the target was reached)", style="dim"))
         elif t == "retrying":
-            self.err.print(Text(f"{event.seat}: Retrying ({event.attempt}/{event.max_attempts}) in {event.wait_s:.0f}s: {plain(event.reason)}", style="yellow"))
+            self.err.print(Text(plain(f"{event.seat}: Retrying ({event.attempt}/{event.max_attempts}) in {event.wait_s:.0f}s: {plain(event.reason)}"), style="yellow"))
         elif t == "error":
             if not self._already_reported(event.message):
                 self.reported.append(event.message)
-                self.err.print(Text(f"{'error' if event.fatal else 'warning'}: {plain(event.message)}", style="red"))
+                self.err.print(Text(plain(f"{'error' if event.fatal else 'warning'}: {plain(event.message)}"), style="red"))
         elif t == "session_ended":
             self.release()
             detail = event.detail if event.detail and not self._already_reported(event.detail) else ""

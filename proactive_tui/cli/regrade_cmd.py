@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from proactive_tui.textsafe import json_text
+from proactive_tui.textsafe import json_text, plain, say
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -42,23 +42,24 @@ def run_regrade(args: argparse.Namespace) -> int:
         with open_store() as store:
             results = asyncio.run(regrade_many(store, list(args.session_ids), args.judge, args.api_base))
     except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 1
-    from rich.console import Console
     from rich.text import Text
 
-    console, err = Console(highlight=False, soft_wrap=True), Console(stderr=True, highlight=False, soft_wrap=True)
+    from proactive_tui.cli.printer import SafeConsole
+
+    console, err = SafeConsole(highlight=False, soft_wrap=True), SafeConsole(stderr=True, highlight=False, soft_wrap=True)
     failed = 0
     for given, result in zip(args.session_ids, results):
         if isinstance(result, RegradeError):
             failed += 1
             if args.json:
-                print(json_text({"session": given, "error": str(result)}))
+                say(json_text({"session": given, "error": str(result)}))
             else:
-                err.print(Text(f"error: {result}"))
+                err.print(Text(plain(f"error: {result}")))
             continue
         if args.json:
-            print(json_text({"session": result.session_id, "grading": result.grading.id, "judge": result.grading.judge,
+            say(json_text({"session": result.session_id, "grading": result.grading.id, "judge": result.grading.judge,
                              "created_at": result.grading.created_at, "before": result.before, "after": result.after,
                              "changes": [c.model_dump() for c in result.changes]}))
             continue

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from proactive_tui.textsafe import plain, say
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     rp = subparsers.add_parser("report", help="show or merge the reports of `eval` batch folders")
@@ -27,12 +29,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _consoles():
-    from rich.console import Console
+    from proactive_tui.cli.printer import SafeConsole
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    console = Console(highlight=False, soft_wrap=True)
+    err = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
+    console = SafeConsole(highlight=False, soft_wrap=True)
     if not console.is_terminal:
-        console = Console(highlight=False, soft_wrap=True, width=200)
+        console = SafeConsole(highlight=False, soft_wrap=True, width=200)
     return console, err
 
 
@@ -47,7 +49,7 @@ def run_show(args: argparse.Namespace) -> int:
     try:
         report = report_of_folder(folder)
     except (OSError, ValueError) as exc:
-        err.print(Text(f"error: {exc}", style="red"))
+        err.print(Text(plain(f"error: {exc}"), style="red"))
         return 1
     if args.write:
         write_report(folder, report)
@@ -72,10 +74,10 @@ def run_merge(args: argparse.Namespace) -> int:
     try:
         report = merge_folders(folders, out)
     except (OSError, ValueError, MergeError) as exc:
-        err.print(Text(f"error: {exc}", style="red"))
+        err.print(Text(plain(f"error: {exc}"), style="red"))
         return 1
     print_report(console, report)
-    err.print(Text(f"{status_line(report)}; merged into {out}", style="dim"))
+    err.print(Text(plain(f"{status_line(report)}; merged into {out}"), style="dim"))
     return 0
 
 
@@ -88,8 +90,8 @@ def run_html(args: argparse.Namespace) -> int:
     try:
         path = write_report_page(Path(args.dir), Path(args.out) if args.out else None)
     except ViewerError as exc:
-        err.print(Text(f"error: {exc}", style="red"))
+        err.print(Text(plain(f"error: {exc}"), style="red"))
         return 1
-    print(path)
+    say(path)
     err.print(Text("open it in any browser; it loads nothing from the network", style="dim"))
     return 0

@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from proactive_tui.textsafe import say
+
 
 class _Help(argparse.Action):
     """-h/--help: the common flags, then the flags of ENV_ID's family (or of every family)."""
@@ -31,7 +33,7 @@ class _Help(argparse.Action):
         shown = [family] if family else list(registry.families().values())
         parser.print_help()
         for fam in shown:
-            print(f"\n{fam.name} flags ({fam.title}):")
+            say(f"\n{fam.name} flags ({fam.title}):")
             family_parser(fam).print_help_lines()
         parser.exit()
 
@@ -41,7 +43,7 @@ class _FamilyParser(argparse.ArgumentParser):
         text = self.format_help()
         body = text.split("options:", 1)[-1] if "options:" in text else text
         lines = [line for line in body.splitlines() if line.strip() and "-h, --help" not in line]
-        print("\n".join(lines) if lines else "  (none)")
+        say("\n".join(lines) if lines else "  (none)")
 
     def error(self, message: str):  # pragma: no cover - replaced by the caller's message
         raise ValueError(message)
@@ -106,6 +108,6 @@ def run(args: argparse.Namespace, extra: list[str] | None = None) -> int:
         runner = HeadlessRun.from_args(args, extra or [])
         runner.check_seats()  # fail fast: a seat that cannot run is named before any call
     except SetupError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 2 if exc.usage else 1
     return asyncio.run(runner.main())

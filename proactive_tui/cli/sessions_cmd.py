@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from proactive_tui.textsafe import json_text
+from proactive_tui.textsafe import json_text, plain, say
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -88,7 +88,7 @@ def _headless_options(parser: argparse.ArgumentParser, record: str, saved: str) 
 
 
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    say(f"error: {message}", file=sys.stderr)
     return 1
 
 
@@ -114,13 +114,14 @@ def run_list(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if args.json:
         for row in rows:
-            print(json_text(row.model_dump()))
+            say(json_text(row.model_dump()))
         return 0
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(highlight=False)
+    from proactive_tui.cli.printer import SafeConsole
+
+    console = SafeConsole(highlight=False)
     if not rows:
         console.print(Text("no sessions recorded yet" + (" for this filter" if args.env or args.family else "")
                            + ": run one with `proactive-tui run ENV_ID` or in the playground", style="dim"))
@@ -173,19 +174,19 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         from proactive_tui.export.formats.common import scrub
 
-        print(json_text(scrub(record), indent=2))
+        say(json_text(scrub(record), indent=2))
         return 0
-    from rich.console import Console
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.export.rich_view import transcript
 
-    console = Console(highlight=False)
+    console = SafeConsole(highlight=False)
     console.print(transcript(record))
     if gradings:
         from proactive_tui.store.queries import headline_text
 
-        console.print(Text(f"re-gradings ({len(gradings)}; the scores above are the session's own):", style="bold"))
+        console.print(Text(plain(f"re-gradings ({len(gradings)}; the scores above are the session's own):"), style="bold"))
         for grading in gradings:
             console.print(Text(f"  {short_time(grading.created_at)}  {grading.judge}  "
                                f"{headline_text(grading.summary or {})}  (grading {grading.id})"), soft_wrap=True)
@@ -218,15 +219,15 @@ def run_delete(args: argparse.Namespace) -> int:
                     return _fail(f"deleting session {session_id} needs --yes when not run interactively")
                 answer = input(f"delete session {session_id} and its event log? [y/N] ")
                 if answer.strip().lower() not in ("y", "yes"):
-                    print("kept")
+                    say("kept")
                     return 0
             delete_session(store, session_id)
     except StoreError as exc:
         return _fail(str(exc))
     except EOFError:
-        print("kept")
+        say("kept")
         return 0
-    print(f"deleted session {session_id}")
+    say(f"deleted session {session_id}")
     return 0
 
 
@@ -247,7 +248,7 @@ def run_resume(args: argparse.Namespace) -> int:
             role: spec.roles.for_role(role).model_copy(update={"api_base": args.api_base}) for role in ("agent", "user", "judge")
         })
         spec = spec.model_copy(update={"roles": roles})
-    print(f"resuming session {plan.session_id} after {plan.turns} complete turn{'s' * (plan.turns != 1)}", file=sys.stderr)
+    say(f"resuming session {plan.session_id} after {plan.turns} complete turn{'s' * (plan.turns != 1)}", file=sys.stderr)
     from proactive_tui.core.spec import UnsupportedFamily
 
     runner = HeadlessRun(spec, plan.env, args.out, args.quiet, store=not args.no_store, resume_from=plan.record,
@@ -290,9 +291,9 @@ def run_fork(args: argparse.Namespace) -> int:
             steps = family.fork_steps(record)
             if args.list or args.turn is None:
                 if not args.list:
-                    print("error: --turn N is needed (the replies it can be forked at:)", file=sys.stderr)
+                    say("error: --turn N is needed (the replies it can be forked at:)", file=sys.stderr)
                 for step in steps:
-                    print(f"--turn {step.turn} --seat {step.seat}\t{step.label}\t{_one_line(step.line())}")
+                    say(f"--turn {step.turn} --seat {step.seat}\t{plain(step.label)}\t{_one_line(plain(step.line()))}")
                 return 0 if args.list else 2
             text = _edit_text(args)
             if text is not None and (args.instruction or args.temperature is not None):
@@ -315,7 +316,7 @@ def run_fork(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     step = next(s for s in steps if (s.turn, s.seat) == (point.turn, point.seat))
     what = "edited" if text is not None else "asked again"
-    print(f"forking session {session_id} at {step.label}: the reply is {what}", file=sys.stderr)
+    say(f"forking session {session_id} at {step.label}: the reply is {what}", file=sys.stderr)
     from proactive_tui.cli.headless import SetupError
 
     runner = HeadlessRun(plan.spec, plan.env, args.out, args.quiet, store=not args.no_store, fork=plan)
@@ -345,12 +346,13 @@ def run_tree(args: argparse.Namespace) -> int:
     except StoreError as exc:
         return _fail(str(exc))
     if args.json:
-        print(json_text(root.model_dump(), indent=2))
+        say(json_text(root.model_dump(), indent=2))
         return 0
-    from rich.console import Console
     from rich.text import Text
 
-    console = Console(highlight=False)
+    from proactive_tui.cli.printer import SafeConsole
+
+    console = SafeConsole(highlight=False)
     parents = root.parents()
     for depth, node in root.walk():
         line = Text("  " * depth + ("└ " if depth else ""))
@@ -394,8 +396,8 @@ def run_rerun(args: argparse.Namespace) -> int:
         check_rerun(plan)
     except RerunError as exc:
         return _fail(str(exc))
-    print(f"re-running session {session_id} against {args.agent}, the user "
-          f"{'simulated' if args.simulated_user else 'frozen'}", file=sys.stderr)
+    say(f"re-running session {session_id} against {args.agent}, the user "
+        f"{'simulated' if args.simulated_user else 'frozen'}", file=sys.stderr)
     runner = HeadlessRun(spec, env, args.out, args.quiet, store=not args.no_store, rerun=plan)
     try:
         runner.check_seats()
@@ -404,8 +406,8 @@ def run_rerun(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if runner.record is not None:
         before, after = headline(original), headline(runner.record)
-        print(f"original {session_id}: {headline_text(before)}")
-        print(f"re-run   {runner.record.id}: {headline_text(after)}")
+        say(f"original {session_id}: {headline_text(before)}")
+        say(f"re-run   {runner.record.id}: {headline_text(after)}")
         diffs = [(k, a, b) for k, a, b in score_differences(before, after) if k != "ended"]
-        print("differences: " + (differences_text(diffs) or "none in the headline scores"))
+        say("differences: " + (differences_text(diffs) or "none in the headline scores"))
     return code

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from proactive_tui.synth.setup import PROBE_SEATS, ROLE_ARG, resolve_roles  # noqa: F401  (the CLI's names)
+from proactive_tui.textsafe import plain
 
 RESUME = "resume"
 MERGE = "merge"
@@ -90,19 +91,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _consoles() -> tuple[Any, Any]:
-    from rich.console import Console
+    from proactive_tui.cli.printer import SafeConsole
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    out = Console(highlight=False, soft_wrap=True)
+    err = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
+    out = SafeConsole(highlight=False, soft_wrap=True)
     if not out.is_terminal:  # a file or a pipe: whole rows, never cut to 80 columns
-        out = Console(highlight=False, soft_wrap=True, width=200)
+        out = SafeConsole(highlight=False, soft_wrap=True, width=200)
     return err, out
 
 
 def _fail(err: Any, message: str, code: int) -> int:
     from rich.text import Text
 
-    err.print(Text(f"error: {message}", style="red"))
+    err.print(Text(plain(f"error: {message}"), style="red"))
     return code
 
 
@@ -188,14 +189,14 @@ class ProgressView:
         if event.kind == "item_end" and event.outcome is not None:
             o = event.outcome
             what = f"kept ({o.tier})" if o.status == "kept" else f"rejected ({o.reason}: {o.detail})"
-            self.console.print(Text(f"  item {o.item}: {what}"))
+            self.console.print(Text(plain(f"  item {o.item}: {what}")))
         elif event.kind == "item_failed":
-            self.console.print(Text(f"  item {event.item}: failed ({event.message}); `synth resume` runs it again",
+            self.console.print(Text(plain(f"  item {event.item}: failed ({event.message}); `synth resume` runs it again"),
                                     style="yellow"))
         now = self.progress.clock()
         if now - self._last >= PLAIN_EVERY_S:
             self._last = now
-            self.console.print(Text(f"progress {self.progress.line()}"))
+            self.console.print(Text(plain(f"progress {self.progress.line()}")))
 
     def close(self) -> None:
         if self.live is not None:
@@ -221,7 +222,7 @@ def print_summary(console: Any, summary: Any, folder: Path) -> None:
                             f"({summary.prompt_tokens:,} in, {summary.completion_tokens:,} out)")
     table.add_row("cost", "unknown (no price for these models)" if summary.cost is None else f"${summary.cost:.4f}")
     console.print(table)
-    console.print(Text(f"summary in {folder / 'summary.json'}", style="dim"))
+    console.print(Text(plain(f"summary in {folder / 'summary.json'}"), style="dim"))
 
 
 def _demo_note(err: Any, roles: dict[str, Any]) -> None:
@@ -290,9 +291,9 @@ def run_synth(args: argparse.Namespace) -> int:
         view.close()
     if getattr(args, "tree_only", False):
         if stopped:
-            err.print(Text(f"stopped ({stopped})", style="yellow"))
+            err.print(Text(plain(f"stopped ({stopped})"), style="yellow"))
             return 130
-        err.print(Text(f"topic tree in {folder / 'tree.json'} (edit it, then give it with --tree)"))
+        err.print(Text(plain(f"topic tree in {folder / 'tree.json'} (edit it, then give it with --tree)")))
         return 0
     return _conclude(err, folder, pipeline, manifest, stopped, install=not args.out_only and shard is None)
 
@@ -307,14 +308,14 @@ def _conclude(err: Any, folder: Path, pipeline: Any, manifest: Any, stopped: str
     _c, out = _consoles()
     print_summary(out, summary, folder)
     if summary.outputs:
-        err.print(Text(f"kept items in {folder / engine.OUT}: {', '.join(summary.outputs)}", style="dim"))
+        err.print(Text(plain(f"kept items in {folder / engine.OUT}: {', '.join(summary.outputs)}"), style="dim"))
     if install and not stopped:
         dest = engine.install(folder, manifest, paths.user_envs_dir() / manifest.family)
         if dest is not None:
             err.print(Text(f"installed in {dest} (listed in the picker and by `envs list`; ids "
                            f"{pipeline.installed_ids(manifest.run_name)})"))
     if stopped:
-        err.print(Text(f"stopped ({stopped}); `proactive-tui synth resume {folder}` runs what is left", style="yellow"))
+        err.print(Text(plain(f"stopped ({stopped}); `proactive-tui synth resume {folder}` runs what is left"), style="yellow"))
         return 143 if stopped == "SIGTERM" else 130
     if summary.unfinished:
         err.print(Text(f"{summary.unfinished} items unfinished (a failed call); `proactive-tui synth resume {folder}` "

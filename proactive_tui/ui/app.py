@@ -23,14 +23,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from textual import events
 from textual.app import App
 from textual.binding import Binding
-from textual.color import Color
 from textual.screen import Screen
 
 from proactive_tui.config import AppConfig, ConfigError, load_config, save_config
 from proactive_tui.textsafe import plain
 from proactive_tui.ui import preload
 from proactive_tui.ui.messages import EnvironmentChosen, EnvironmentSaved
-from proactive_tui.ui.themes import load_themes
+from proactive_tui.ui.themes import app_variable_defaults, load_themes, variable_problems
 
 if TYPE_CHECKING:  # the screens import their widgets; keep them off the import path
     from proactive_tui.ui.screens.picker import PickerScreen
@@ -139,11 +138,9 @@ class ProactiveApp(App[None]):
         return self._store
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        """Our own design variables, derived from the active theme unless the theme sets them."""
-        colors = self.current_theme.to_color_system().generate()
-        foreground = Color.parse(colors["foreground"])
-        background = Color.parse(colors["background"])
-        return {"pane-border": background.blend(foreground.with_alpha(1.0), 0.35).hex}
+        """Our own design variables, derived from the active theme unless the theme sets them
+        (`themes.app_variable_defaults`, which the theme loader checks themes against)."""
+        return app_variable_defaults(self.current_theme)
 
     # -- start-up ---------------------------------------------------------------------------
 
@@ -474,8 +471,20 @@ class ProactiveApp(App[None]):
         self.notify(f"Theme: {self.theme}", timeout=2, markup=False)
 
     def watch_theme(self, theme: str) -> None:
-        """Persist a theme a person picked (ctrl+t or the command palette's theme picker)."""
-        if theme == getattr(self, "_persisted_theme", theme):
+        """Persist a theme a person picked (ctrl+t or the command palette's theme picker).
+
+        Theme files are checked when loaded (`themes.load_theme_file`), so a broken one is never
+        registered; a theme registered any other way is checked here, before Textual re-parses
+        the stylesheet with it (which would end the app), and refused with one toast."""
+        previous = getattr(self, "_persisted_theme", theme)
+        if theme == previous:
+            return
+        problems = variable_problems(self.current_theme)
+        if problems:
+            key, why = problems[0]
+            self.notify(plain(f"Theme {theme!r} not used: variables.{key}: {why}"), severity="error",
+                        timeout=NOTIFY_TIMEOUT, markup=False)
+            self.theme = previous
             return
         self._persisted_theme = theme
         self._save_theme(theme)

@@ -30,32 +30,32 @@ class ProactiveBenchPrinter(EventPrinter):
             label = ablation_label(event.settings)
             temperature = (event.models.get("agent") or {}).get("temperature")
             warm = f"; agent temperature {temperature}" if temperature is not None and not self.is_human("agent") else ""
-            c.print(Text(f"protocol: {label or 'upstream evaluation (no verdict feedback)'}{warm}",
+            c.print(Text(plain(f"protocol: {label or 'upstream evaluation (no verdict feedback)'}{warm}"),
                          style="yellow" if label else "dim"))
         elif t == "proactivebench.trace_observation":
-            c.print(Text(f"\n[event {event.index}/{event.total}] {format_time(event.time)}", style="bold"))
-            c.print(Text(f"  {plain(event.event)}"))
+            c.print(Text(plain(f"\n[event {event.index}/{event.total}] {format_time(event.time)}"), style="bold"))
+            c.print(Text(plain(f"  {plain(event.event)}")))
         elif t == "proactivebench.proposal_made":
             who = Text(f"  agent ({event.model})" + (f" retry {event.attempt}" if event.attempt else "") + ": ",
                        style=SPEAKER_STYLE["agent"])
             if not event.tasks:
                 who.append(Text("stays quiet (null)", style="dim"))
             elif len(event.tasks) == 1:
-                who.append(Text(f"proposes {plain(event.tasks[0])}"))
+                who.append(Text(plain(f"proposes {plain(event.tasks[0])}")))
             else:
                 who.append(Text("proposes\n" + "\n".join(f"    {i}. {plain(task)}" for i, task in enumerate(event.tasks, 1))))
             c.print(who)
             for label, value in (("purpose", event.purpose), ("thoughts", event.thoughts), ("response", event.response)):
                 if value:
-                    c.print(Text(f"    {label}: {plain(value)}", style="dim"))
+                    c.print(Text(plain(f"    {label}: {plain(value)}"), style="dim"))
         elif t == "proactivebench.proposal_verdict":
-            line = Text(f"  ⤷ user ({event.by})", style=SPEAKER_STYLE["user"])
+            line = Text(plain(f"  ⤷ user ({event.by})"), style=SPEAKER_STYLE["user"])
             if event.candidate is not None and len(self._candidates()) > 1:
-                line.append(Text(f" on {event.candidate + 1}", style=SPEAKER_STYLE["user"]))
+                line.append(Text(plain(f" on {event.candidate + 1}"), style=SPEAKER_STYLE["user"]))
             line.append(Text(": "))
             line.append(Text(event.judgement, style=VERDICT_STYLE.get(event.judgement, "")))
             if event.thought:
-                line.append(Text(f" — {plain(event.thought)}", style="dim"))
+                line.append(Text(plain(f" — {plain(event.thought)}"), style="dim"))
             c.print(line)
         elif t == "proactivebench.proposal_metrics":
             cf = event.confusion
@@ -67,4 +67,4 @@ class ProactiveBenchPrinter(EventPrinter):
                 f"  = {outcome} · TP {cf.tp} FP {cf.fp} TN {cf.tn} FN {cf.fn} · F1 {show(event.metrics, 'f1')} · "
                 f"accuracy {show(event.metrics, 'accuracy')}", style="magenta"))
         elif t == "awaiting_human":
-            c.print(Text(f"  {plain(event.hint)}", style="yellow"))
+            c.print(Text(plain(f"  {plain(event.hint)}"), style="yellow"))

@@ -19,7 +19,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.textsafe import json_text
+from proactive_tui.textsafe import json_text, plain
 
 
 def default_reward_data() -> Path:
@@ -60,10 +60,10 @@ def add_eval_commands(sub: argparse._SubParsersAction) -> None:
 def run_reward_judge(args: argparse.Namespace) -> int:
     import asyncio
 
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.config import ConfigError, load_config
     from proactive_tui.core.participants import LLMParticipant
     from proactive_tui.families.proactivebench.metrics import show
@@ -72,7 +72,7 @@ def run_reward_judge(args: argparse.Namespace) -> int:
     from proactive_tui.llm.gateway import Gateway
     from proactive_tui.llm.settings import resolve_roles
 
-    err = Console(stderr=True, highlight=False)
+    err = SafeConsole(stderr=True, highlight=False)
     if args.limit is not None and args.limit < 1:
         err.print(Text("error: --limit must be at least 1", style="red"))
         return 1
@@ -80,7 +80,7 @@ def run_reward_judge(args: argparse.Namespace) -> int:
 
     problem = shared_option_problem(args)
     if problem:
-        err.print(Text(f"error: {problem}", style="red"))
+        err.print(Text(plain(f"error: {problem}"), style="red"))
         return 2
     if getattr(args, "labels_from_app", False):
         if args.data:
@@ -93,10 +93,10 @@ def run_reward_judge(args: argparse.Namespace) -> int:
             with open_store() as store:
                 items, problems = items_from_labels(store)
         except StoreError as exc:
-            err.print(Text(f"error: {exc}", style="red"))
+            err.print(Text(plain(f"error: {exc}"), style="red"))
             return 1
         for problem in problems:
-            err.print(Text(f"warning: label skipped: {problem}", style="yellow"))
+            err.print(Text(plain(f"warning: label skipped: {problem}"), style="yellow"))
         if not items:
             err.print(Text("error: no proposal-verdict labels in the app yet (label ProactiveBench verdicts with "
                            "`labels add` or the Verdicts modal, L)", style="red"))
@@ -108,34 +108,34 @@ def run_reward_judge(args: argparse.Namespace) -> int:
         try:
             items = load_items(path, args.limit)
         except FileNotFoundError:
-            err.print(Text(f"error: no reward data at {path} (use --data PATH)", style="red"))
+            err.print(Text(plain(f"error: no reward data at {path} (use --data PATH)"), style="red"))
             return 1
         except ValueError as exc:
-            err.print(Text(f"error: {path}: {exc}", style="red"))
+            err.print(Text(plain(f"error: {path}: {exc}"), style="red"))
             return 1
     try:
         config = load_config()
         roles = resolve_roles(config.roles, cli={"user": {"model": args.judge, "api_base": args.api_base}})
     except (ConfigError, ValueError) as exc:
-        err.print(Text(f"error: {exc}", style="red"))
+        err.print(Text(plain(f"error: {exc}"), style="red"))
         return 1
     settings = roles.user
     judge = LLMParticipant(Gateway(), settings)
-    console = Console(highlight=False, soft_wrap=True)
-    err.print(Text(f"judging {len(items)} items from {path} with {settings.model}", style="dim"))
+    console = SafeConsole(highlight=False, soft_wrap=True)
+    err.print(Text(plain(f"judging {len(items)} items from {path} with {settings.model}"), style="dim"))
     if settings.is_local:
         from proactive_tui.llm.local import LOCAL_MODEL_BLURB
 
-        err.print(Text(f"local/smollm2 is {LOCAL_MODEL_BLURB}", style="yellow"))
+        err.print(Text(plain(f"local/smollm2 is {LOCAL_MODEL_BLURB}"), style="yellow"))
 
     def progress(result) -> None:
         mark = "-" if result.judge is None else ("=" if result.agrees else "x")
-        err.print(Text(f"  {mark} item {result.index + 1}: {result.category}", style="dim"))
+        err.print(Text(plain(f"  {mark} item {result.index + 1}: {result.category}"), style="dim"))
 
     try:
         rep = asyncio.run(run_check(judge, items, concurrency=args.concurrency, on_result=progress))
     except ModelError as exc:
-        err.print(Text(f"error: {exc.message}", style="red"))
+        err.print(Text(plain(f"error: {exc.message}"), style="red"))
         return 1
     except KeyboardInterrupt:
         return 130
@@ -161,7 +161,7 @@ def run_reward_judge(args: argparse.Namespace) -> int:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json_text(rep, indent=2), encoding="utf-8")
-        err.print(Text(f"report written to {out}", style="dim"))
+        err.print(Text(plain(f"report written to {out}"), style="dim"))
     return 0
 
 
@@ -207,28 +207,28 @@ def splits_from_folder(folder: Path) -> tuple[list[Any], list[str]]:
 
 def run_splits(args: argparse.Namespace) -> int:
 
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, reasons, show
     from proactive_tui.families.proactivebench.record import metrics_by_split, runs_by_trace
     from proactive_tui.store import StoreError, list_sessions, load_record, open_store, resolve_id
 
-    err = Console(stderr=True, highlight=False)
-    console = Console(highlight=False, soft_wrap=True)
+    err = SafeConsole(stderr=True, highlight=False)
+    console = SafeConsole(highlight=False, soft_wrap=True)
     if not console.is_terminal:  # a file or a pipe: the whole table, never cut to 80 columns
-        console = Console(highlight=False, soft_wrap=True, width=160)
+        console = SafeConsole(highlight=False, soft_wrap=True, width=160)
     notes: list[str] = []
     if args.dir:
         folder = Path(args.dir)
         if not folder.is_dir():
-            err.print(Text(f"error: {folder} is not a folder", style="red"))
+            err.print(Text(plain(f"error: {folder} is not a folder"), style="red"))
             return 1
         try:
             scores, notes = splits_from_folder(folder)
         except (OSError, ValueError) as exc:
-            err.print(Text(f"error: {folder}: {exc}", style="red"))
+            err.print(Text(plain(f"error: {folder}: {exc}"), style="red"))
             return 1
         source = str(folder)
     else:
@@ -246,7 +246,7 @@ def run_splits(args: argparse.Namespace) -> int:
                         if args.session_ids:
                             raise
         except StoreError as exc:
-            err.print(Text(f"error: {exc}", style="red"))
+            err.print(Text(plain(f"error: {exc}"), style="red"))
             return 1
         records = [r for r in records if r.family == "proactivebench"]
         for name, runs in sorted(runs_by_trace(records).items()):
@@ -269,18 +269,18 @@ def run_splits(args: argparse.Namespace) -> int:
     console.print(table)
     why = sorted({r for score in scores for r in reasons(score.metrics).split("; ") if r})
     if why:
-        console.print(Text(f"* 0 by upstream's rule (x / (0 + eps)): {'; '.join(why)}", style="dim"))
+        console.print(Text(plain(f"* 0 by upstream's rule (x / (0 + eps)): {'; '.join(why)}"), style="dim"))
     for score in scores:
         if score.ablations:
             runs = ", ".join(f"{trace} ({tag})" for trace, tag in sorted(score.ablations.items()))
             console.print(Text(f"{score.split}: not upstream's protocol in {len(score.ablations)} of "
                                f"{len(score.traces)} traces: {runs}", style="yellow"))
     for note in notes:
-        err.print(Text(f"note: {note}", style="yellow"))
+        err.print(Text(plain(f"note: {note}"), style="yellow"))
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json_text([s.model_dump(mode="json") for s in scores], indent=2),
                        encoding="utf-8")
-        err.print(Text(f"written to {out}", style="dim"))
+        err.print(Text(plain(f"written to {out}"), style="dim"))
     return 0

@@ -41,7 +41,7 @@ from typing import Any
 
 from proactive_tui.export.formats.common import scrub, sort_records
 from proactive_tui.export.registry import Exporter, ExportError, register
-from proactive_tui.textsafe import json_text
+from proactive_tui.textsafe import json_text, say
 
 FAMILY = "proactivebench"
 
@@ -132,9 +132,9 @@ def write(records: list[Any], out: Path) -> list[Path]:
         if record.human_labels:  # a person's labels on the judge's verdicts (core.labels): human annotations
             manifest[name]["human_labels"] = record.human_labels
         if runs.others:
-            print(f"warning: {stem} was run in {len(runs.others) + 1} of the sessions given; {name} holds "
-                  f"{record.id} (the latest), not {', '.join(r.id for r in runs.others)}. Name one session id "
-                  "per trace to pick another.", file=sys.stderr)
+            say(f"warning: {stem} was run in {len(runs.others) + 1} of the sessions given; {name} holds "
+                f"{record.id} (the latest), not {', '.join(r.id for r in runs.others)}. Name one session id "
+                "per trace to pick another.", file=sys.stderr)
     if splits:
         path = out / "splits.json"
         path.write_text(json_text({k: {"files": v} for k, v in splits.items()}, indent=4), encoding="utf-8")

@@ -20,9 +20,9 @@ class ProactiveEvalPrinter(EventPrinter):
         if t == "proactiveeval.plan_proposed":
             self.plan_steps = list(event.plan.sub_targets)
             steps = "\n".join(f"  {i}. {plain(s)}" for i, s in enumerate(event.plan.sub_targets, 1))
-            self.console.print(Text(f"plan ({event.plan.model}): {plain(event.plan.target)}\n{steps}"))
+            self.console.print(Text(plain(f"plan ({event.plan.model}): {plain(event.plan.target)}\n{steps}")))
         elif t == "proactiveeval.plan_scored":
-            self.note(Text(f"  ⤷ plan score {event.score}/10 by {event.judge_model}: {plain(event.reasoning)}", style="magenta"))
+            self.note(Text(plain(f"  ⤷ plan score {event.score}/10 by {event.judge_model}: {plain(event.reasoning)}"), style="magenta"))
         elif t == "proactiveeval.turn_checked":
             ch = event.check
             reached = "-" if ch.target_reached is None else ("yes" if ch.target_reached else "no")
@@ -35,4 +35,4 @@ class ProactiveEvalPrinter(EventPrinter):
                 f"  ⤷ turn {ch.turn} check ({ch.judge_model or 'no judge'}): reached {reached} · density {ch.target_density} · "
                 f"covered {covered} · checklist {len(ch.cumulative_sub_targets)}/{total}{against}{probes}", style="magenta"))
         elif t == "proactiveeval.guidance_scored" and event.score.live:
-            self.note(Text(f"  ⤷ live guidance score {event.score.overall}/10 ({event.score.judge_model})", style="magenta"))
+            self.note(Text(plain(f"  ⤷ live guidance score {event.score.overall}/10 ({event.score.judge_model})"), style="magenta"))
