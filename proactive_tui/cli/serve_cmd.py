@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from proactive_tui.textsafe import say
+
 REMOTE_WARNING = ("warning: listening on {host}: anyone who can reach port {port} drives this playground and "
                   "spends its keys (every model the config or the environment has a key for)")
 
@@ -89,20 +91,20 @@ def run(args: argparse.Namespace) -> int:
     try:
         from proactive_tui.webserve import ServeError
     except ImportError as exc:  # an install without the serve dependency
-        print(f"error: `serve` needs textual-serve ({exc.name} is missing): pip install textual-serve", file=sys.stderr)
+        say(f"error: `serve` needs textual-serve ({exc.name} is missing): pip install textual-serve", file=sys.stderr)
         return 1
     try:
         server = plan(args)
     except ServeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 2
     from proactive_tui.webserve import is_loopback
 
     if not is_loopback(args.host):
-        print(REMOTE_WARNING.format(host=args.host, port=args.port), file=sys.stderr)
+        say(REMOTE_WARNING.format(host=args.host, port=args.port), file=sys.stderr)
     try:
         server.serve()
     except OSError as exc:  # the port is taken, or the address is not this machine's
-        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        say(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     return 0
