@@ -100,3 +100,33 @@ def test_reading_a_fifo_that_replaced_a_file_does_not_wait(tmp_path: Path) -> No
     proc = subprocess.run([sys.executable, "-c", code, str(fifo)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == ("x.json: a FIFO (named pipe), not an environment file or folder: not read (reading it "
                                    "could wait for ever or never end)"), proc.stderr
+
+
+# -- long values ----------------------------------------------------------------------------------
+
+
+def test_envs_show_folds_a_20_mb_value_and_says_how_much_is_hidden(tmp_path: Path) -> None:
+    huge = "word " * 4_000_000  # 20 MB of one line
+    write(tmp_path / "persuasion" / "fair.json", [{**PE_ITEM, "environment": {**PE_ITEM["environment"],
+                                                                               "user_information": huge}}])
+    proc = cli("envs", "show", "proactiveeval/persuasion/fair/0", "--envs", str(tmp_path), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout) < 20_000  # the head of the value and every other section
+    from proactive_tui.folding import LINE_CHARS
+
+    hidden = len(huge) - LINE_CHARS
+    assert f"… {hidden:,} more characters hidden (`envs show ID --json` prints it whole)" in proc.stdout
+    assert "She searched for hive scales." in proc.stdout and "Compare two scales" in proc.stdout  # the rest in full
+    whole = cli("envs", "show", "proactiveeval/persuasion/fair/0", "--envs", str(tmp_path), "--json", timeout=300)
+    assert json.loads(whole.stdout)["item"]["environment"]["user_information"] == huge
+
+
+def test_fold_text_keeps_short_text_and_counts_what_it_hides() -> None:
+    from proactive_tui.folding import fold_text
+
+    text = "line\n" * 100
+    assert fold_text(text) is text
+    many = "ab\n" * 60_000  # 180,000 characters of short lines: cut at a line end
+    folded = fold_text(many)
+    assert folded.endswith("\n… 80,002 more characters hidden") and many.startswith(folded.rsplit("\n", 1)[0])
+    assert fold_text("y" * 3000 + "\nz", line_chars=10) == "y" * 10 + " … 2,990 more characters hidden\nz"
