@@ -33,6 +33,7 @@ def read_json(path: Path, display: str | None = None) -> Any:
                 message=f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}",
             )
         )
+    del raw  # a large file is held once while it is parsed (as text), not twice
     if not text.strip():
         raise Unreadable(LoadProblem(file=name, message="empty file: expected JSON"))
     try:
