@@ -130,3 +130,120 @@ def test_fold_text_keeps_short_text_and_counts_what_it_hides() -> None:
     folded = fold_text(many)
     assert folded.endswith("\n… 80,002 more characters hidden") and many.startswith(folded.rsplit("\n", 1)[0])
     assert fold_text("y" * 3000 + "\nz", line_chars=10) == "y" * 10 + " … 2,990 more characters hidden\nz"
+
+
+def test_the_listing_table_keeps_every_border_and_every_id(tmp_path: Path) -> None:
+    """The table is drawn row by row (Rich's Table took most of a minute for 200,000 rows): every
+    row as wide as the header, closed by its border, ids whole."""
+    items = [{**PE_ITEM, "topic": f"Topic {i} " + "long " * 30} for i in range(300)]
+    write(tmp_path / "persuasion" / "fair.json", items)
+    proc = cli("envs", "list", "--envs", str(tmp_path), "--domain", "persuasion")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].endswith("environments") and lines[1].startswith("┏") and lines[-1].startswith("└")
+    assert "┃ source " in lines[2]
+    rows = [line for line in lines[4:-1]]
+    assert len({len(line) for line in lines[1:]}) == 1 and len(lines[1]) <= 200  # COLUMNS=200
+    assert all(row.startswith("│ ") and row.endswith(" │") for row in rows)
+    for i in range(300):
+        row = next(r for r in rows if f"│ proactiveeval/persuasion/fair/{i} " in r)
+        assert f"Topic {i} long long" in row and "…" in row
+
+
+# -- long replies: kept once, shown folded --------------------------------------------------------
+
+def long_reply(tag: str, words: int = 200) -> str:
+    """About 200 KB, different per call (each turn's and seat's reply is its own text). The fake
+    server streams a word a chunk: long words keep the stream short, numbered because litellm
+    takes a chunk repeated many times for a looping model and breaks the stream."""
+    return f"{tag}: " + "".join(f"{i:05d}" + "w" * 994 + " " for i in range(words)) + f"end of {tag}"
+
+
+def long_run(tmp_path: Path, words: int = 200) -> tuple[str, Path, list[list[dict]]]:
+    """A ProactiveEval session through the real model path, every dialogue reply long; the
+    session's id, its --out record and the messages of every request the server was sent."""
+    from test_run_command import judge_aware_responder
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    calls = {"n": 0}
+
+    def responder(body: dict) -> str:
+        answer = judge_aware_responder(body)
+        if answer.startswith("{"):
+            return answer
+        calls["n"] += 1
+        return long_reply(f"reply {calls['n']}", words)
+
+    out = tmp_path / "run.json"
+    with FakeOpenAIServer(responder=responder) as server:
+        proc = subprocess.run([sys.executable, "-m", "proactive_tui", "run", "proactiveeval/persuasion/fair/0",
+                               "--api-base", server.base_url, "--agent", "openai/agent-m", "--judge", "openai/judge-m",
+                               "--user", "openai/user-m", "--max-turns", "4", "--out", str(out)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "160"})
+        sent = [request["messages"] for request in server.chat_requests()]
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(out.read_text())["id"], out, sent
+
+
+def test_a_long_reply_is_stored_once_and_reads_back_exactly(tmp_path: Path) -> None:
+    from proactive_tui.core.run_record import RunRecord
+    from proactive_tui.store import open_store
+    from proactive_tui.store.queries import load_events, load_record
+
+    session_id, out, sent = long_run(tmp_path)
+    emitted = RunRecord.model_validate_json(out.read_text())
+    replies = [m.content for m in emitted.messages if len(m.content) > 100_000]
+    assert len(replies) >= 3 and len(set(replies)) == len(replies)
+    store = open_store()
+    rows = store.event_rows(session_id)
+    stored = sum(len(payload) for _, _, payload, _ in rows)
+    # each reply once (its deltas), plus the session's other events, which hold none of it
+    assert stored < sum(map(len, replies)) + 150_000, (stored, sum(map(len, replies)))
+    for reply in replies:  # no row but the reply's own deltas holds a long piece of it
+        piece = reply[len(reply) // 2: len(reply) // 2 + 5000]
+        holders = {type_ for _, type_, payload, _ in rows if piece in payload}
+        assert holders <= {"message_delta"}, holders
+    # read back, every copy is whole again: the record, the call traces, the requests
+    record = load_record(store, session_id)
+    assert [(m.role, m.turn, m.content) for m in record.messages] == [(m.role, m.turn, m.content) for m in emitted.messages]
+    assert record.section.model_dump() == emitted.section.model_dump()
+    events = load_events(store, session_id)
+    calls = [e for e in events if e.type == "model_called"]
+    by_id = {m.id: m.content for m in emitted.messages}
+    assert all(e.call.reply == by_id[e.message_id] for e in calls if e.message_id in by_id)
+    canon = lambda messages: json.dumps(messages, sort_keys=True)  # noqa: E731
+    assert sorted(canon(e.call.request["messages"]) for e in calls) == sorted(canon(m) for m in sent)
+    assert sum(r in canon(m) for m in sent for r in replies) > len(replies)  # the requests did quote the replies
+    done = [e for e in events if e.type == "message_done" and len(e.message.content) > 100_000]
+    assert [e.message.content for e in done] == replies
+    store.close()
+
+
+def test_every_cut_of_a_long_session_reads_back_as_emitted(tmp_path: Path) -> None:
+    """A kill can fall between any two events: whatever prefix is stored reads back as the
+    events emitted up to there (a reference never points past what is stored), so resume and
+    replay, which read the store, see the session as it happened."""
+    from proactive_tui.core.run_record import fold
+    from proactive_tui.store import Store, open_store
+    from proactive_tui.store.queries import load_events
+    from proactive_tui.store.recorder import SessionRecorder
+
+    session_id, _, _ = long_run(tmp_path, words=40)
+    store = open_store()
+    emitted = load_events(store, session_id)
+    store.close()
+    assert sum(e.type == "message_delta" for e in emitted) >= 4
+    dump = lambda events: [e.model_dump(mode="json") for e in events]  # noqa: E731
+    with_refs = 0
+    for cut in range(2, len(emitted) + 1):
+        copy = Store(tmp_path / f"cut{cut}.db")
+        recorder = SessionRecorder(copy)
+        for event in emitted[:cut]:
+            recorder.handle(event)
+        recorder.flush()
+        rows = copy.event_rows(session_id)
+        with_refs += any("stored_refs" in payload for _, _, payload, _ in rows)
+        assert dump(load_events(copy, session_id)) == dump(emitted[:cut]), f"cut {cut}"
+        assert fold(load_events(copy, session_id)).model_dump() == fold(emitted[:cut]).model_dump()
+        copy.close()
+    assert with_refs > len(emitted) // 2  # the cuts did hold references

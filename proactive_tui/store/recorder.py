@@ -35,6 +35,7 @@ from proactive_tui.core.events import now_iso
 from proactive_tui.core.run_record import RunRecordBuilder
 from proactive_tui.store.db import SessionRow, Store, StoreError
 from proactive_tui.store.queries import headline, models_with_writers, status_for
+from proactive_tui.store.replies import StreamedReplies
 
 FLUSH_INTERVAL = 0.25
 CLOSE_RETRY_S = 30.0
@@ -55,6 +56,8 @@ class SessionRecorder:
         self.failed = False
         self.ended = False
         self.builder = RunRecordBuilder()
+        self.replies = StreamedReplies()
+        """The text each message streamed into the store: later copies are stored as references."""
         self._buffer: list[Any] = []  # deltas of one message, not yet written
         self._buffer_since = 0.0
         self._timer: asyncio.TimerHandle | None = None
@@ -116,7 +119,8 @@ class SessionRecorder:
             if self.session_id is None:
                 return
             session_id = self.session_id
-            self._write(lambda: self.store.append_event(session_id, event))
+            payload = self.replies.payload(event)  # a streamed reply's later copies as references
+            self._write(lambda: self.store.append(session_id, event.seq, event.type, payload, event.ts))
             if event.type == "session_ended":
                 self.ended = True
                 self._finish(status_for(event.reason))
@@ -161,6 +165,7 @@ class SessionRecorder:
         merged = first.model_copy(update={"text": "".join(e.text for e in self._buffer)})
         self._buffer.clear()
         session_id = self.session_id
+        self.replies.streamed(merged.message_id, merged.text)
         self._write(lambda: self.store.append_event(session_id, merged))
 
     # -- the sessions row -----------------------------------------------------------------------
