@@ -10,6 +10,8 @@ No Textual or Rich here: the CLI, the picker and the exports share it.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 LINE_CHARS = 2000
 """Longest line shown; a longer line is cut and says how many characters follow."""
 TEXT_CHARS = 100_000
@@ -46,3 +48,31 @@ def fold_text(text: str, line_chars: int = LINE_CHARS, text_chars: int = TEXT_CH
     if at_line_end:
         out.append(hidden_note(tail, where))
     return "\n".join(out)
+
+
+VIEW_CHARS = 20_000
+"""Most characters of one reply a shared page (the HTML viewer, the SVG picture) shows: a page
+of several 1 MB replies made a 33 MB page and a 48.5 MB picture, none of it readable there."""
+IN_EXPORT = "the run-record export keeps it whole"
+
+
+def fold_view(text: str, where: str = IN_EXPORT) -> str:
+    """A string of a shared page: its first VIEW_CHARS characters (long lines kept: a page wraps
+    them), then a line saying how many are hidden and where the whole text is."""
+    return fold_text(text, line_chars=VIEW_CHARS, text_chars=VIEW_CHARS, where=where)
+
+
+def fold_strings(value: Any, fold: Callable[[str], str] = fold_view) -> Any:
+    """JSON-like data with every string folded (keys kept)."""
+    if isinstance(value, str):
+        return fold(value)
+    if isinstance(value, (list, tuple)):
+        return [fold_strings(v, fold) for v in value]
+    if isinstance(value, dict):
+        return {k: fold_strings(v, fold) for k, v in value.items()}
+    return value
+
+
+def folded_model(model: Any, fold: Callable[[str], str] = fold_view) -> Any:
+    """A copy of a pydantic model (a report section) with every string in it folded."""
+    return type(model).model_validate(fold_strings(model.model_dump(mode="python"), fold))

@@ -247,3 +247,32 @@ def test_every_cut_of_a_long_session_reads_back_as_emitted(tmp_path: Path) -> No
         assert fold(load_events(copy, session_id)).model_dump() == fold(emitted[:cut]).model_dump()
         copy.close()
     assert with_refs > len(emitted) // 2  # the cuts did hold references
+
+
+def test_html_and_svg_exports_fold_long_replies_and_keep_each_once(tmp_path: Path) -> None:
+    from proactive_tui.core.run_record import RunRecord
+    from proactive_tui.export.viewer import read_payload
+
+    session_id, out, _ = long_run(tmp_path)
+    emitted = RunRecord.model_validate_json(out.read_text())
+    replies = [m.content for m in emitted.messages if len(m.content) > 100_000]
+    total = sum(map(len, replies))
+    note = "more characters hidden (the run-record export keeps it whole)"
+    for fmt in ("html", "svg"):
+        proc = cli("export", session_id, "--format", fmt, "--out", str(tmp_path / fmt), timeout=600)
+        assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "html" / f"{session_id}.html").read_text(encoding="utf-8")
+    picture = (tmp_path / "svg" / f"{session_id}.svg").read_text(encoding="utf-8")
+    # each reply whole once, in the page's record (its copies in later messages' context folded);
+    # the picture draws the replies' heads only, a few KB a line
+    assert len(page) < total + 300_000, (len(page), total)
+    assert len(picture) < total, (len(picture), total)
+    assert "more&#160;characters&#160;hidden" in picture
+    payload = read_payload(page)["session"]
+    assert [m["content"] for m in payload["record"]["messages"]] == [m.content for m in emitted.messages]
+    from proactive_tui.folding import VIEW_CHARS
+
+    shown = [b["text"] for s in payload["view"]["sections"] for b in s["blocks"] if len(b.get("text") or "") > VIEW_CHARS]
+    assert shown and all(len(text) < VIEW_CHARS + 200 and note in text for text in shown)
+    hidden = len(replies[0]) - VIEW_CHARS
+    assert any(f"… {hidden:,} {note}" in text for text in shown)
