@@ -9,7 +9,9 @@ has seen (apart from the last few stream deltas) survives a kill at any point. S
 coalesced: a message's deltas are buffered and written as one MessageDelta at most every 250 ms,
 and always before any other event (in particular before that message's MessageDone), so the log
 stays in emission order and a completed message is never coalesced away. A kill loses at most
-the last 250 ms of streamed text of an unfinished message.
+the last 250 ms of streamed text of an unfinished message. A streamed reply is stored once, as
+its deltas: its later copies (the finished message, the call trace, later requests quoting it) are
+stored as references to them and put back when the session is read (`store.replies`).
 
 The sessions-table row is created from SessionStarted (with the SessionSpec, so the session can be
 resumed with the same settings) and its status moves running -> finished | stopped | error,
