@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import statistics
 import subprocess
 import sys
@@ -69,22 +70,20 @@ def measure(command: list[str], home: Path, timeout: float) -> tuple[float, floa
     start = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     printed, finished = 0, True
-    os.set_blocking(proc.stdout.fileno(), False)
-    while True:  # read what it prints (a full pipe would stall it) until it closes its output
-        try:
-            chunk = os.read(proc.stdout.fileno(), 1 << 20)
-        except BlockingIOError:
-            chunk = None
-        if chunk:
-            printed += len(chunk)
-            continue
-        if chunk == b"":
-            break
-        if time.perf_counter() - start > timeout:
+    fd = proc.stdout.fileno()
+    while True:  # read what it prints as it comes (a full pipe would stall it) until it closes its output
+        left = timeout - (time.perf_counter() - start)
+        if left <= 0:
             proc.kill()
             finished = False
             break
-        time.sleep(0.01)
+        ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+        if not ready:
+            continue
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        printed += len(chunk)
     _, _status, usage = os.wait4(proc.pid, 0)  # reaped here (not by Popen) for its own rusage
     proc.returncode = 0
     wall = time.perf_counter() - start
