@@ -86,40 +86,98 @@ def run_list(args: argparse.Namespace) -> int:
             say(json_text({"id": env.id, "family": env.family, "domain": env.domain, "tier": env.tier, "title": env.title,
                            "source": env.origin.name if env.origin is not None else None}))
     else:
-        from rich.table import Table
-        from rich.text import Text
-
-        from proactive_tui.cli.printer import SafeConsole
-        from proactive_tui.textsafe import plain
-
-        console = SafeConsole()
-        # Ids are what a person copies into `envs show` / `run`: never cut them. On a narrow
-        # terminal family, domain and tier go (the id holds them) and the title gives way.
-        wide = console.width >= 110
-        # where each comes from, when that varies (the built-in ones, your envs folder, --envs
-        # folders): the id says so only for an id two sources share
-        sources = wide and len({env.origin.name for env in envs if env.origin is not None}) > 1
-        table = Table(title=f"{len(envs)} environments", title_justify="left")
-        table.add_column("id", no_wrap=True, min_width=max((len(e.id) for e in envs), default=2))
-        if wide:
-            table.add_column("family", no_wrap=True, min_width=14)
-            table.add_column("domain", overflow="ellipsis", no_wrap=True, max_width=21)
-            table.add_column("tier", no_wrap=True, min_width=7)
-        if sources:
-            table.add_column("source", overflow="ellipsis", no_wrap=True, max_width=16)
-        table.add_column("title", overflow="ellipsis", no_wrap=True)
-        for env in envs:
-            cells = [env.id] + ([env.family, env.domain, env.tier or "-"] if wide else [])
-            cells += [env.origin.name if env.origin is not None else "-"] if sources else []
-            cells += [env.title]
-            table.add_row(*(Text(plain(str(v))) for v in cells))
-        console.print(table)
+        _print_table(envs)
     listed = {env.id for env in envs}
     _report_shared([one for one in envset.shared if any(h.id in listed for h in one.holders)])
     if envset.problems:
         say(f"{len(envset.problems)} problem(s) while loading; run `proactive-tui envs validate PATH` for details:", file=sys.stderr)
         _report_problems(envset.problems)
     return 0
+
+
+def _print_table(envs: list) -> None:
+    """The environments as a table, written as it is made.
+
+    Ids are what a person copies into `envs show` / `run`: never cut. On a terminal narrower than
+    110 columns family, domain and tier go (the id holds them); where each comes from is a column
+    when that varies (the built-in ones, your envs folder, --envs folders). The title, then the
+    domain and source, then the title, give way to the terminal's width, cut with `…`.
+
+    Drawn here rather than by Rich's Table: Rich measures and renders every cell as a renderable
+    (about 0.1 ms a cell), so 200,000 environments took most of a minute and a gigabyte before the
+    first line; this is one pass to measure and one to write, in batches, with the same look.
+    """
+    from rich.console import Console
+
+    from proactive_tui.textsafe import plain
+
+    width = Console().width
+    wide = width >= 110
+    sources = wide and len({env.origin.name for env in envs if env.origin is not None}) > 1
+    # (header, cap on the width or None, the narrowest it may be squeezed to, or None: never cut)
+    columns: list[tuple[str, int | None, int | None]] = [("id", None, None)]
+    if wide:
+        columns += [("family", None, None), ("domain", 21, 6), ("tier", None, None)]
+    if sources:
+        columns.append(("source", 16, 6))
+    columns.append(("title", None, 8))
+    rows = []
+    for env in envs:
+        cells = [env.id] + ([env.family, env.domain, env.tier or "-"] if wide else [])
+        cells += [env.origin.name if env.origin is not None else "-"] if sources else []
+        cells.append(env.title)
+        rows.append([plain(str(v)).replace("\n", " ") for v in cells])
+    widths = _column_widths(columns, rows, width)
+    out = sys.stdout
+    out.write(f"{len(envs)} environments\n")
+    out.write("┏" + "┳".join("━" * (w + 2) for w in widths) + "┓\n")
+    out.write("┃" + "┃".join(" " + _cell(h, w) + " " for (h, _, _), w in zip(columns, widths)) + "┃\n")
+    out.write("┡" + "╇".join("━" * (w + 2) for w in widths) + "┩\n")
+    batch: list[str] = []
+    for row in rows:
+        batch.append("│" + "│".join(" " + _cell(v, w) + " " for v, w in zip(row, widths)) + "│")
+        if len(batch) >= 2000:
+            out.write("\n".join(batch) + "\n")
+            batch.clear()
+    batch.append("└" + "┴".join("─" * (w + 2) for w in widths) + "┘")
+    out.write("\n".join(batch) + "\n")
+    out.flush()
+
+
+def _column_widths(columns: list[tuple[str, int | None, int | None]], rows: list[list[str]], width: int) -> list[int]:
+    """Each column as wide as its widest cell (capped); then, while the table is wider than the
+    terminal, the squeezable columns give way: domain and source (the id holds the domain), then
+    the title."""
+    from rich.cells import cell_len
+
+    natural = [cell_len(h) for h, _, _ in columns]
+    for row in rows:
+        for i, value in enumerate(row):
+            n = len(value) if value.isascii() else cell_len(value)
+            if n > natural[i]:
+                natural[i] = n
+    widths = [min(n, cap) if cap else n for n, (_, cap, _) in zip(natural, columns)]
+    over = sum(widths) + 3 * len(widths) + 1 - width
+    for i in sorted(range(len(columns)), key=lambda i: columns[i][0] == "title"):  # the id holds the domain
+        floor = columns[i][2]
+        if over <= 0:
+            break
+        if floor is not None and widths[i] > floor:
+            give = min(over, widths[i] - floor)
+            widths[i] -= give
+            over -= give
+    return widths
+
+
+def _cell(text: str, width: int) -> str:
+    """`text` in exactly `width` terminal cells: padded, or cut with `…`."""
+    if text.isascii():
+        return text.ljust(width) if len(text) <= width else text[: width - 1] + "…"
+    from rich.cells import cell_len, set_cell_size
+
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    return set_cell_size(set_cell_size(text, width - 1) + "…", width)
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -43,6 +43,8 @@ def header_text(env: Any) -> str:
 
 
 def describe(env: Any, reveal_reference: bool = True) -> list[Section]:
+    from proactive_tui.folding import fold_text
+
     from proactive_tui.core import registry
 
     family = registry.find(env.family)
@@ -55,4 +57,9 @@ def describe(env: Any, reveal_reference: bool = True) -> list[Section]:
                 text += "\nnot to be confused with " + "; ".join(ref.distinct_from)
             sections.append(("Benchmark", text))
         sections += family.describe(env, reveal_reference)
-    return sections
+    # A value can be megabytes long (a 20 MB field kept `envs show` silent for minutes): each
+    # section is shown folded (folding.fold_text), saying how much is hidden and where it is whole.
+    return [(heading, fold_text(body, where=WHOLE)) for heading, body in sections]
+
+
+WHOLE = "`envs show ID --json` prints it whole"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +23,7 @@ class Unreadable(Exception):
 def read_json(path: Path, display: str | None = None) -> Any:
     """Return the parsed JSON in `path`, or raise Unreadable naming what was wrong and where."""
     name = display or str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise Unreadable(LoadProblem(file=name, message=f"cannot read file: {exc.strerror or exc}"))
+    raw = _read_regular(path, name)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -34,6 +33,7 @@ def read_json(path: Path, display: str | None = None) -> Any:
                 message=f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}",
             )
         )
+    del raw  # a large file is held once while it is parsed (as text), not twice
     if not text.strip():
         raise Unreadable(LoadProblem(file=name, message="empty file: expected JSON"))
     try:
@@ -58,6 +58,49 @@ def read_json(path: Path, display: str | None = None) -> Any:
                                      message=f"nested too deeply: more than {MAX_DEPTH} levels of arrays and objects "
                                              "(no environment needs that many); file skipped"))
     return scrub_deep(data) if may_hold_surrogates(text) else data
+
+
+def special_kind(mode: int) -> str | None:
+    """What a path that is neither a regular file nor a folder is, in a person's words, or None
+    for a file or folder."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def not_a_file(kind: str) -> str:
+    """The message for a FIFO, device or socket given where an environment file is expected."""
+    return (f"{kind}, not an environment file or folder: not read (reading it could wait for ever "
+            "or never end)")
+
+
+def _read_regular(path: Path, name: str) -> bytes:
+    """The bytes of `path`, which must be a regular file. Opened without blocking and checked on
+    the open descriptor, so a FIFO (whose plain open waits for a writer, then whose read waits for
+    the writer to finish) or a device (/dev/zero never ends) is refused with one line even when it
+    replaced a file after the folder was scanned."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise Unreadable(LoadProblem(file=name, message=f"cannot read file: {exc.strerror or exc}"))
+    try:
+        kind = special_kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise Unreadable(LoadProblem(file=name, message=not_a_file(kind)))
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    except OSError as exc:
+        raise Unreadable(LoadProblem(file=name, message=f"cannot read file: {exc.strerror or exc}"))
+    finally:
+        os.close(fd)
 
 
 MAX_DEPTH = 64

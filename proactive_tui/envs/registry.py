@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proactive_tui.core.family import FileCandidate
 from proactive_tui.envs.problems import LoadProblem
-from proactive_tui.envs.reading import Unreadable, read_json
+from proactive_tui.envs.reading import Unreadable, not_a_file, read_json, special_kind
 from proactive_tui.envs.sources import BUILTIN, Holder, Kind, Origin, SharedId, qualified, source_name, split_id
 
 Environment = Any
@@ -122,7 +122,12 @@ def _display(path: Path) -> str:
 def _json_files(root: Path) -> tuple[list[Path], list[LoadProblem]]:
     """The .json files under `root` (hidden folders and files skipped), and what could not be
     scanned: a symlink whose target is missing, a symlinked folder that loops back into the scan,
-    a folder named like a .json file. Each is a problem naming the path, never a silent skip."""
+    a folder named like a .json file, a FIFO or device given as the path or named like a .json
+    file (never opened: reading a FIFO waits for a writer). Each is a problem naming the path,
+    never a silent skip."""
+    kind = _special(root)  # a FIFO or device given as the path: named, never opened
+    if kind is not None:
+        return [], [LoadProblem(file=str(root), message=not_a_file(kind))]
     if root.is_file():
         return [root], []
     found: list[Path] = []
@@ -151,9 +156,23 @@ def _json_files(root: Path) -> tuple[list[Path], list[LoadProblem]]:
                     problems.append(LoadProblem(file=str(path), message=f"broken symlink (points to "
                                                                               f"{os.readlink(path)}, which does not exist); skipped"))
                 continue
-            if name.endswith(".json") and path.is_file():
-                found.append(path)
+            if name.endswith(".json"):
+                kind = _special(path)
+                if kind is not None:
+                    shown = os.path.join(_display(here), name)  # the name in the folder, not a link's target
+                    problems.append(LoadProblem(file=shown, message=not_a_file(kind)))
+                elif path.is_file():
+                    found.append(path)
     return sorted(found), problems
+
+
+def _special(path: Path) -> str | None:
+    """What `path` (its target, for a symlink) is when neither a file nor a folder, else None
+    (also when it cannot be stat'ed: reading it then says why)."""
+    try:
+        return special_kind(path.stat().st_mode)
+    except OSError:
+        return None
 
 
 def _folder_names(path: Path, root: Path) -> frozenset[str]:

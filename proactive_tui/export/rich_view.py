@@ -89,10 +89,17 @@ def family_sections(record: Any, summary_only: bool = False) -> list[Any]:
     return [s for s in sections if s.summary] if summary_only else sections
 
 
-def transcript(record: Any) -> Group:
-    """The whole session as one renderable: header, the family's sections, problems."""
+def transcript(record: Any, folded: bool = False) -> Group:
+    """The whole session as one renderable: header, the family's sections, problems. `folded`
+    (a picture to share): each long text shows its head and says how much is hidden
+    (`folding.fold_view`)."""
     parts: list[RenderableType] = [Text(f"proactive-tui session {record.id}", style="bold reverse"), _header(record), Text("")]
-    parts += render_sections(family_sections(record))
+    sections = family_sections(record)
+    if folded:
+        from proactive_tui.folding import folded_model
+
+        sections = [folded_model(section) for section in sections]
+    parts += render_sections(sections)
     if record.errors:
         parts.append(Text("Problems", style="bold red"))
         parts += [_t(f"- {f.who}: {f.message}", "red") for f in failures_of(record)]

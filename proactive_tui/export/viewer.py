@@ -7,7 +7,8 @@ loads nothing (its Content-Security-Policy forbids any fetch), so it works offli
 nothing when opened.
 
 The data is built from the run record itself, nothing invented: each session carries its scrubbed
-run record (lossless, as the `run-record` format writes it) and a `view` derived from it by the
+run record (as the `run-record` format writes it, each message's text whole; other strings past
+`folding.VIEW_CHARS` folded, see `session_data`) and a `view` derived from it by the
 same functions every other readable format uses (`header_facts`, the family's report sections,
 `verdicts_of`, `failures_of`), with every display string passed through `textsafe.plain` (escape
 sequences removed, bidi controls shown as `<U+202E>` tags). The report view carries report.json
@@ -142,12 +143,25 @@ def session_view(record: Any) -> dict[str, Any]:
         "sections": [s.model_dump(mode="json") for s in sections],
         "scores": scores, "verdicts": verdicts, "failures": failures,
     }
-    return map_strings(view, plain)
+    from proactive_tui.folding import fold_view
+
+    return map_strings(view, lambda text: fold_view(plain(text)))
 
 
 def session_data(record: Any) -> dict[str, Any]:
-    """One session as the page embeds it: its run record (lossless) and its view."""
-    return {"record": record.model_dump(mode="json"), "view": session_view(record)}
+    """One session as the page embeds it: its run record and its view. The record keeps each
+    message's text whole, once; any other string of it longer than `folding.VIEW_CHARS` (the
+    copies of earlier messages in each message's `visible_context`, which grow with the square of
+    the dialogue) is folded, as the view's are: 1 MB replies made a 33 MB page. The run-record
+    export keeps everything whole."""
+    from proactive_tui.folding import fold_strings
+
+    data = record.model_dump(mode="json")
+    messages = data.pop("messages", [])
+    data = fold_strings(data)
+    data["messages"] = [{**fold_strings({k: v for k, v in m.items() if k != "content"}), "content": m.get("content")}
+                        if isinstance(m, dict) else m for m in messages]
+    return {"record": data, "view": session_view(record)}
 
 
 def session_page(record: Any) -> str:

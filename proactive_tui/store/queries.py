@@ -248,12 +248,19 @@ def session_row(store: Store, session_id: str) -> SessionRow:
 
 
 def _own_events(store: Store, session_id: str) -> list[Any]:
+    """The events stored for this session, each copy of a streamed reply put back (`replies`)."""
+    from proactive_tui.store.replies import ReplyReader
+
     events = []
-    for _seq, _type, payload, _ts in store.event_rows(session_id):
+    replies = ReplyReader()
+    for _seq, type_, payload, _ts in store.event_rows(session_id):
         try:
-            events.append(parse_event(payload))
+            event = parse_event(replies.read(type_, payload))
         except (ValidationError, ValueError):
             continue
+        if type_ == "message_delta":
+            replies.streamed(event.message_id, event.text)
+        events.append(event)
     return events
 
 

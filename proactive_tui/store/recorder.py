@@ -9,7 +9,9 @@ has seen (apart from the last few stream deltas) survives a kill at any point. S
 coalesced: a message's deltas are buffered and written as one MessageDelta at most every 250 ms,
 and always before any other event (in particular before that message's MessageDone), so the log
 stays in emission order and a completed message is never coalesced away. A kill loses at most
-the last 250 ms of streamed text of an unfinished message.
+the last 250 ms of streamed text of an unfinished message. A streamed reply is stored once, as
+its deltas: its later copies (the finished message, the call trace, later requests quoting it) are
+stored as references to them and put back when the session is read (`store.replies`).
 
 The sessions-table row is created from SessionStarted (with the SessionSpec, so the session can be
 resumed with the same settings) and its status moves running -> finished | stopped | error,
@@ -40,6 +42,7 @@ from proactive_tui.core.events import now_iso
 from proactive_tui.core.run_record import RunRecordBuilder
 from proactive_tui.store.db import SessionRow, Store, StoreError
 from proactive_tui.store.queries import headline, models_with_writers, status_for
+from proactive_tui.store.replies import StreamedReplies
 
 FLUSH_INTERVAL = 0.25
 CLOSE_RETRY_S = 30.0
@@ -64,6 +67,8 @@ class SessionRecorder:
         self.failed = False
         self.ended = False
         self.builder = RunRecordBuilder()
+        self.replies = StreamedReplies()
+        """The text each message streamed into the store: later copies are stored as references."""
         self._buffer: list[Any] = []  # deltas of one message, not yet written
         self._buffer_since = 0.0
         self._timer: asyncio.TimerHandle | None = None
@@ -158,7 +163,8 @@ class SessionRecorder:
             if self.session_id is None:
                 return
             session_id = self.session_id
-            self._write(lambda: self.store.append_event(session_id, event))
+            payload = self.replies.payload(event)  # a streamed reply's later copies as references
+            self._write(lambda: self.store.append(session_id, event.seq, event.type, payload, event.ts))
             if event.type == "session_ended":
                 self.ended = True
                 self._finish(status_for(event.reason))
@@ -203,6 +209,7 @@ class SessionRecorder:
         merged = first.model_copy(update={"text": "".join(e.text for e in self._buffer)})
         self._buffer.clear()
         session_id = self.session_id
+        self.replies.streamed(merged.message_id, merged.text)
         self._write(lambda: self.store.append_event(session_id, merged))
 
     # -- the sessions row -----------------------------------------------------------------------
