@@ -107,11 +107,10 @@ def _print_table(envs: list) -> None:
     (about 0.1 ms a cell), so 200,000 environments took most of a minute and a gigabyte before the
     first line; this is one pass to measure and one to write, in batches, with the same look.
     """
-    from rich.console import Console
-
+    from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.textsafe import plain
 
-    width = Console().width
+    width = SafeConsole().width  # the terminal's width as Rich reads it (COLUMNS included); every cell is plain()
     wide = width >= 110
     sources = wide and len({env.origin.name for env in envs if env.origin is not None}) > 1
     # (header, cap on the width or None, the narrowest it may be squeezed to, or None: never cut)
