@@ -83,7 +83,7 @@ class StudioScreen(Screen[None]):
     StudioScreen { layout: vertical; }
     #studio-head { height: 1; padding: 0 1; background: $panel; }
     #studio-body { height: 1fr; }
-    #studio-items { width: 30%; max-width: 40; height: 1fr; }
+    #studio-items { width: 30%; min-width: 30; max-width: 40; height: 1fr; }
     #studio-centre { width: 1fr; height: 1fr; }
     #studio-status-row { height: 1; }
     #studio-status { width: 1fr; height: 1; padding: 0 1; color: $text-muted; }

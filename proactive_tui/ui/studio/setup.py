@@ -190,6 +190,9 @@ class StudioSetupScreen(Screen[None]):
         table.add_columns("folder", "family", "planned", "done", "kept")
         self.refresh_folders()
         self._family_changed()
+        # the first field a person sets; else the form's scroll container takes focus and
+        # enter does nothing
+        self.query_one("#setup-family", Select).focus()
 
     def refresh_folders(self) -> None:
         table = self.query_one("#setup-runs", DataTable)
