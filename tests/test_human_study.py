@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -177,6 +178,12 @@ def test_a_bad_rating_line_is_named_and_junk_lines_are_skipped(tmp_path: Path) -
     assert [(r.item_id, r.line) for r in study.ratings] == [("i1", 1), ("i2", 5)]
     assert (study.skipped_lines, study.unknown_item_ratings) == (2, 1)
 
+    # U+2028 raw inside a JSON string is not a line break (the script reads lines as Python's text files do)
+    odd = write_study(tmp_path / "odd", items, {"A01.jsonl": [
+        json.dumps({"annotator_id": "A01", "item_id": "i1", "score": "Pass", "rationale": "a\u2028b"},
+                   ensure_ascii=False)]})
+    assert [r.rationale for r in hs.load_study(odd).ratings] == ["a\u2028b"]
+
     bad = write_study(tmp_path / "bad", items, {"A01.jsonl": [rating("A01", "i1", "Pass")],
                                                 "A02.jsonl": ["", rating("A02", "i1", "Great")]})
     with pytest.raises(hs.HumanStudyError) as err:
@@ -193,6 +200,10 @@ def test_a_bad_rating_line_is_named_and_junk_lines_are_skipped(tmp_path: Path) -
     bad_item = write_study(tmp_path / "item", [item("i1"), item("i2", trigger="LATE")], {"A01.jsonl": []})
     with pytest.raises(hs.HumanStudyError, match=r"^sample_items.json item 2: field 'trigger_type'"):
         hs.load_study(bad_item)
+    fifo = write_study(tmp_path / "fifo", items, {})
+    os.mkfifo(fifo / "results" / "A01.jsonl")
+    with pytest.raises(hs.HumanStudyError, match=r"A01.jsonl: not a regular file$"):
+        hs.load_study(fifo)
     with pytest.raises(hs.HumanStudyError, match="no rating files"):
         hs.load_study(write_study(tmp_path / "none", items, {}))
 
