@@ -21,7 +21,7 @@ with contextlib.redirect_stdout(out):
         code = main({argv!r})
     except SystemExit as exc:
         code = exc.code
-heavy = sorted({{m.split('.')[0] for m in sys.modules}} & {{'litellm', 'textual', 'llama_cpp', 'openai', 'scipy'}})
+heavy = sorted({{m.split('.')[0] for m in sys.modules}} & {{'litellm', 'textual', 'llama_cpp', 'openai', 'scipy', 'sklearn', 'krippendorff'}})
 print(json.dumps({{"code": code, "heavy": heavy}}))
 """
 
@@ -35,7 +35,7 @@ def probe(argv: list[str]) -> dict:
 def test_import_package_is_light() -> None:
     proc = subprocess.run(
         [sys.executable, "-c", "import proactive_tui, proactive_tui.envs, proactive_tui.cli.main, sys; "
-         "print(sorted({m.split('.')[0] for m in sys.modules} & {'litellm','textual','llama_cpp','rich','scipy'}))"],
+         "print(sorted({m.split('.')[0] for m in sys.modules} & {'litellm','textual','llama_cpp','rich','scipy','sklearn','krippendorff'}))"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr

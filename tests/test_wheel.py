@@ -47,6 +47,10 @@ def shipped_files() -> set[str]:
         "families/proactivebench/data/**/*.jsonl",
         "families/proactivebench/data/LICENSE",
         "families/proactivebench/data/NOTICE.md",
+        "families/proactbench/data/**/*.json",
+        "families/proactbench/data/**/*.jsonl",
+        "families/proactbench/data/LICENSE",
+        "families/proactbench/data/NOTICE.md",
         "data/themes/*.toml",
         "**/*.tcss",
         "export/viewer_assets/*",
@@ -108,6 +112,8 @@ def test_wheel_holds_the_package_data(built: dict[str, Path]) -> None:
     names = set(zipfile.ZipFile(built["wheel"]).namelist())
     expected = shipped_files()
     assert len([n for n in expected if "/data/real/" in n]) == 13  # 12 traces + splits.json
+    study = {n for n in expected if "/proactbench/data/" in n}
+    assert len(study) == 21 and "proactive_tui/families/proactbench/data/NOTICE.md" in study  # 18 raters + items + LICENSE
     assert {"proactive_tui/data/themes/" + f"{t}.toml" for t in THEMES} <= expected
     assert {f"proactive_tui/export/viewer_assets/viewer.{x}" for x in ("html", "css", "js")} <= expected
     assert sorted(expected - names) == []
@@ -123,6 +129,7 @@ def test_installed_package_comes_from_the_wheel(built: dict[str, Path]) -> None:
         import proactive_tui
         from proactive_tui.families.proactivebench.eval_cli import default_reward_data
         from proactive_tui.paths import builtin_themes_dir
+        from proactive_tui.evalrun import human_study
         print(json.dumps({
             "file": proactive_tui.__file__,
             "dist": str(metadata.distribution("proactive-tui").locate_file("")),
@@ -131,11 +138,14 @@ def test_installed_package_comes_from_the_wheel(built: dict[str, Path]) -> None:
                         + [p for p in sys.path if "__editable__" in p],
             "themes_dir": str(builtin_themes_dir()),
             "reward": str(default_reward_data()),
+            "study": str(human_study.PACKAGED_STUDY),
+            "study_items": len(human_study.load_study().items),
         }))
     """)
     info = json.loads(in_venv(built, built["python"], "-c", snippet).stdout)
     venv = built["venv"].resolve()
-    for key in ("file", "dist", "themes_dir", "reward"):
+    assert info["study_items"] == 60
+    for key in ("file", "dist", "themes_dir", "reward", "study"):
         assert Path(info[key]).resolve().is_relative_to(venv), (key, info[key])
     assert info["editable"] == []
     assert FAMILIES <= set(info["families"])

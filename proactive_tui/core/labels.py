@@ -13,7 +13,6 @@ confusion matrix (judge value x human value), with the disagreements listed. No 
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal
 
@@ -173,21 +172,23 @@ def note_label(store: Any, session_id: str, key: str, note: str) -> Any:
 
 
 def cohen_kappa(pairs: list[tuple[Any, Any]]) -> float | None:
-    """Cohen's kappa of (judge value, human value) pairs, categorical: (p_o - p_e) / (1 - p_e),
-    with p_o the share of pairs that agree and p_e the sum over categories of the product of the
-    two raters' marginal shares. When p_e is 1 (both raters gave one and the same category every
-    time) the ratio is undefined; we call it 1.0 when they also agree every time (p_o = 1), else
-    0.0. None for no pairs."""
-    n = len(pairs)
-    if n == 0:
+    """Cohen's kappa (unweighted) of (judge value, human value) pairs, from scikit-learn's
+    `cohen_kappa_score`: statistics come from a maintained library, not a formula typed here.
+
+    One case is ours: when both raters gave one and the same category every time, chance
+    agreement is certain and the ratio is 0/0 (scikit-learn says NaN); we call it 1.0, since they
+    agree every time. (A single category overall is the only way chance agreement can be certain.)
+    None for no pairs. scikit-learn is imported here, when a figure is asked for, never at start-up.
+    """
+    if not pairs:
         return None
-    observed = sum(1 for a, b in pairs if a == b) / n
-    left = Counter(_cat(a) for a, _ in pairs)
-    right = Counter(_cat(b) for _, b in pairs)
-    expected = sum(left[c] * right.get(c, 0) for c in left) / (n * n)
-    if expected >= 1.0:
-        return 1.0 if observed >= 1.0 else 0.0
-    return (observed - expected) / (1.0 - expected)
+    left = [_cat(a) for a, _ in pairs]
+    right = [_cat(b) for _, b in pairs]
+    if len(set(left) | set(right)) == 1:
+        return 1.0
+    from sklearn.metrics import cohen_kappa_score
+
+    return float(cohen_kappa_score(left, right))
 
 
 def _cat(value: Any) -> str:
