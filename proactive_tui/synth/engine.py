@@ -540,7 +540,7 @@ def edit_step(folder: Path, pipeline: Pipeline, item_id: str, step: str, output:
     try:
         value = schema.model_validate(output).model_dump(mode="json")
     except ValueError as exc:
-        raise EditError(f"{item_id}/{step}: {record.schema_name}: {_first_error(exc)}") from None
+        raise EditError(f"{item_id}/{step}: {record.schema_name}: {first_error(exc)}") from None
     original = record.edited.original if record.edited is not None else record.output
     edited = record.model_copy(update={"output": value, "rejection": None, "detail": "",
                                        "edited": PersonEdit(original=original)})
@@ -553,9 +553,11 @@ def edit_step(folder: Path, pipeline: Pipeline, item_id: str, step: str, output:
     return removed
 
 
-def _first_error(exc: ValueError) -> str:
+def first_error(exc: ValueError) -> str:
+    """A schema's refusal in one line, `field.path: message` (pydantic's first error): how an
+    edit is refused, here and in the studio's live check as the person types."""
     errors = getattr(exc, "errors", None)
-    if callable(errors):
+    if callable(errors) and errors():
         first = errors()[0]
         where = ".".join(str(x) for x in first.get("loc", ())) or "value"
         return f"{where}: {first.get('msg', '')}"

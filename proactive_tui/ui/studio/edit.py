@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from proactive_tui.synth.engine import StepRecord
+from proactive_tui.synth.engine import StepRecord, first_error
 
 
 def check(text: str, schema: type[BaseModel] | None) -> tuple[Any, str | None]:
@@ -33,12 +33,7 @@ def check(text: str, schema: type[BaseModel] | None) -> tuple[Any, str | None]:
     try:
         schema.model_validate(value)
     except ValueError as exc:
-        errors = getattr(exc, "errors", None)
-        if callable(errors) and errors():
-            first = errors()[0]
-            where = ".".join(str(x) for x in first.get("loc", ())) or "value"
-            return None, f"{schema.__name__}: {where}: {first.get('msg', '')}"
-        return None, f"{schema.__name__}: {str(exc).splitlines()[0]}"
+        return None, f"{schema.__name__}: {first_error(exc)}"
     return value, None
 
 
