@@ -109,7 +109,7 @@ class StudioItemView(VerticalScroll):
         focused = self.focused_step()
         focused_title = self.app.focused.title if isinstance(self.app.focused, StageBlock) else None
         self.remove_children()
-        self.mount_all(self.blocks(state, live))
+        self.place_blocks(self.blocks(state, live))
         if focused is None and focused_title is None:
             return
 
@@ -121,6 +121,11 @@ class StudioItemView(VerticalScroll):
                     return
 
         self.call_after_refresh(refocus)
+
+    def place_blocks(self, blocks: list[Widget]) -> None:
+        """Mount the blocks `show` drew; a family lays them out its own way here (Chronos puts its
+        two branches in columns when the view is wide), and `show` keeps the focus either way."""
+        self.mount_all(blocks)
 
     def focused_step(self) -> str | None:
         """The step of the block in focus (what `e` edits), or None."""

@@ -25,6 +25,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
+from textual.widget import Widget
 
 from proactive_tui.families.chronos.synth import BRANCHES, PAPER_THRESHOLD, chronos_step_rank
 from proactive_tui.synth.engine import ItemState, Outcome, StepRecord
@@ -406,15 +407,12 @@ class ChronosStudioView(StudioItemView):
         width = self.size.width or (self.app.size.width if self.is_attached else 0)
         return width >= WIDE
 
-    def show(self, state: ItemState, live: str | None = None) -> None:
-        """The base class's redraw, with the two branches in two columns when the view is wide."""
-        self.state, self.live = state, live
-        focused = self.focused_step()
-        focused_title = self.app.focused.title if isinstance(self.app.focused, StageBlock) else None
-        self.remove_children()
-        blocks = self.blocks(state, live)
+    def place_blocks(self, blocks: list[Widget]) -> None:
+        """The two branches in two columns when the view is wide (the base class's `show`
+        keeps the focus)."""
+        state = self.state
         self._wide = self._is_wide()
-        if self._wide:
+        if self._wide and state is not None:
             columns = {b: [x for x in blocks if getattr(x, "branch", None) == b] for b in BRANCHES}
             head = [x for x in blocks if getattr(x, "branch", None) is None and x is not blocks[-1]] if \
                 state.outcome is not None else [x for x in blocks if getattr(x, "branch", None) is None]
@@ -426,11 +424,6 @@ class ChronosStudioView(StudioItemView):
             self.mount_all(tail)
         else:
             self.mount_all(blocks)
-        for block in blocks:
-            if (focused is not None and block.step == focused) or (focused is None and focused_title
-                                                                  and block.title == focused_title):
-                self.call_after_refresh(block.focus, scroll_visible=False)
-                break
 
     def on_resize(self, event: Resize) -> None:
         if self.state is not None and self._wide is not None and self._is_wide() != self._wide:

@@ -368,21 +368,3 @@ class ProactiveEvalStudioView(StudioItemView):
         if outcome.edited_steps:
             lines.append(Text("steps a person rewrote: " + ", ".join(outcome.edited_steps), style="italic"))
         return StageBlock("Verdict", Group(*lines), None, state="done" if outcome.status == "kept" else "rejected")
-
-    def show(self, state: ItemState, live: str | None = None) -> None:
-        """As the base class's, but keeps focus on a block inside a row too (the candidates,
-        probes and votes sit in `StageRow`s)."""
-        self.state, self.live = state, live
-        focused = self.focused_step()
-        focused_title = self.app.focused.title if isinstance(self.app.focused, StageBlock) else None
-        self.remove_children()
-        top = self.blocks(state, live)
-        self.mount_all(top)
-        flat: list[StageBlock] = []
-        for widget in top:
-            flat.extend(widget.blocks if isinstance(widget, StageRow) else [widget])
-        for block in flat:
-            if (focused is not None and block.step == focused) or (focused is None and focused_title
-                                                                  and block.title == focused_title):
-                self.call_after_refresh(block.focus, scroll_visible=False)
-                break
