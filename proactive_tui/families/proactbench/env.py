@@ -1,0 +1,222 @@
+"""ProactBench environments: one curated dialogue with its trigger points (docs/protocols.md#proactbench).
+
+ProactBench (Boson AI, arXiv 2605.09228, Apache-2.0) releases `final_dialogues.jsonl`: one JSON
+object per line, each a dialogue that a Planner, a User Agent and the curation model
+(gemini-2.5-pro) ran, with the turns the Planner declared trigger points and the rubric it wrote
+for each before the assistant answered. A person's copy of the upstream file loads as it is
+(`--envs final_dialogues.jsonl`); the first 8 rows ship as samples (the kit's NOTICE.md and
+LICENSE sit beside them).
+
+Upstream's newer rows carry `trigger_stats` and an `evaluation_result` on each trigger point; the
+older ones do not: both are optional here. Unknown fields are kept (`extra="allow"`) so a row
+written by a later upstream version still loads and exports as it came.
+
+Ids look like `proactbench/<unique_id_eval>` (upstream's primary key; `uuid` repeats across rows).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from proactive_tui.envs.base import EnvironmentBase, one_line
+from proactive_tui.envs.problems import LoadProblem, problems_from_validation
+from proactive_tui.envs.reading import json_kind
+
+FAMILY = "proactbench"
+
+TriggerType = Literal["EMERGENT", "CRITICAL", "RECOVERY"]
+TRIGGER_TYPES: tuple[str, ...] = ("EMERGENT", "CRITICAL", "RECOVERY")
+"""In the order a dialogue meets them: an early single anchor, several anchors combined, after
+the task is done."""
+Score = Literal["PASS", "PARTIAL", "FAIL"]
+SCORES: tuple[str, ...] = ("PASS", "PARTIAL", "FAIL")
+SCORE_VALUE: dict[str, float] = {"PASS": 1.0, "PARTIAL": 0.5, "FAIL": 0.0}
+"""Upstream's weighted score; SKIPPED is left out of the denominator."""
+MAX_TRIGGERS = 6
+"""Upstream's cap: the Planner may not declare a seventh trigger point in one dialogue."""
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Rubric(_Open):
+    """Written by the Planner before the assistant answered the trigger turn."""
+
+    type: TriggerType
+    pass_criteria: str
+    partial_criteria: str
+    fail_criteria: str
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+
+class EvaluationResult(_Open):
+    """A judge's (or the User Agent's) verdict on one trigger reply, upstream's shape."""
+
+    status: Literal["EVALUATED", "SKIPPED"] = "EVALUATED"
+    score: Score | None = None
+    rationale: str = ""
+    evidence: str = ""
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @property
+    def counted(self) -> str:
+        """How upstream's tallies count it: the score when EVALUATED with one, else SKIPPED."""
+        return self.score if self.status == "EVALUATED" and self.score else "SKIPPED"
+
+
+class TriggerPoint(_Open):
+    turn: int = Field(ge=1)
+    """1-based turn whose ASSISTANT reply is scored."""
+    evaluation_rubric: Rubric
+    evaluation_result: EvaluationResult | None = None
+
+
+class StateAudit(_Open):
+    current_turn: int = 0
+    previous_trigger_count: int = 0
+    is_max_reached: bool = False
+
+
+class TacticalOrder(_Open):
+    """What the Planner tells the User Agent (or a person in the user seat) to do this turn."""
+
+    intent: str = ""
+    content_payload: list[str] = Field(default_factory=list)
+    behavioral_directive: str = ""
+
+
+class PlannerOutput(_Open):
+    """The Planner's structured answer for one turn (upstream's shape)."""
+
+    state_audit: StateAudit = Field(default_factory=StateAudit)
+    is_trigger_point: bool = False
+    stop_conversation: bool = False
+    evaluation_rubric: Rubric | None = None
+    tactical_order: TacticalOrder = Field(default_factory=TacticalOrder)
+
+
+class TurnRecord(_Open):
+    turn: int = Field(ge=1)
+    planner: PlannerOutput | None = None
+    user_message: str = ""
+    assistant_response: str = ""
+
+
+class Dialogue(_Open):
+    """One row of upstream's `final_dialogues.jsonl`, as it is."""
+
+    blueprint_id: str
+    scenario_id: str
+    unique_id_eval: str
+    uuid: str = ""
+    category_key: str = ""
+    style_combination_index: int | None = None
+    evaluated_model: str = ""
+    num_turns_completed: int = 0
+    trigger_points: list[TriggerPoint] = Field(default_factory=list)
+    turn_records: list[TurnRecord] = Field(default_factory=list)
+    token_usage: dict[str, Any] = Field(default_factory=dict)
+    trigger_stats: dict[str, Any] | None = None
+
+    def turn(self, n: int) -> TurnRecord | None:
+        return next((t for t in self.turn_records if t.turn == n), None)
+
+
+class ProactBenchEnv(EnvironmentBase):
+    family: Literal["proactbench"] = FAMILY
+    dialogue: Dialogue
+    line: int | None = None
+    """The 1-based line of the `.jsonl` file the row was read from (for messages)."""
+
+    @property
+    def triggers(self) -> list[TriggerPoint]:
+        """The trigger points in turn order."""
+        return sorted(self.dialogue.trigger_points, key=lambda t: t.turn)
+
+    def anchors(self) -> list[str]:
+        """What the recorded Planner told the user to reveal, turn by turn (its content payloads):
+        the online protocol's stand-in for the blueprint, which the release does not include."""
+        out: list[str] = []
+        for record in sorted(self.dialogue.turn_records, key=lambda t: t.turn):
+            if record.planner is not None:
+                out.extend(record.planner.tactical_order.content_payload)
+        return out
+
+
+def category_name(key: str) -> str:
+    """`professional_persona` -> `professional`."""
+    return key.removesuffix("_persona") or "other"
+
+
+def load_rows(display: str, rows: list[tuple[int, Any]], id_prefix: str = "") -> tuple[list[ProactBenchEnv], list[LoadProblem]]:
+    """Validate each (line number, parsed row) of a dialogues file; a bad row is one problem per
+    field naming the file, the line and the field, and never stops the others. A row with no
+    trigger points is skipped with a line (upstream's offline evaluation writes no row for it)."""
+    envs: list[ProactBenchEnv] = []
+    problems: list[LoadProblem] = []
+    for line, raw in rows:
+        if not isinstance(raw, dict):
+            problems.append(LoadProblem(file=display, record=line, message=f"expected a dialogue object, got {json_kind(raw)}"))
+            continue
+        try:
+            dialogue = Dialogue.model_validate(raw)
+        except ValidationError as exc:
+            problems.extend(problems_from_validation(display, line, exc))
+            continue
+        if not dialogue.trigger_points:
+            problems.append(LoadProblem(file=display, record=line, field="trigger_points",
+                                        message="no trigger points: nothing to score; skipped"))
+            continue
+        missing = [t.turn for t in dialogue.trigger_points if dialogue.turn(t.turn) is None]
+        if missing:
+            problems.append(LoadProblem(file=display, record=line, field="turn_records",
+                                        message=f"no turn record for trigger turn(s) {', '.join(map(str, missing))}"))
+            continue
+        category = category_name(dialogue.category_key)
+        first = dialogue.turn(min(t.turn for t in dialogue.trigger_points))
+        envs.append(ProactBenchEnv(
+            id=f"{FAMILY}/{id_prefix}{dialogue.unique_id_eval}",
+            title=f"{dialogue.scenario_id} style {dialogue.style_combination_index}",
+            summary=one_line(first.user_message if first else dialogue.blueprint_id),
+            domain=category,
+            tier=None,
+            source=f"{display}:{line}",
+            dialogue=dialogue,
+            line=line,
+        ))
+    return envs, problems
+
+
+def describe(env: ProactBenchEnv, reveal: bool) -> list[tuple[str, str]]:
+    """The family's sections of `envs show` and the picker preview. `reveal=False` (a person about
+    to play the agent) hides the rubrics and the recorded replies at trigger turns."""
+    d = env.dialogue
+    out = [("Dialogue", f"{d.blueprint_id} · scenario {d.scenario_id} · {category_name(d.category_key)} · "
+                        f"style {d.style_combination_index} · {d.num_turns_completed} turns · curated with "
+                        f"{d.evaluated_model or '-'}")]
+    triggers = []
+    for i, t in enumerate(env.triggers, 1):
+        line = f"{i}. turn {t.turn} {t.evaluation_rubric.type}"
+        if reveal:
+            line += f"\n   PASS: {t.evaluation_rubric.pass_criteria}\n   PARTIAL: {t.evaluation_rubric.partial_criteria}" \
+                    f"\n   FAIL: {t.evaluation_rubric.fail_criteria}"
+        triggers.append(line)
+    out.append((f"Trigger points ({len(env.triggers)})", "\n".join(triggers)))
+    trigger_turns = {t.turn for t in env.triggers}
+    turns = []
+    for record in sorted(d.turn_records, key=lambda t: t.turn):
+        mark = "  [trigger]" if record.turn in trigger_turns else ""
+        turns.append(f"{record.turn:>2} user{mark}: {one_line(record.user_message, 160)}")
+    out.append((f"Turns ({len(d.turn_records)})", "\n".join(turns)))
+    return out
