@@ -120,6 +120,27 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE comparisons ADD COLUMN shuffle_seed INTEGER",
         "ALTER TABLE comparisons ADD COLUMN side_order TEXT",
     ],
+    [  # v7: who gave a label or a vote (ProactBench's human study: many raters label one verdict, many
+       # voters vote on one pair); '' is the person using this store. A label's key gains the rater.
+        """CREATE TABLE labels_v7 (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            verdict TEXT NOT NULL,
+            rater TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL,
+            judge TEXT NOT NULL,
+            judge_value TEXT NOT NULL,
+            agree INTEGER NOT NULL,
+            value TEXT,
+            note TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, verdict, rater)
+        ) WITHOUT ROWID""",
+        "INSERT INTO labels_v7 (session_id, verdict, rater, kind, judge, judge_value, agree, value, note, created_at) "
+        "SELECT session_id, verdict, '', kind, judge, judge_value, agree, value, note, created_at FROM labels",
+        "DROP TABLE labels",
+        "ALTER TABLE labels_v7 RENAME TO labels",
+        "ALTER TABLE comparisons ADD COLUMN voter TEXT NOT NULL DEFAULT ''",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -192,6 +213,9 @@ class LabelRow(BaseModel):
     """The person's value: the judge's when they agree, their correction otherwise."""
     note: str = ""
     created_at: str
+    rater: str = ""
+    """Who labelled: '' for the person using this store, else a named rater (an imported study's
+    pseudonym, `A07`). One label per verdict and rater."""
 
 
 class ComparisonRow(BaseModel):
@@ -215,6 +239,9 @@ class ComparisonRow(BaseModel):
     """For each side shown (A, B, ...), the index of its agent in the order the agents were given:
     [1, 0] showed the second agent as A. `sessions` is in the shown order, so a vote for a letter
     is the session (and the model) shown under it."""
+    voter: str = ""
+    """Who voted: '' for the person using this store, else a named voter (an imported pairwise
+    study's pseudonym, `P03`)."""
 
 
 _LABEL_COLUMNS = tuple(LabelRow.model_fields)
@@ -480,10 +507,10 @@ class Store:
             conn.execute(f"INSERT OR REPLACE INTO labels ({', '.join(_LABEL_COLUMNS)}) "
                          f"VALUES ({', '.join('?' for _ in _LABEL_COLUMNS)})", [values[c] for c in _LABEL_COLUMNS])
 
-    def delete_label(self, session_id: str, verdict: str) -> bool:
+    def delete_label(self, session_id: str, verdict: str, rater: str = "") -> bool:
         with self._guard("delete a label") as conn:
-            return bool(conn.execute("DELETE FROM labels WHERE session_id = ? AND verdict = ?",
-                                     (session_id, verdict)).rowcount)
+            return bool(conn.execute("DELETE FROM labels WHERE session_id = ? AND verdict = ? AND rater = ?",
+                                     (session_id, verdict, rater)).rowcount)
 
     def labels(self, session_id: str | None = None) -> list[LabelRow]:
         """The labels of one session (or of every session), oldest first."""
@@ -493,7 +520,7 @@ class Store:
             sql += " WHERE session_id = ?"
             params = (session_id,)
         with self._guard("read labels") as conn:
-            rows = conn.execute(sql + " ORDER BY created_at, session_id, verdict", params).fetchall()
+            rows = conn.execute(sql + " ORDER BY created_at, session_id, verdict, rater", params).fetchall()
         out = []
         for row in rows:
             data = dict(zip(_LABEL_COLUMNS, row))
