@@ -64,7 +64,7 @@ def loaded_ui_layers(module: str) -> list[str]:
 
 def test_the_module_lists_are_not_empty() -> None:
     assert len(core_modules()) >= 8 and "proactive_tui.core.family" in core_modules()
-    assert BUILTIN_FAMILIES == ["chronos", "proactivebench", "proactiveeval"]
+    assert BUILTIN_FAMILIES == ["chronos", "proactbench", "proactivebench", "proactiveeval"]
     for family in BUILTIN_FAMILIES:
         for part in ("", ".env", ".events", ".settings", ".record", ".report", ".protocol"):
             assert f"proactive_tui.families.{family}{part}" in engine_modules(), (family, part)

@@ -149,6 +149,11 @@ class Family:
     """Settings the batch `eval` runs at every value unless its flag names one (or `all`): the
     paper's protocol runs them all (ProactiveEval's three agreeableness levels). Each is a grid
     axis of the plan (`evalrun.plan.grid_points`)."""
+    file_suffixes: ClassVar[tuple[str, ...]] = (".json",)
+    """The files this family's environments come in: `.json` (read whole by `envs.reading.read_json`),
+    and `.jsonl` (JSON Lines, read by `envs.reading.read_jsonl` into a `JsonLines` of (line, row)
+    with a problem per bad line) for a family whose upstream ships them (ProactBench). A `.jsonl`
+    file reaches only the families that list it."""
     companion_files: ClassVar[tuple[str, ...]] = ()
     """File names that describe their folder rather than hold environments (ProactiveBench's
     `splits.json`); read before the folder's other files and handed to `load_file`."""

@@ -24,6 +24,7 @@ BUILTINS = {
     "proactiveeval": "proactive_tui.families.proactiveeval:family",
     "proactivebench": "proactive_tui.families.proactivebench:family",
     "chronos": "proactive_tui.families.chronos:family",
+    "proactbench": "proactive_tui.families.proactbench:family",
 }
 
 _families: dict[str, Family] | None = None

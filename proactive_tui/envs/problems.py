@@ -20,10 +20,14 @@ class LoadProblem(BaseModel):
     record: int | None = None
     field: str | None = None
     message: str
+    line: int | None = None
+    """For a JSON Lines file: the 1-based line of the row (said instead of a record number)."""
 
     def render(self) -> str:
         parts = [self.file]
-        if self.record is not None:
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        elif self.record is not None:
             parts.append(f"record {self.record}")
         if self.field:
             parts.append(f"field {self.field}")
@@ -51,13 +55,13 @@ def _key(name: str) -> str:
 
 
 def problems_from_validation(
-    file: Path | str, record: int | None, error: Exception, prefix: tuple[Any, ...] = ()
+    file: Path | str, record: int | None, error: Exception, prefix: tuple[Any, ...] = (), line: int | None = None
 ) -> list[LoadProblem]:
     """Convert a pydantic ValidationError into one LoadProblem per failing field."""
     from pydantic import ValidationError
 
     if not isinstance(error, ValidationError):
-        return [LoadProblem(file=str(file), record=record, message=str(error))]
+        return [LoadProblem(file=str(file), record=record, line=line, message=str(error))]
     problems = []
     for err in error.errors(include_url=False):
         loc = tuple(prefix) + tuple(err.get("loc", ()))
@@ -68,6 +72,6 @@ def problems_from_validation(
         elif "input" in err and err.get("type", "").endswith("_type"):
             msg = f"{msg} (got {type(err['input']).__name__})"
         problems.append(
-            LoadProblem(file=str(file), record=record, field=field_path(loc) or None, message=msg)
+            LoadProblem(file=str(file), record=record, line=line, field=field_path(loc) or None, message=msg)
         )
     return problems

@@ -60,6 +60,64 @@ def read_json(path: Path, display: str | None = None) -> Any:
     return scrub_deep(data) if may_hold_surrogates(text) else data
 
 
+class JsonLines:
+    """A `.jsonl` file as read: each line that parsed, with its 1-based line number (blank lines
+    skipped), and one problem per line that did not. A family's `load_file` gets this for the
+    files its `file_suffixes` include, so one bad row is one line naming the file and the line,
+    and the other rows still load (ProactBench's `final_dialogues.jsonl`)."""
+
+    __slots__ = ("rows", "problems")
+
+    def __init__(self, rows: list[tuple[int, Any]], problems: list[LoadProblem]) -> None:
+        self.rows = rows
+        self.problems = problems
+
+    def first(self) -> Any:
+        """The first row that parsed (None when none did): what `claims_shape` looks at."""
+        return self.rows[0][1] if self.rows else None
+
+
+def read_jsonl(path: Path, display: str | None = None) -> JsonLines:
+    """The rows of a JSON Lines file, or Unreadable when the file as a whole cannot be read (not
+    UTF-8, not a regular file, empty). A line that is not JSON, or nests too deeply, is a problem
+    naming its line; the rest are kept."""
+    name = display or str(path)
+    raw = _read_regular(path, name)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise Unreadable(LoadProblem(file=name, message=f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}"))
+    del raw
+    if not text.strip():
+        raise Unreadable(LoadProblem(file=name, message="empty file: expected one JSON object per line"))
+    rows: list[tuple[int, Any]] = []
+    problems: list[LoadProblem] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=_reject_constant)
+        except _NotJSON as exc:
+            problems.append(LoadProblem(file=name, line=number, message=f"invalid JSON: {exc} is not a JSON number"))
+            continue
+        except json.JSONDecodeError as exc:
+            problems.append(LoadProblem(file=name, line=number,
+                                        message=f"invalid JSON at column {exc.colno}: {exc.msg}"))
+            continue
+        except RecursionError:
+            problems.append(LoadProblem(file=name, line=number, message=f"invalid JSON: nested too deeply"))
+            continue
+        except ValueError as exc:
+            problems.append(LoadProblem(file=name, line=number, message=f"invalid JSON: {number_problem(exc)}"))
+            continue
+        if _too_deep(value) is not None:
+            problems.append(LoadProblem(file=name, line=number, message=f"nested too deeply: more than "
+                                                                          f"{MAX_DEPTH} levels; skipped"))
+            continue
+        rows.append((number, scrub_deep(value) if may_hold_surrogates(line) else value))
+    return JsonLines(rows, problems)
+
+
 def special_kind(mode: int) -> str | None:
     """What a path that is neither a regular file nor a folder is, in a person's words, or None
     for a file or folder."""

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proactive_tui.core.family import FileCandidate
 from proactive_tui.envs.problems import LoadProblem
-from proactive_tui.envs.reading import Unreadable, not_a_file, read_json, special_kind
+from proactive_tui.envs.reading import Unreadable, not_a_file, read_json, read_jsonl, special_kind
 from proactive_tui.envs.sources import BUILTIN, Holder, Kind, Origin, SharedId, qualified, source_name, split_id
 
 Environment = Any
@@ -119,7 +119,16 @@ def _display(path: Path) -> str:
         return str(path.resolve())
 
 
-def _json_files(root: Path) -> tuple[list[Path], list[LoadProblem]]:
+def _suffixes(families: dict[str, Any]) -> tuple[str, ...]:
+    """Every file suffix some family reads (`Family.file_suffixes`): `.json`, and `.jsonl` for
+    ProactBench's dialogues."""
+    found = {".json"}
+    for family in families.values():
+        found.update(s.lower() for s in getattr(family, "file_suffixes", (".json",)))
+    return tuple(sorted(found))
+
+
+def _json_files(root: Path, suffixes: tuple[str, ...] = (".json",)) -> tuple[list[Path], list[LoadProblem]]:
     """The .json files under `root` (hidden folders and files skipped), and what could not be
     scanned: a symlink whose target is missing, a symlinked folder that loops back into the scan,
     a folder named like a .json file, a FIFO or device given as the path or named like a .json
@@ -144,7 +153,7 @@ def _json_files(root: Path) -> tuple[list[Path], list[LoadProblem]]:
         seen.add((st.st_dev, st.st_ino))
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for d in dirs:
-            if d.endswith(".json"):
+            if d.lower().endswith(suffixes):
                 problems.append(LoadProblem(file=_display(here / d), message="a folder named like a .json file: "
                                                                               "it is not read as one (its own files are)"))
         for name in sorted(names):
@@ -152,11 +161,11 @@ def _json_files(root: Path) -> tuple[list[Path], list[LoadProblem]]:
                 continue
             path = here / name
             if path.is_symlink() and not path.exists():
-                if name.endswith(".json") or not path.suffix:  # a file or (no suffix) a folder we cannot reach
+                if name.lower().endswith(suffixes) or not path.suffix:  # a file or (no suffix) a folder we cannot reach
                     problems.append(LoadProblem(file=str(path), message=f"broken symlink (points to "
                                                                               f"{os.readlink(path)}, which does not exist); skipped"))
                 continue
-            if name.endswith(".json"):
+            if name.lower().endswith(suffixes):
                 kind = _special(path)
                 if kind is not None:
                     shown = os.path.join(_display(here), name)  # the name in the folder, not a link's target
@@ -231,7 +240,7 @@ def _load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
             name = source_name(root.resolve(), names)
             names.add(name)
         origin = Origin(kind=source.kind, name=name, path=_display(root))
-        paths, scan_problems = _json_files(root)
+        paths, scan_problems = _json_files(root, _suffixes(families))
         result.problems.extend(scan_problems)
         files = [FileCandidate(path=p, root=root, display=_display(p), folders=_folder_names(p, root), family=source.family)
                  for p in paths]
@@ -298,19 +307,24 @@ def _load_file(file: FileCandidate, families: dict[str, Any], companions: dict[s
         family = next((f for f in families.values() if f.claims_location(file)), None)
     if family is not None and family.skip_file(file):
         return [], []
+    lines = file.path.name.lower().endswith(".jsonl")
+    if lines and family is not None and ".jsonl" not in getattr(family, "file_suffixes", (".json",)):
+        family = None  # a .jsonl beside a family's .json files is not that family's
     try:
-        data = read_json(file.path, file.display)
+        data = read_jsonl(file.path, file.display) if lines else read_json(file.path, file.display)
     except Unreadable as exc:
         return [], [exc.problem]
     if family is None:
-        family = next((f for f in families.values() if f.claims_shape(data)), None)
+        readers = [f for f in families.values() if not lines or ".jsonl" in getattr(f, "file_suffixes", (".json",))]
+        family = next((f for f in readers if f.claims_shape(data)), None)
     if family is None:
         return [], [
             LoadProblem(
                 file=file.display,
                 message=(
                     "unrecognised environment file: expected <domain>/fair|hard|eval.json (proactiveeval), "
-                    "an array of {observation: ...} events (proactivebench) or a scenario with a timeline (chronos)"
+                    "an array of {observation: ...} events (proactivebench), a scenario with a timeline (chronos) "
+                    "or a .jsonl of dialogues with trigger points (proactbench)"
                 ),
             )
         ]

@@ -167,20 +167,20 @@ def load_rows(display: str, rows: list[tuple[int, Any]], id_prefix: str = "") ->
     problems: list[LoadProblem] = []
     for line, raw in rows:
         if not isinstance(raw, dict):
-            problems.append(LoadProblem(file=display, record=line, message=f"expected a dialogue object, got {json_kind(raw)}"))
+            problems.append(LoadProblem(file=display, line=line, message=f"expected a dialogue object, got {json_kind(raw)}"))
             continue
         try:
             dialogue = Dialogue.model_validate(raw)
         except ValidationError as exc:
-            problems.extend(problems_from_validation(display, line, exc))
+            problems.extend(problems_from_validation(display, None, exc, line=line))
             continue
         if not dialogue.trigger_points:
-            problems.append(LoadProblem(file=display, record=line, field="trigger_points",
+            problems.append(LoadProblem(file=display, line=line, field="trigger_points",
                                         message="no trigger points: nothing to score; skipped"))
             continue
         missing = [t.turn for t in dialogue.trigger_points if dialogue.turn(t.turn) is None]
         if missing:
-            problems.append(LoadProblem(file=display, record=line, field="turn_records",
+            problems.append(LoadProblem(file=display, line=line, field="turn_records",
                                         message=f"no turn record for trigger turn(s) {', '.join(map(str, missing))}"))
             continue
         category = category_name(dialogue.category_key)
