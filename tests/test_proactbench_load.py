@@ -47,3 +47,13 @@ def test_a_jsonl_file_no_family_reads_is_named_not_taken(tmp_path: Path) -> None
     result = load_paths([tmp_path])
     assert result.environments == []
     assert len(result.problems) == 1 and "unrecognised environment file" in result.problems[0].render()
+
+
+def test_a_jsonl_in_a_folder_of_a_family_that_reads_none_is_left_alone(tmp_path: Path) -> None:
+    """ProactiveBench's folders hold its reward data as .jsonl: not environments, and not a problem."""
+    folder = tmp_path / "proactivebench"
+    folder.mkdir()
+    (folder / "reward_test.jsonl").write_text('{"a": 1}\n', encoding="utf-8")
+    (folder / "code_1.json").write_text('[{"observation": {"time": "1", "event": "opens a file"}}]', encoding="utf-8")
+    result = load_paths([tmp_path])
+    assert [env.id for env in result.environments] == ["proactivebench/code_1"] and result.problems == []

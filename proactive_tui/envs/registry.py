@@ -309,7 +309,7 @@ def _load_file(file: FileCandidate, families: dict[str, Any], companions: dict[s
         return [], []
     lines = file.path.name.lower().endswith(".jsonl")
     if lines and family is not None and ".jsonl" not in getattr(family, "file_suffixes", (".json",)):
-        family = None  # a .jsonl beside a family's .json files is not that family's
+        return [], []  # a .jsonl in a folder of a family that reads none (ProactiveBench's reward data): not an environment
     try:
         data = read_jsonl(file.path, file.display) if lines else read_json(file.path, file.display)
     except Unreadable as exc:
