@@ -242,7 +242,7 @@ def test_envs_list_and_show_with_every_hostile_kind(tmp_path: Path) -> None:
     from family_runs import cli, hostile_env_files
 
     env_ids = hostile_env_files(tmp_path, HOSTILE)
-    listed = cli(["--envs", str(tmp_path), "envs", "list"], env={"COLUMNS": "200"})  # room for the title's markup
+    listed = cli(["--envs", str(tmp_path), "envs", "list"], env={"COLUMNS": "300"})  # room for the title's markup beside ProactBench's long ids
     assert listed.returncode == 0, listed.stderr
     assert_no_raw(listed.stdout + listed.stderr, "envs list")
     assert "[@click=app.quit]Q[/]" in listed.stdout.decode()  # the table crops long titles: the start of the text

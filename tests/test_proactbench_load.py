@@ -42,11 +42,15 @@ def test_a_bad_row_is_one_line_naming_file_line_and_field_and_the_others_load(tm
     assert all(r.startswith(str(path)) or "final_dialogues.jsonl" in r for r in rendered)
 
 
-def test_a_jsonl_file_no_family_reads_is_named_not_taken(tmp_path: Path) -> None:
+def test_a_jsonl_file_no_family_claims_is_left_alone(tmp_path: Path) -> None:
+    """A .jsonl nobody claims (a synth log beside installed environments) is neither taken nor a
+    problem, while a .json nobody claims still is one."""
     (tmp_path / "notes.jsonl").write_text('{"a": 1}\n', encoding="utf-8")
+    (tmp_path / "stray.json").write_text('{"a": 1}\n', encoding="utf-8")
     result = load_paths([tmp_path])
     assert result.environments == []
-    assert len(result.problems) == 1 and "unrecognised environment file" in result.problems[0].render()
+    assert len(result.problems) == 1 and "stray.json" in result.problems[0].render()
+    assert "unrecognised environment file" in result.problems[0].render()
 
 
 def test_a_jsonl_in_a_folder_of_a_family_that_reads_none_is_left_alone(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ Which family reads a file is decided per file by the families themselves (core.f
 3. the first family that claims the file by its location (ProactiveEval's `<domain>/<tier>.json`,
    a folder named after the family) reads it;
 4. else the first family that recognises the parsed JSON's shape reads it;
-5. anything else is reported as unrecognised.
+5. anything else is reported as unrecognised, except a `.jsonl` (never an environment file before a
+   family read one): one nobody claims is left alone.
 
 Problems are collected, never raised: a bad file or record costs only itself. Ids are unique by
 source (`envs.sources`): an id two sources share stays with your data and the other holder is
@@ -317,6 +318,11 @@ def _load_file(file: FileCandidate, families: dict[str, Any], companions: dict[s
     if family is None:
         readers = [f for f in families.values() if not lines or ".jsonl" in getattr(f, "file_suffixes", (".json",))]
         family = next((f for f in readers if f.claims_shape(data)), None)
+    if family is None and lines:
+        # A .jsonl no family claims by place or shape (a synth run's log, a study's rating file) is
+        # not an environment file: .jsonl files were never environments before a family read them,
+        # and a folder of a user's notes must not turn into a list of problems.
+        return [], []
     if family is None:
         return [], [
             LoadProblem(
