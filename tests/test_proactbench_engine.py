@@ -331,3 +331,23 @@ def test_a_persons_verdict_reads_the_first_word() -> None:
             assert "PASS, PARTIAL or FAIL" in str(exc)
         else:
             raise AssertionError(bad)
+
+
+async def test_an_empty_reply_is_retracted_and_never_scored() -> None:
+    env = sample_env()
+    judge = ScriptedParticipant([], structured=lambda request, schema: JudgeVerdict(rationale="r", score="PASS"),
+                                label="scripted-judge")
+    family = registry.get("proactbench")
+    spec = SessionSpec(env_id=env.id, settings=family.settings({"max_triggers": 2}).model_dump())
+    session = family.build_session(spec, env, {"agent": ScriptedParticipant(["  ", "a real reply"], label="a"),
+                                               "user": ScriptedParticipant([]), "judge": judge})
+    events = await collect(session)
+    record = fold(events)
+    assert [e.reason for e in by_type(events, "message_discarded")] == ["the agent's reply was empty"]
+    assert [m.content for m in record.messages] == ["a real reply"]
+    assert [(t.counted, t.response) for t in record.section.triggers] == [("SKIPPED", ""), ("PASS", "a real reply")]
+    assert len(judge.calls) == 1 and record.score("overall_pass_rate").value == 1.0
+    # the judge gave no quote: said in the report, not taken for evidence
+    assert record.section.triggers[1].evidence_in_reply is False
+    text = " ".join(b.text for s in family.report(record) for b in s.blocks if getattr(b, "text", None))
+    assert "no evidence quote given" in text and "NOT in the reply" not in text

@@ -114,3 +114,28 @@ def test_an_online_session_is_not_regradable_and_says_why(tmp_path: Path, capsys
         assert str(exc) == ONLINE_REASON
     else:
         raise AssertionError("an online session was re-graded")
+
+
+def test_an_online_fork_replays_plans_and_user_turns_then_the_user_agent_scores_the_edit(tmp_path: Path) -> None:
+    from test_proactbench_engine import online_responder
+
+    with FakeOpenAIServer(responder=online_responder()) as server:
+        parent_id = run(server, tmp_path / "parent.json", "--user", "openai/user-m", "--protocol", "online",
+                        "--max-turns", "3")
+        assert main(["sessions", "fork", parent_id, "--turn", "1", "--seat", "agent", "--edit", EDIT,
+                     "--api-base", server.base_url, "--out", str(tmp_path / "branch.json"), "--quiet"]) == 0
+        branch_id = json.loads((tmp_path / "branch.json").read_text(encoding="utf-8"))["id"]
+    with open_store() as store:
+        parent, branch = load_record(store, parent_id), load_record(store, branch_id)
+        events = load_events(store, branch_id)
+    assert parent.termination.reason == branch.termination.reason == "completed"
+    k = events[0].forked_from["prefix_events"]
+    inherited = [e.type for e in events[1:k + 1]]
+    assert "proactbench.planned" in inherited and "proactbench.trigger_opened" in inherited  # turn 1's plan and trigger
+    own = [e for e in events[k + 1:] if e.type == "model_called"]
+    assert [(c.seat, c.purpose) for c in own][:2] == [("judge", "turn 2 plan"), ("user", "turn 2 user message")]
+    assert EDIT in own[1].call.request["messages"][-1]["content"]  # the user agent scores the edited reply
+    first = branch.section.triggers[0]
+    assert (first.response, first.counted, first.judged_by) == (EDIT, "PASS", "user_agent")
+    assert [p.turn for p in branch.section.plans] == [1, 2, 3]
+    assert next(m for m in branch.messages if (m.role, m.turn) == ("agent", 1)).model == EDITED_BY

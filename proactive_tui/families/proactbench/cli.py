@@ -77,7 +77,9 @@ class ProactBenchPrinter(EventPrinter):
                 self.note(Text(plain(f"    rationale: {_short(result.rationale, 300)}"), style="dim"))
             if result.evidence:
                 self.note(Text(plain(f"    evidence: “{_short(result.evidence, 200)}”"), style="dim"))
-            if event.evidence_in_reply is False:
+            if not result.evidence.strip() and event.judged_by != "person":
+                self.note(Text("    no evidence quote given", style="yellow"))
+            elif event.evidence_in_reply is False:
                 self.note(Text("    the evidence quote is NOT in the reply it scores", style="yellow"))
         elif t == "awaiting_human":
             c.print(Text(plain(f"  {plain(event.hint)}"), style="yellow"))

@@ -44,10 +44,10 @@ def verdict_blocks(trigger: Any, human_agent: bool) -> list[Any]:
         blocks.append(Line(label="rationale:", text=result.rationale, style="dim", indent=2))
     if result.evidence:
         blocks.append(Line(label="evidence:", text=result.evidence, style="dim", indent=2))
-    if trigger.evidence_in_reply is False:
-        blocks.append(Line(text="the evidence quote is NOT in the reply it scores", style="warn", indent=2))
-    elif trigger.evidence_in_reply is None and trigger.judged_by != "person":
+    if not result.evidence.strip() and trigger.judged_by != "person":
         blocks.append(Line(text="no evidence quote given", style="warn", indent=2))
+    elif trigger.evidence_in_reply is False:
+        blocks.append(Line(text="the evidence quote is NOT in the reply it scores", style="warn", indent=2))
     return blocks
 
 
