@@ -351,3 +351,26 @@ async def test_an_empty_reply_is_retracted_and_never_scored() -> None:
     assert record.section.triggers[1].evidence_in_reply is False
     text = " ".join(b.text for s in family.report(record) for b in s.blocks if getattr(b, "text", None))
     assert "no evidence quote given" in text and "NOT in the reply" not in text
+
+
+def test_a_person_in_the_user_seat_needs_the_online_protocol() -> None:
+    from proactive_tui.core.family import UnsupportedFamily
+
+    env = sample_env()
+    family = registry.get("proactbench")
+    spec = SessionSpec(env_id=env.id, seats={"agent": "model", "user": "human", "judge": "model"})
+    try:
+        family.build_session(spec, env, {"agent": ScriptedParticipant([]), "user": HumanParticipant(),
+                                         "judge": ScriptedParticipant([])})
+    except UnsupportedFamily as exc:
+        assert "--protocol online" in str(exc)
+    else:
+        raise AssertionError("a person was seated as the offline user, where nobody would ask them")
+
+
+async def test_the_seed_setting_reaches_every_model_call() -> None:
+    env = sample_env()
+    with FakeOpenAIServer(responder=offline_responder(env)) as server:
+        await collect(session_for(env, server.base_url, max_triggers=1, seed=7))
+        posts = [r.body for r in server.requests if r.method == "POST"]
+    assert posts and all(b.get("seed") == 7 for b in posts)

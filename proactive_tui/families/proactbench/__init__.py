@@ -92,23 +92,32 @@ class ProactBenchFamily(Family):
 
     # -- sessions ---------------------------------------------------------------------------
 
+    def default_temperature(self, seat):
+        """Upstream's: the agent 0.7, the offline judge 0.7, the User Agent 0.7 (the online
+        Planner's 0.1 is `seat_temperature`'s, as it depends on the protocol)."""
+        return {"agent": AGENT_TEMPERATURE, "user": USER_AGENT_TEMPERATURE, "judge": JUDGE_TEMPERATURE}.get(seat)
+
     def seat_temperature(self, seat, roles, settings=None):
-        """A temperature someone chose wins; else upstream's for the protocol: the agent 0.7, the
-        offline judge 0.7, the online Planner (judge seat) 0.1 and User Agent (user seat) 0.7."""
+        """A temperature someone chose wins; else upstream's for the protocol: the online Planner
+        (the judge seat) runs at 0.1, every other seat at `default_temperature`."""
         chosen = roles.for_role(seat)
-        if "temperature" in chosen.model_fields_set:
-            return float(chosen.temperature)
-        online = (settings or {}).get("protocol") == "online"
-        return {"agent": AGENT_TEMPERATURE, "user": USER_AGENT_TEMPERATURE,
-                "judge": PLANNER_TEMPERATURE if online else JUDGE_TEMPERATURE}.get(seat, float(chosen.temperature))
+        if seat == "judge" and "temperature" not in chosen.model_fields_set and (settings or {}).get("protocol") == "online":
+            return PLANNER_TEMPERATURE
+        return super().seat_temperature(seat, roles, settings)
 
     def build_session(self, spec, env, seats, session_id=None, resume_from=None):
+        """The session (`protocol.build_proactbench_session`). A person in the user seat needs the
+        online protocol: offline, the user's messages are the recorded ones and nobody would ask them."""
+        from proactive_tui.core.family import UnsupportedFamily
         from proactive_tui.families.proactbench.protocol import build_proactbench_session
 
         if resume_from is not None:
-            from proactive_tui.core.family import UnsupportedFamily
-
             raise UnsupportedFamily("proactbench sessions cannot be resumed yet")
+        offline = (spec.settings or {}).get("protocol", "offline") == "offline"
+        user = seats.get("user")
+        if offline and user is not None and getattr(getattr(user, "info", None), "kind", "") == "human":
+            raise UnsupportedFamily("a person can play the ProactBench user only in the online protocol "
+                                    "(--protocol online): offline, the user's messages are the recorded ones")
         return build_proactbench_session(self, spec, env, seats, session_id=session_id)
 
     def complete_turns(self, record) -> int:

@@ -508,5 +508,13 @@ def build_proactbench_session(family: Any, spec: Any, env: ProactBenchEnv, seats
 
     settings = ProactBenchSettings(**spec.settings)
     spec = seat_temperatures(spec, seats, family)
+    if settings.seed is not None:  # the setting reaches every model call (a seat's own seed wins)
+        for participant in seats.values():
+            live = participant
+            while live is not None and "live" in vars(live):
+                live = vars(live)["live"]
+            model = getattr(live, "settings", None)
+            if model is not None and getattr(model, "seed", 0) is None:
+                live.settings = model.model_copy(update={"seed": int(settings.seed)})
     return ProactBenchSession(env, ProactBenchSeats(agent=seats["agent"], user=seats.get("user"), judge=seats.get("judge")),
                               settings, session_id=session_id, models=spec.models_summary())
