@@ -16,7 +16,7 @@ def _isolated(tmp_path, monkeypatch):
 @pytest.mark.parametrize("argv, family, owner", [
     (["run", "chronos/car-purchase/positive", "--candidates", "3"], "chronos", "proactivebench"),
     (["run", "chronos/car-purchase/positive", "--agreeableness", "low"], "chronos", "proactiveeval"),
-    (["run", "proactivebench/coding_01", "--max-turns", "2"], "proactivebench", "proactiveeval, chronos"),
+    (["run", "proactivebench/coding_01", "--max-turns", "2"], "proactivebench", "proactiveeval, chronos, proactbench"),
     (["run", "proactiveeval/persuasion/fair/0", "--no-feedback"], "proactiveeval", "proactivebench"),
 ])
 def test_a_flag_of_another_family_is_an_error_that_names_the_family(argv, family, owner, capsys) -> None:
