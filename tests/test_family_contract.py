@@ -265,6 +265,17 @@ def _chronos_back(record: RunRecord, out: Path, files: list[Path]) -> None:
         assert "outcome" in line and line["id"] == record.id
 
 
+def _proactbench_back(record: RunRecord, out: Path, files: list[Path]) -> None:
+    loaded = envs.load_paths([out])  # the results rows load; the metrics file beside them is skipped
+    assert not loaded.problems, [p.render() for p in loaded.problems]
+    assert [e.id for e in loaded.environments] == [f"{record.env_id}@{record.id}"]
+    dialogue = loaded.environments[0].dialogue
+    judged = [t for t in record.section.triggers if t.judged]
+    assert [t.turn for t in dialogue.trigger_points][:len(judged)] == [t.turn for t in judged]
+    for point, trigger in zip(dialogue.trigger_points, judged):
+        assert (point.evaluation_result is None) == (trigger.result is None)
+
+
 def _countdown_back(record: RunRecord, out: Path, files: list[Path]) -> None:
     loaded = envs.load_paths([out])
     assert not loaded.problems, [p.render() for p in loaded.problems]
@@ -276,7 +287,7 @@ def _countdown_back(record: RunRecord, out: Path, files: list[Path]) -> None:
 
 READ_BACK: dict[str, Callable[[RunRecord, Path, list[Path]], None]] = {
     "proactiveeval": _proactiveeval_back, "proactivebench": _proactivebench_back,
-    "chronos": _chronos_back, "countdown": _countdown_back,
+    "chronos": _chronos_back, "countdown": _countdown_back, "proactbench": _proactbench_back,
 }
 
 
