@@ -152,7 +152,19 @@ def test_the_metrics_file_is_upstreams(offline: RunRecord, tmp_path: Path) -> No
                                             "mean_calls_per_conversation": 3.5, "total_prompt_tokens": 2100,
                                             "total_completion_tokens": 280}
     assert data["meta"] == {"protocol": "offline", "evaluated_model": AGENT_MODEL, "judges": [JUDGE_MODEL],
-                            "sessions": [OFFLINE_SESSION, "pbexport0003"]}
+                            "deviations": [], "sessions": [OFFLINE_SESSION, "pbexport0003"]}
+
+
+def test_a_deviation_from_upstreams_protocol_is_named(tmp_path: Path) -> None:
+    """Numbers from a run that is not upstream's offline evaluation say so beside them."""
+    load_formats()
+    events = offline_events(session_id="pbdev0000001")
+    events[0].settings = {**events[0].settings, "max_triggers": 2}
+    export([fold(events)], "proactbench", tmp_path)
+    [row] = rows(tmp_path / RESULTS)
+    assert row["meta"]["deviations"] == ["first 2 trigger points only (upstream: all)"]
+    data = json.loads((tmp_path / METRICS).read_text(encoding="utf-8"))
+    assert data["meta"]["deviations"] == ["first 2 trigger points only (upstream: all)"]
 
 
 def test_skipped_is_never_counted(tmp_path: Path) -> None:
@@ -220,6 +232,7 @@ def test_an_online_row_keeps_its_generated_turns_and_plans(online: RunRecord, tm
                                   "assistant": {"prompt_tokens": 300, "completion_tokens": 60, "calls": 3}}
     assert {v["judged_by"] for v in row["meta"]["verdicts"]} == {"user_agent"}
     assert row["meta"]["models"]["judge"]["model"] == PLANNER_MODEL and row["meta"]["protocol"] == "online"
+    assert row["meta"]["deviations"][0].startswith("online protocol")
     data = json.loads((tmp_path / ONLINE_METRICS).read_text(encoding="utf-8"))
     assert list(data["token_usage"]) == ["planner", "user_agent", "assistant"]
     assert data["meta"]["judges"] == [USER_AGENT_MODEL]

@@ -30,7 +30,9 @@ run records, into a folder:
   row is a whole dialogue: it loads back and runs like a released one.
 - `<model id>_proactivity_bench[_online]_metrics.json`: upstream's metrics file:
   `aggregate_trigger_stats`, `metrics` (upstream's keys, `metrics.metrics`: SKIPPED left out of
-  every denominator) and `token_usage` (per seat: means per conversation and totals), plus `meta`.
+  every denominator) and `token_usage` (per seat: means per conversation and totals), plus `meta`
+  (the judges, the sessions, and every deviation from upstream's protocol their settings make, as
+  `first 2 trigger points only`: numbers from such a run are not upstream's).
 
 Why `<source>@<session id>` for `unique_id_eval`: it is the row's primary key, and a session is
 not the released dialogue: the export loads with `--envs` beside the samples it came from as a
@@ -141,11 +143,20 @@ def _trigger_point(t: Any) -> dict[str, Any]:
             "evaluation_result": t.result.model_dump(mode="json") if t.result is not None else None}
 
 
+def deviations_of(record: Any) -> list[str]:
+    """How the session's settings differ from upstream's offline evaluation (`first 2 trigger points
+    only`, the online protocol...), as every batch output labels them."""
+    from proactive_tui.families.proactbench import family
+
+    return family.deviations(record.settings)
+
+
 def _meta(record: Any, answered: list[tuple[Any, str]]) -> dict[str, Any]:
     return {
         "session_id": record.id,
         "env_id": record.env_id,
         "protocol": protocol_of(record),
+        "deviations": deviations_of(record),
         **run_facts(record),
         "verdicts": [{"turn": t.turn, "type": t.type, "counted": t.counted if t.judged else "SKIPPED",
                       "judge": t.judge, "judged_by": t.judged_by,
@@ -235,12 +246,13 @@ def metrics_file(rows: list[dict[str, Any]], protocol: str) -> dict[str, Any]:
                        "mean_calls_per_conversation": calls / n if n else 0.0,
                        "total_prompt_tokens": prompt, "total_completion_tokens": completion}
     judges = sorted({v["judge"] for r in rows for v in r["meta"]["verdicts"] if v["judge"]})
+    deviations = sorted({d for r in rows for d in r["meta"]["deviations"]})
     return {
         "aggregate_trigger_stats": stats,
         "metrics": metrics(stats, n),
         "token_usage": usage,
         "meta": {"protocol": protocol, "evaluated_model": rows[0]["evaluated_model"] if rows else "",
-                 "judges": judges, "sessions": [r["meta"]["session_id"] for r in rows]},
+                 "judges": judges, "deviations": deviations, "sessions": [r["meta"]["session_id"] for r in rows]},
     }
 
 
