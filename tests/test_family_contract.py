@@ -278,17 +278,14 @@ def _chronos_back(record: RunRecord, out: Path, files: list[Path]) -> None:
 
 
 def _proactbench_back(record: RunRecord, out: Path, files: list[Path]) -> None:
-    """Upstream's offline-evaluation output: a dialogue row with every scored trigger's
-    `evaluation_result`, per-type `trigger_stats`, and the original reply kept."""
-    rows = [json.loads(line) for f in files if f.suffix == ".jsonl"
-            for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert len(rows) == 1, files
-    row = rows[0]
-    assert row["unique_id_eval"] == record.environment["dialogue"]["unique_id_eval"]
-    assert row["trigger_stats"] == record.section.stats()
+    loaded = envs.load_paths([out])  # the results rows load; the metrics file beside them is skipped
+    assert not loaded.problems, [p.render() for p in loaded.problems]
+    assert [e.id for e in loaded.environments] == [f"{record.env_id}@{record.id}"]
+    dialogue = loaded.environments[0].dialogue
     judged = [t for t in record.section.triggers if t.judged]
-    assert [p["evaluation_result"]["score"] for p in row["trigger_points"]] == [t.result.score for t in judged]
-    assert all("original_assistant_response" in t for t in row["turn_records"])
+    assert [t.turn for t in dialogue.trigger_points][:len(judged)] == [t.turn for t in judged]
+    for point, trigger in zip(dialogue.trigger_points, judged):
+        assert (point.evaluation_result is None) == (trigger.result is None)
 
 
 def _countdown_back(record: RunRecord, out: Path, files: list[Path]) -> None:
@@ -302,7 +299,7 @@ def _countdown_back(record: RunRecord, out: Path, files: list[Path]) -> None:
 
 READ_BACK: dict[str, Callable[[RunRecord, Path, list[Path]], None]] = {
     "proactiveeval": _proactiveeval_back, "proactivebench": _proactivebench_back,
-    "chronos": _chronos_back, "proactbench": _proactbench_back, "countdown": _countdown_back,
+    "chronos": _chronos_back, "countdown": _countdown_back, "proactbench": _proactbench_back,
 }
 
 

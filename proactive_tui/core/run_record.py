@@ -25,6 +25,16 @@ from proactive_tui.core.events import (
 FORMAT_VERSION = 2
 
 
+class SeatUsage(BaseModel):
+    """One seat's share of the tokens, counted as ProactBench's upstream counts its `token_usage`
+    blocks: a call adds to `calls` only when it reported tokens (a person's turn, or a provider
+    that reports no usage, is not a call here)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+
 class Totals(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -32,6 +42,11 @@ class Totals(BaseModel):
     cost: float | None = None
     wall_time_s: float | None = None
     retries: int = 0
+    by_seat: dict[str, SeatUsage] = Field(default_factory=dict, exclude_if=lambda value: not value)
+    """Per seat (`agent`, `user`, `judge`): what the seat's calls that reported tokens used. Why
+    kept: a benchmark that reports usage per role (ProactBench's planner / user agent / assistant /
+    judge) can be exported from the record. Records written before it have none; left out of the
+    JSON when empty, so a record with no reported usage reads as before."""
 
 
 class Termination(BaseModel):
@@ -216,13 +231,18 @@ class RunRecordBuilder:
         self.record: RunRecord | None = None
         self._family: Any = None
 
-    def _add_usage(self, usage: UsageInfo) -> None:
+    def _add_usage(self, usage: UsageInfo, seat: str | None = None) -> None:
         totals = self.record.totals  # type: ignore[union-attr]
         totals.prompt_tokens += usage.prompt_tokens
         totals.completion_tokens += usage.completion_tokens
         totals.total_tokens += usage.total_tokens
         if usage.cost is not None:
             totals.cost = (totals.cost or 0.0) + usage.cost
+        if seat and (usage.prompt_tokens or usage.completion_tokens or usage.total_tokens):
+            share = totals.by_seat.setdefault(seat, SeatUsage())
+            share.prompt_tokens += usage.prompt_tokens
+            share.completion_tokens += usage.completion_tokens
+            share.calls += 1
 
     def apply(self, event: Any) -> RunRecord | None:
         if isinstance(event, SessionStarted):
@@ -242,11 +262,11 @@ class RunRecordBuilder:
             return None
         if isinstance(event, MessageDone):
             rec.messages = [m for m in rec.messages if m.id != event.message.id] + [event.message]
-            self._add_usage(event.message.usage)
+            self._add_usage(event.message.usage, event.message.role)
         elif isinstance(event, MessageDiscarded):
             rec.messages = [m for m in rec.messages if m.id != event.message_id]
         elif isinstance(event, UsageRecorded):
-            self._add_usage(event.usage)
+            self._add_usage(event.usage, event.seat)
         elif isinstance(event, Retrying):
             rec.totals.retries += 1
         elif isinstance(event, ErrorRaised):

@@ -17,6 +17,12 @@ from proactive_tui.families.proactbench.settings import (
 )
 
 HERE = Path(__file__).resolve().parent
+RESULTS_SUFFIX = "_proactivity_bench_results.jsonl"
+ONLINE_RESULTS_SUFFIX = "_proactivity_bench_online_results.jsonl"
+METRICS_SUFFIX = "_proactivity_bench_metrics.json"
+ONLINE_METRICS_SUFFIX = "_proactivity_bench_online_metrics.json"
+"""The file names the `proactbench` export writes (upstream's `dataset/eval/` naming): results rows
+load back as dialogues wherever the folder is; the metrics files beside them are not environments."""
 
 
 class ProactBenchFamily(Family):
@@ -61,7 +67,13 @@ class ProactBenchFamily(Family):
         return [HERE / "samples"]
 
     def claims_location(self, file: FileCandidate) -> bool:
-        return self.name in file.folders or file.path.name.lower().startswith("final_dialogues")
+        name = file.path.name.lower()
+        return (self.name in file.folders or name.startswith("final_dialogues")
+                or name.endswith((RESULTS_SUFFIX, ONLINE_RESULTS_SUFFIX, METRICS_SUFFIX, ONLINE_METRICS_SUFFIX)))
+
+    def skip_file(self, file: FileCandidate) -> bool:
+        """An exported metrics file (beside its results rows) holds numbers, not dialogues."""
+        return file.path.name.lower().endswith((METRICS_SUFFIX, ONLINE_METRICS_SUFFIX))
 
     def claims_shape(self, data: Any) -> bool:
         from proactive_tui.envs.reading import JsonLines
@@ -220,6 +232,13 @@ class ProactBenchFamily(Family):
         from proactive_tui.families.proactbench.record import apply_event
 
         apply_event(record, event)
+
+    # -- export ------------------------------------------------------------------------------
+
+    def exporters(self):
+        from proactive_tui.families.proactbench.export import EXPORTER
+
+        return [EXPORTER]
 
 
 family = ProactBenchFamily()
