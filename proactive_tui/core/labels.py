@@ -18,7 +18,7 @@ from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, Field
 
-ValueType = Literal["bool", "score", "proposal", "reading"]
+ValueType = Literal["bool", "score", "proposal", "reading", "grade"]
 
 ORACLE = "oracle (rules)"
 """The judge named for Chronos's rule-based checks (the oracle, not a model)."""
@@ -31,12 +31,16 @@ KIND_TYPES: dict[str, ValueType] = {
     "action check": "bool",
     "status check": "bool",
     "reply reading": "reading",
+    "trigger verdict": "grade",
 }
 """The value type each verdict kind takes: what a person's corrected value must be."""
 
 PROPOSAL_VALUES = ("accepted", "rejected")
 READING_VALUES = ("confirm", "refuse", "shift", "reply")
 """How Chronos's judge reads a user's reply to an offer (`TurnOutcome.user_read_as`)."""
+GRADE_VALUES = ("PASS", "PARTIAL", "FAIL")
+"""A rubric grade (ProactBench's verdict on a trigger reply), best first. SKIPPED is no grade: a
+verdict that was skipped has the value None, and a person's correction is always a grade."""
 
 
 class LabelError(ValueError):
@@ -59,6 +63,10 @@ class Verdict(BaseModel):
     """A short description for a person ("turn 2: target reached?")."""
     detail: str = ""
     """The judge's reasoning or the text judged, when the record has it (shown literally)."""
+    imported_from: str = ""
+    """Where a verdict imported into the store comes from (a published study: "ProactBench human
+    study"); empty for a verdict this tool's own judge gave. Said wherever the verdict is shown,
+    so an imported verdict is never taken for one this tool produced."""
 
     @property
     def value_type(self) -> ValueType:
@@ -77,7 +85,8 @@ def value_text(value: Any) -> str:
 def parse_value(kind: str, value: Any, *, where: str = "") -> Any:
     """`value` (a string from a form or the command line, or already typed) as the kind's type:
     a bool for a check, an int 1-10 for a score, "accepted"/"rejected" for a proposal verdict,
-    confirm/refuse/shift/reply for Chronos's reading of a reply.
+    confirm/refuse/shift/reply for Chronos's reading of a reply, PASS/PARTIAL/FAIL (any case)
+    for a rubric grade.
     LabelError, naming `where` and the field, when it is not one."""
     vtype = KIND_TYPES.get(kind, "bool")
     prefix = f"{where}: " if where else ""
@@ -100,6 +109,11 @@ def parse_value(kind: str, value: Any, *, where: str = "") -> Any:
         if not 1 <= number <= 10:
             raise LabelError(f"{prefix}value {number} is out of range for a {kind} (1-10)")
         return number
+    if vtype == "grade":
+        grade = str(value).strip().upper()
+        if grade not in GRADE_VALUES:
+            raise LabelError(f"{prefix}value {value!r} is not one of PASS, PARTIAL, FAIL for a {kind}")
+        return grade
     text = str(value).strip().lower()
     if vtype == "reading":
         if text not in READING_VALUES:
@@ -159,8 +173,9 @@ def label_verdict(store: Any, session_id: str, key: str, agree: bool, value: Any
 
 
 def note_label(store: Any, session_id: str, key: str, note: str) -> Any:
-    """Change only the note of an existing label. LabelError when the verdict is not labelled."""
-    row = next((r for r in store.labels(session_id) if r.verdict == key), None)
+    """Change only the note of the person's own label (rater ''; an imported rater's label is
+    theirs). LabelError when the verdict is not labelled."""
+    row = next((r for r in store.labels(session_id) if r.verdict == key and r.rater == ""), None)
     if row is None:
         raise LabelError(f"session {session_id}, verdict {key}: not labelled yet (agree or disagree first)")
     row = row.model_copy(update={"note": note})
@@ -223,7 +238,7 @@ def _order(values: Iterable[str]) -> list[str]:
     def key(v: str) -> tuple[int, Any]:
         if v.lstrip("-").isdigit():
             return (1, int(v))
-        return (0, {"yes": 0, "no": 1, "accepted": 0, "rejected": 1}.get(v, 9), v)  # type: ignore[return-value]
+        return (0, {"yes": 0, "no": 1, "accepted": 0, "rejected": 1, "PASS": 0, "PARTIAL": 1, "FAIL": 2}.get(v, 9), v)  # type: ignore[return-value]
 
     return sorted(set(values), key=key)
 

@@ -84,5 +84,10 @@ class ProactBenchFamily(Family):
 
         apply_event(record, event)
 
+    def verdicts(self, record: Any) -> list[Any]:
+        from proactive_tui.families.proactbench.labels import verdicts
+
+        return verdicts(record)
+
 
 family = ProactBenchFamily()
