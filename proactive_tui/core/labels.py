@@ -294,3 +294,112 @@ def import_labels(store: Any, record: Any) -> int:
         store.put_label(row)
         count += 1
     return count
+
+
+# -- a family's published rating study -------------------------------------------------------------
+
+
+class StudyImport(BaseModel):
+    """What importing a rating study into the store did (`RatingStudy.import_study`)."""
+
+    source: str
+    """The folder read."""
+    sessions_new: int = 0
+    sessions_kept: int = 0
+    """Items whose session was already in the store (an import run twice adds nothing)."""
+    labels_new: int = 0
+    labels_kept: int = 0
+    """Ratings already in the store as labels (the same rater on the same verdict)."""
+    files: int = 0
+    problems: list[str] = Field(default_factory=list)
+    """One line per row or file that could not be read (file, line, field); the rest imported."""
+    notes: list[str] = Field(default_factory=list)
+    """What was left out on purpose, as the study's own analysis leaves it out."""
+
+
+class StudyGroupRow(BaseModel):
+    """One group (a trigger type, or every type pooled) of a study's figures."""
+
+    group: str
+    n_items: int
+    n_ratings: int
+    alpha: float | None = None
+    alpha_low: float | None = None
+    alpha_high: float | None = None
+    kappa: float | None = None
+    kappa_low: float | None = None
+    kappa_high: float | None = None
+    confusion: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """confusion[human consensus][judge] = items, in `StudyFigures.categories` order."""
+
+
+class StudyFigures(BaseModel):
+    """A study's agreement figures for one judge, computed from the labels in the store: what
+    `labels agreement` prints and the agreement panel shows, whatever the family."""
+
+    study: str
+    """The study's name ("ProactBench human study")."""
+    family: str
+    judge: str
+    kind: str
+    categories: list[str]
+    """The grades, worst first, as the study orders them (rows and columns of `confusion`)."""
+    alpha_label: str
+    kappa_label: str
+    resamples: int
+    groups: list[StudyGroupRow]
+    deviations: list[str] = Field(default_factory=list)
+    """One line per option that departs from the study's own analysis; empty for the study's."""
+    excluded_raters: dict[str, float | None] = Field(default_factory=dict)
+    raters: int = 0
+    items: int = 0
+    """Verdicts of this judge in the sessions looked at (rated or not)."""
+    left_out: int = 0
+    """Labels left out because the judge gave no grade there (a SKIPPED verdict)."""
+
+
+class RatingStudy:
+    """A family's published human rating study (`Family.rating_study`): several raters grading
+    the verdicts a judge gave, and the study's own way of measuring how far they agree.
+
+    `import_study` turns the study's files into sessions and labels in the store (the judge's
+    verdicts marked as imported, each rating a label with its rater); `analyse` turns the labels
+    in the store back into the study's figures, per judge, so a person's own labels on their own
+    sessions are measured the same way as the published study. The CLI and the screens reach it
+    through `rating_study` / `rating_studies` here, never by importing the family."""
+
+    family: str = ""
+    title: str = ""
+    kind: str = ""
+    """The verdict kind its raters grade."""
+
+    def import_study(self, store: Any, source: Any = None) -> StudyImport:
+        """Import the study in `source` (a folder; None: the copy the family ships)."""
+        raise NotImplementedError
+
+    def analyse(self, store: Any, *, quadratic: bool = False, exclude_raters: bool = False,
+                resamples: int | None = None, overall: bool = True) -> list[StudyFigures]:
+        """The figures per judge from the store's labels of `kind` (`resamples` None: the study's
+        count). `quadratic` and `exclude_raters` are the paper's options, named as deviations."""
+        raise NotImplementedError
+
+
+def rating_studies() -> list[RatingStudy]:
+    """The rating study of every installed family that has one."""
+    from proactive_tui.core import registry
+
+    out = []
+    for family in registry.families().values():
+        study = family.rating_study()
+        if study is not None:
+            out.append(study)
+    return out
+
+
+def rating_study(family_name: str) -> RatingStudy:
+    """The rating study of `family_name`; LabelError naming the families that have one."""
+    studies = {s.family: s for s in rating_studies()}
+    if family_name not in studies:
+        have = ", ".join(sorted(studies)) or "none"
+        raise LabelError(f"{family_name!r} has no human rating study to import (families with one: {have})")
+    return studies[family_name]

@@ -89,5 +89,15 @@ class ProactBenchFamily(Family):
 
         return verdicts(record)
 
+    def rating_study(self) -> Any:
+        from proactive_tui.families.proactbench.study import ProactBenchRatingStudy
+
+        return ProactBenchRatingStudy()
+
+    def pairwise_study(self) -> Any:
+        from proactive_tui.families.proactbench.study import ProactBenchPairwiseStudy
+
+        return ProactBenchPairwiseStudy()
+
 
 family = ProactBenchFamily()
