@@ -217,6 +217,8 @@ class Disagreement(BaseModel):
     judge_value: Any = None
     value: Any = None
     note: str = ""
+    rater: str = ""
+    """Who labelled ('' : the person using this store; else an imported study's rater)."""
 
 
 class AgreementRow(BaseModel):
@@ -261,7 +263,8 @@ def agreement(rows: Iterable[Any]) -> list[AgreementRow]:
             judge=judge, kind=kind, n=len(group), accuracy=agreeing / len(group),
             kappa=cohen_kappa([(_cat(a), _cat(b)) for a, b in pairs]), categories=cats, confusion=confusion,
             disagreements=[Disagreement(session_id=r.session_id, verdict=r.verdict, judge_value=r.judge_value,
-                                        value=r.value, note=r.note) for r in group if _cat(r.judge_value) != _cat(r.value)],
+                                        value=r.value, note=r.note, rater=r.rater)
+                           for r in group if _cat(r.judge_value) != _cat(r.value)],
         ))
     return out
 
