@@ -421,6 +421,28 @@ class PairwiseStudy:
         """Import the study in `source` (a folder; None: the copy the family ships)."""
         raise NotImplementedError
 
+    def owns(self, comparison: Any) -> bool:
+        """The comparison is one of this study's pairs."""
+        raise NotImplementedError
+
+    def shown(self, record: Any) -> tuple[str, str]:
+        """What a voter reads of one side's session: (the message the reply answers, the reply)."""
+        raise NotImplementedError
+
+
+def pairs_to_vote(store: Any) -> list[tuple[PairwiseStudy, Any]]:
+    """The imported study pairs still waiting for the vote of the person using this store, in
+    the order they were imported (each with its study)."""
+    studies = pairwise_studies()
+    out = []
+    for row in store.comparisons():
+        if row.voter or row.vote is not None:
+            continue
+        study = next((s for s in studies if s.owns(row)), None)
+        if study is not None:
+            out.append((study, row))
+    return out
+
 
 def pairwise_studies() -> list[PairwiseStudy]:
     """The pairwise study of every installed family that has one."""

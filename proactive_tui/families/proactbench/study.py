@@ -463,6 +463,16 @@ class ProactBenchPairwiseStudy(PairwiseStudy):
     family = FAMILY
     title = PAIRWISE_TITLE
 
+    def owns(self, comparison: Any) -> bool:
+        return comparison.env_id.startswith(PAIR_ENV_PREFIX)
+
+    def shown(self, record: Any) -> tuple[str, str]:
+        """The user's closing message and the side's reply to it (no grade, no writer)."""
+        trigger = record.section.trigger(1)
+        replies = [m.content for m in record.messages if m.role == "agent" and not m.partial]
+        prompt = (trigger.user_message or "") if trigger is not None else ""
+        return prompt, (replies[-1] if replies else "")
+
     def import_study(self, store: Any, source: Any = None) -> PairImport:
         folder = _folder(source, PAIRWISE_FOLDER, "sample_items.json")
         report = PairImport(source=str(folder))
