@@ -224,3 +224,17 @@ def test_a_bad_vote_row_is_one_line_and_the_rest_imports(tmp_path: Path, capsys:
 def test_only_proactbench_has_the_studies() -> None:
     assert [s.family for s in rating_studies()] == ["proactbench"]
     assert pairwise_study("proactbench").title == "ProactBench pairwise study"
+
+
+def test_your_own_rating_of_a_study_verdict_is_named_as_a_deviation(tmp_path: Path) -> None:
+    store = Store(tmp_path / "sessions.db")
+    rating_study("proactbench").import_study(store)
+    item = hs.load_items(hs.PACKAGED_STUDY / "sample_items.json")[0]
+    from proactive_tui.core.labels import label_verdict
+
+    label_verdict(store, pstudy.item_session_id(item.item_id), "trigger:1", agree=True)
+    (fig,) = rating_study("proactbench").analyse(store, resamples=0)
+    assert fig.raters == 19 and fig.deviations[-1] == (
+        "deviation: 1 rating(s) of yours (rater 'you') counted beside the study's raters")
+    assert sum(g.n_ratings for g in fig.groups if g.group != "OVERALL") == 276
+    store.close()

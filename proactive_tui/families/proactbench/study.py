@@ -178,6 +178,7 @@ class ProactBenchRatingStudy(RatingStudy):
 
     def import_study(self, store: Any, source: Any = None) -> StudyImport:
         from proactive_tui.evalrun import human_study as hs
+        from proactive_tui.families.proactbench.labels import judge_name
         from proactive_tui.store.db import LabelRow
 
         folder = _folder(source, hs.PACKAGED_STUDY, "sample_items.json")
@@ -219,7 +220,7 @@ class ProactBenchRatingStudy(RatingStudy):
                     continue
                 judge_value, value = item.judge_score.upper(), rating.score.upper()
                 row = LabelRow(session_id=item_session_id(item.item_id), verdict="trigger:1", kind=KIND,
-                               judge=f"{STUDY_JUDGE} (study, imported)", judge_value=judge_value,
+                               judge=judge_name(STUDY_JUDGE, "study"), judge_value=judge_value,
                                agree=value == judge_value, value=value, note=rating.rationale,
                                created_at=rating.server_received_at or rating.timestamp or _now(),
                                rater=rating.annotator_id)
@@ -288,7 +289,12 @@ class ProactBenchRatingStudy(RatingStudy):
             analysis = hs.analyse(study, kappa_weights="quadratic" if quadratic else "unweighted",
                                   rater_exclusion=exclude_raters,
                                   resamples=hs.RESAMPLES if resamples is None else resamples, overall=overall)
-            out.append(figures(analysis, judge, len(items) + len(ungraded), left_out))
+            fig = figures(analysis, judge, len(items) + len(ungraded), left_out)
+            own = sum(1 for r in ratings if r.annotator_id == "you")
+            if own and study_sessions and fig.study == STUDY_TITLE:
+                fig.deviations.append(f"deviation: {own} rating(s) of yours (rater 'you') counted beside the study's "
+                                      "raters")
+            out.append(fig)
         return out
 
 
