@@ -166,8 +166,9 @@ def test_the_labels_commands(tmp_path: Path, capsys) -> None:
     assert by_verdict["turn_check:1"]["value"] == by_verdict["turn_check:1"]["judge_value"]
     assert (by_verdict["plan_score"]["agree"], by_verdict["plan_score"]["value"]) == (False, 2)
     assert main(["labels", "agreement", "--json"]) == 0
-    table = json.loads(capsys.readouterr().out)
-    by_kind = {r["kind"]: r for r in table}
+    document = json.loads(capsys.readouterr().out)
+    assert document["studies"] == []  # no study's labels in this store
+    by_kind = {r["kind"]: r for r in document["judges"]}
     assert by_kind["plan score"]["n"] == 1 and by_kind["plan score"]["accuracy"] == 0.0
     assert by_kind["plan score"]["disagreements"][0]["note"] == "vague"
     assert by_kind["turn check"]["accuracy"] == 1.0 and by_kind["turn check"]["kappa"] == 1.0

@@ -3,6 +3,7 @@
     compare ENV_ID --agent A --agent B [--agent C] [--user M] [--judge M] [--seed N] [--blind [--shuffle-seed N]] [--out DIR]
     compare vote COMPARISON_ID (A|B|tie|SESSION_ID) [--reason TEXT]
     compare list
+    compare import-study FAMILY [FOLDER]
 
 `compare ENV_ID ...` is `compare run ENV_ID ...` (main.py inserts `run`, as the issue writes the
 command without it). Every side gets the same environment, user and judge model and seed
@@ -10,7 +11,10 @@ command without it). Every side gets the same environment, user and judge model 
 `--blind` which agent is A and which is B is shuffled (seeded per comparison, the seed and the
 order recorded with it and printed: "blind: sides shuffled (seed N)"), and the sides are printed
 as A and B (no model names) until `compare vote`. The family's
-own flags (`--max-turns`, ...) apply to every side. Model text is never printed here: only
+own flags (`--max-turns`, ...) apply to every side. `compare import-study proactbench` loads a
+family's published pairwise study (`core.compare.PairwiseStudy`): each pair becomes a blind
+comparison to vote on with `compare vote` (or the playground's pairs to vote on), and each
+recorded vote a voted comparison with its voter. Model text is never printed here: only
 scores, so there is nothing to escape.
 """
 
@@ -23,7 +27,7 @@ from typing import Any
 
 from proactive_tui.textsafe import json_text, plain, say
 
-ACTIONS = ("run", "vote", "list")
+ACTIONS = ("run", "vote", "list", "import-study")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -59,7 +63,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     listing = sub.add_parser("list", help="the comparisons recorded, oldest first, with their votes")
     listing.add_argument("--json", action="store_true", help="print JSON lines")
+    listing.add_argument("--unvoted", action="store_true", help="only the comparisons still waiting for your vote")
     listing.set_defaults(func=run_list)
+
+    study = sub.add_parser("import-study", help="load a family's published pairwise study: its pairs to vote on "
+                           "blind, its votes as votes")
+    study.add_argument("family", metavar="FAMILY", help="the family whose study to import (proactbench)")
+    study.add_argument("folders", metavar="FOLDER", nargs="*",
+                       help="a folder holding the study's files (default: the copy the family ships)")
+    study.set_defaults(func=run_import_study)
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -305,14 +317,48 @@ def run_list(args: argparse.Namespace) -> int:
         for row in rows:
             say(json_text(row.model_dump(mode="json")))
         return 0
+    if args.unvoted:
+        rows = [r for r in rows if r.vote is None and not r.voter]
     if not rows:
-        say("no comparisons recorded yet")
+        say("no comparisons waiting for a vote" if args.unvoted else "no comparisons recorded yet")
         return 0
     for row in rows:
         blind = (f" blind (sides shuffled, seed {row.shuffle_seed})" if row.shuffle_seed is not None
                  else " blind" if row.blind else "")
-        say(f"{row.id}  {row.env_id}  {len(row.sessions)} sides{blind}  vote: {vote_text(row)}")
+        voter = f" by {row.voter}" if row.voter else ""
+        say(f"{row.id}  {row.env_id}  {len(row.sessions)} sides{blind}  vote{voter}: {vote_text(row)}")
     return 0
+
+
+def run_import_study(args: argparse.Namespace) -> int:
+    """Each folder (or the family's shipped copy) imported; a bad row or file is one warning line
+    naming file, line and field, and the rest still imports (exit 1 if any)."""
+    from proactive_tui.core.compare import CompareError, pairwise_study
+    from proactive_tui.store import StoreError, open_store
+
+    try:
+        study = pairwise_study(args.family)
+    except CompareError as exc:
+        return _fail(str(exc))
+    problems = 0
+    try:
+        store = open_store()
+        try:
+            for folder in args.folders or [None]:
+                report = study.import_study(store, folder)
+                say(f"{study.title} ({report.source}): {report.pairs_new} new pair(s) to vote on, {report.pairs_kept} "
+                    f"already here; {report.votes_new} new vote(s), {report.votes_kept} already here; "
+                    f"{report.files} vote file(s)")
+                for problem in report.problems:
+                    say(f"warning: {problem}", file=sys.stderr)
+                problems += len(report.problems)
+        finally:
+            store.close()
+    except StoreError as exc:
+        return _fail(str(exc))
+    say("vote blind: `proactive-tui compare list --unvoted`, then `proactive-tui compare vote ID A|B|tie`, "
+        "or the playground's palette: Vote on study pairs")
+    return 1 if problems else 0
 
 
 def insert_run(argv: list[str]) -> list[str]:

@@ -4,8 +4,13 @@ The same engine as the playground's Verdicts modal (`core.labels`): `verdicts SE
 keys a person can label with the judge's values; `add` keeps a label (agreeing, or disagreeing with
 the corrected value); `agreement` compares every judge with the people, per judge and kind of
 verdict. `import FILE...` keeps the labels that run-record files exported with them carry
-(`export --format run-record`), for the sessions of this store they belong to. Problems are one
-plain line (exit 1), never a traceback.
+(`export --format run-record`), for the sessions of this store they belong to;
+`import --study FAMILY [FOLDER]` imports a family's published human rating study (the copy it
+ships, or a folder holding the study's files): its items as sessions whose verdicts are the
+study's judge's, marked as imported, and every rating as a label with its rater. `agreement` then
+also gives each study's own figures, computed from the labels in the store the way the study
+computes them (`core.labels.rating_studies`); `--quadratic` and `--exclude-raters` are the
+paper's options, printed as deviations. Problems are one plain line (exit 1), never a traceback.
 """
 
 from __future__ import annotations
@@ -47,12 +52,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     verdicts.add_argument("--json", action="store_true", help="print JSON lines")
     verdicts.set_defaults(func=run_verdicts)
 
-    agreement = sub.add_parser("agreement", help="judge vs person over every label: accuracy, Cohen's kappa, confusion")
-    agreement.add_argument("--json", action="store_true", help="print the table as JSON")
+    agreement = sub.add_parser("agreement", help="judge vs person over every label: accuracy, Cohen's kappa, confusion; "
+                               "and each imported study's own figures")
+    agreement.add_argument("--json", action="store_true",
+                           help='print {"judges": [...], "studies": [...]} as JSON')
+    agreement.add_argument("--quadratic", action="store_true",
+                           help="studies: quadratic-weighted kappa (a deviation from the study's unweighted kappa)")
+    agreement.add_argument("--exclude-raters", action="store_true",
+                           help="studies: leave out raters with at least 5 ratings whose quadratic kappa against the "
+                                "judge is below 0.10 (the paper's pre-registered exclusion; a deviation from its script)")
+    agreement.add_argument("--resamples", type=int, metavar="N",
+                           help="studies: bootstrap resamples (default the study's 10,000; 0 for no intervals; "
+                                "any other count is a deviation)")
     agreement.set_defaults(func=run_agreement)
 
-    imp = sub.add_parser("import", help="keep the labels carried by exported run-record files")
-    imp.add_argument("files", metavar="FILE", nargs="+")
+    imp = sub.add_parser("import", help="keep the labels carried by exported run-record files, or import a "
+                         "family's human rating study (--study)")
+    imp.add_argument("files", metavar="FILE", nargs="*",
+                     help="run-record files; with --study, the study's folder (default: the copy the family ships)")
+    imp.add_argument("--study", metavar="FAMILY",
+                     help="import FAMILY's human rating study (proactbench): items as sessions, ratings as labels")
     imp.set_defaults(func=run_import)
 
 
@@ -121,8 +140,9 @@ def run_list(args: argparse.Namespace) -> int:
     for row in rows:
         mark = "agree" if row.agree else f"disagree -> {value_text(row.value)}"
         note = f"  ({row.note})" if row.note else ""
+        rater = f"  rater {row.rater}" if row.rater else ""
         say(f"{row.session_id}  {row.verdict}  {row.kind}  judge {row.judge}: {value_text(row.judge_value)}  "
-            f"{mark}{note}")
+            f"{mark}{rater}{note}")
     return 0
 
 
@@ -134,7 +154,11 @@ def run_verdicts(args: argparse.Namespace) -> int:
         with _open() as store:
             session_id = resolve_id(store, args.session_id)
             record = load_record(store, session_id)
-            labels = {row.verdict: row for row in store.labels(session_id)}
+            labels = {row.verdict: row for row in store.labels(session_id) if row.rater == ""}
+            raters: dict[str, int] = {}
+            for row in store.labels(session_id):
+                if row.rater:
+                    raters[row.verdict] = raters.get(row.verdict, 0) + 1
     except StoreError as exc:
         return _fail(str(exc))
     verdicts = verdicts_of(record)
@@ -149,7 +173,9 @@ def run_verdicts(args: argparse.Namespace) -> int:
     for v in verdicts:
         label = labels.get(v.key)
         human = "" if label is None else ("  [agree]" if label.agree else f"  [disagree: {value_text(label.value)}]")
-        say(f"{v.key:<22} {v.kind:<16} {value_text(v.value):<9} {v.judge}  {v.label}{human}")
+        imported = f"  (imported from the {v.imported_from})" if v.imported_from else ""
+        others = f"  [{raters[v.key]} rater label(s)]" if v.key in raters else ""
+        say(f"{v.key:<22} {v.kind:<16} {value_text(v.value):<9} {v.judge}  {v.label}{imported}{human}{others}")
     return 0
 
 
@@ -157,20 +183,68 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def study_figures(store: Any, args: argparse.Namespace) -> list[Any]:
+    """Every family's rating-study figures from the store's labels (none without labels)."""
+    from proactive_tui.core.labels import rating_studies
+
+    out = []
+    for study in rating_studies():
+        out += study.analyse(store, quadratic=args.quadratic, exclude_raters=args.exclude_raters,
+                             resamples=args.resamples)
+    return out
+
+
+def _interval(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None:
+        return "-"
+    if low is None or high is None:
+        return f"{value:.3f}"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def print_study(fig: Any) -> None:
+    """One study's figures for one judge: per group, n, alpha and kappa with their 95% bootstrap
+    intervals; then each group's confusion matrix (human consensus down, judge across)."""
+    say(f"\n{fig.study} · judge {fig.judge} · {fig.kind}: {fig.raters} raters, {fig.items} verdicts")
+    for line in fig.deviations:
+        say(f"  {line}")
+    if fig.left_out:
+        say(f"  {fig.left_out} label(s) left out: the judge gave no grade there (SKIPPED)")
+    ci = f"95% bootstrap interval, {fig.resamples:,} resamples" if fig.resamples else "no intervals (0 resamples)"
+    say(f"  alpha: {fig.alpha_label}; kappa: {fig.kappa_label}; [{ci}]")
+    say(f"  {'group':<10} {'items':>5} {'ratings':>7}  {'alpha':<25} kappa")
+    for g in fig.groups:
+        say(f"  {g.group:<10} {g.n_items:>5} {g.n_ratings:>7}  {_interval(g.alpha, g.alpha_low, g.alpha_high):<25} "
+            f"{_interval(g.kappa, g.kappa_low, g.kappa_high)}")
+    if any(g.group == "OVERALL" for g in fig.groups):
+        say("  OVERALL pools every type, computed the same way (the study's script reports per type only)")
+    width = max(len(c) for c in fig.categories) + 1
+    for g in fig.groups:
+        say(f"  {g.group}: consensus (rows) x judge (columns)")
+        say("  " + " " * (width + 2) + " ".join(f"{c:>{width}}" for c in fig.categories))
+        for h in fig.categories:
+            say(f"  {h:>{width}}  " + " ".join(f"{g.confusion.get(h, {}).get(j, 0):>{width}}" for j in fig.categories))
+
+
 def run_agreement(args: argparse.Namespace) -> int:
     from proactive_tui.core.labels import agreement, value_text
     from proactive_tui.store import StoreError
 
+    if args.resamples is not None and args.resamples < 0:
+        return _fail("--resamples must be 0 or more")
     try:
         with _open() as store:
             rows = agreement(store.labels())
+            studies = study_figures(store, args)
     except StoreError as exc:
         return _fail(str(exc))
     if args.json:
-        say(json_text([r.model_dump(mode="json") for r in rows], indent=2))
+        say(json_text({"judges": [r.model_dump(mode="json") for r in rows],
+                       "studies": [f.model_dump(mode="json") for f in studies]}, indent=2))
         return 0
     if not rows:
-        say("no labels yet: label verdicts with `labels add` or the playground's Verdicts (L)")
+        say("no labels yet: label verdicts with `labels add` or the playground's Verdicts (L), "
+            "or import a study with `labels import --study proactbench`")
         return 0
     say(f"{'judge':<28} {'kind':<17} {'n':>4} {'accuracy':>9} {'kappa':>7}")
     for r in rows:
@@ -183,14 +257,56 @@ def run_agreement(args: argparse.Namespace) -> int:
         for a in r.categories:
             say(f"{a:>{width}}  " + " ".join(f"{r.confusion[a][b]:>{width}}" for b in r.categories))
         for d in r.disagreements:
+            if d.rater:  # an imported study's raters: counted below, listed in --json
+                continue
             note = f"  ({d.note})" if d.note else ""
             say(f"  disagreement: {d.session_id} {d.verdict}: judge {value_text(d.judge_value)}, "
                 f"person {value_text(d.value)}{note}")
+        rated = sum(1 for d in r.disagreements if d.rater)
+        if rated:
+            say(f"  {rated} disagreement(s) by imported raters (`labels list --json` or --json lists them)")
+    for fig in studies:
+        print_study(fig)
     return 0
+
+
+def run_study_import(args: argparse.Namespace) -> int:
+    """`labels import --study FAMILY [FOLDER...]`: each folder (or the shipped copy) imported;
+    a bad row or file is one warning line and the rest still imports (exit 1 if any)."""
+    from proactive_tui.core.labels import LabelError, rating_study
+    from proactive_tui.store import StoreError
+
+    try:
+        study = rating_study(args.study)
+    except LabelError as exc:
+        return _fail(str(exc))
+    problems = 0
+    try:
+        with _open() as store:
+            for source in args.files or [None]:
+                report = study.import_study(store, source)
+                say(f"{study.title} ({report.source}): {report.sessions_new} new session(s), {report.sessions_kept} "
+                    f"already here; {report.labels_new} new label(s), {report.labels_kept} already here; "
+                    f"{report.files} rating file(s)")
+                for note in report.notes:
+                    say(f"note: {note}")
+                for problem in report.problems:
+                    say(f"warning: {problem}", file=sys.stderr)
+                problems += len(report.problems)
+    except StoreError as exc:
+        return _fail(str(exc))
+    if not problems:
+        say("the verdicts are the study's judge's, imported as the study recorded them; see `labels agreement`")
+    return 1 if problems else 0
 
 
 def run_import(args: argparse.Namespace) -> int:
     from pathlib import Path
+
+    if args.study:
+        return run_study_import(args)
+    if not args.files:
+        return _fail("give run-record files to import labels from, or --study FAMILY")
 
     from proactive_tui.core.labels import import_labels
     from proactive_tui.core.run_record import read_record

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import hashlib
 import uuid
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
@@ -364,3 +364,134 @@ def vote_text(comparison: Any) -> str:
         return f"{letter(comparison.sessions.index(comparison.vote))} (session {comparison.vote})"
     return comparison.vote
 
+
+
+# -- a family's published pairwise study -------------------------------------------------------------
+
+
+class StudyPair(BaseModel):
+    """One pair of a pairwise study as it enters the store: its two sides' sessions, in the
+    study's case order (A, B)."""
+
+    item_id: str
+    env_id: str
+    sessions: list[str] = Field(min_length=2, max_length=2)
+
+
+class StudyVote(BaseModel):
+    """One recorded vote of a pairwise study."""
+
+    item_id: str
+    voter: str
+    chosen: Literal["A", "B", "tie"]
+    """The case chosen (the study's `chosen_case`), or a tie."""
+    swapped: bool
+    """The voter saw case B on the left (the study's `ab_swap`)."""
+    reason: str = ""
+    at: str = ""
+
+
+class PairImport(BaseModel):
+    """What importing a pairwise study did (`PairwiseStudy.import_study`)."""
+
+    source: str
+    pairs_new: int = 0
+    pairs_kept: int = 0
+    """Pairs already in the store (an import run twice adds nothing, and keeps a person's vote)."""
+    votes_new: int = 0
+    votes_kept: int = 0
+    files: int = 0
+    problems: list[str] = Field(default_factory=list)
+    """One line per row or file that could not be read (file, line, field); the rest imported."""
+
+
+class PairwiseStudy:
+    """A family's published pairwise preference study (`Family.pairwise_study`): people shown two
+    replies to the same turn, blind and in a shuffled order, picking the better one or a tie.
+
+    `import_study` stores each pair's two replies as sessions (through the family, which knows
+    its events), then `keep_study_pair` here makes the comparisons: one blind comparison per
+    pair for the person using this store to vote on (`compare vote`, the vote modal), and one
+    per recorded vote, with its voter, the order that voter saw and the side they chose."""
+
+    family: str = ""
+    title: str = ""
+
+    def import_study(self, store: Any, source: Any = None) -> PairImport:
+        """Import the study in `source` (a folder; None: the copy the family ships)."""
+        raise NotImplementedError
+
+    def owns(self, comparison: Any) -> bool:
+        """The comparison is one of this study's pairs."""
+        raise NotImplementedError
+
+    def shown(self, record: Any) -> tuple[str, str]:
+        """What a voter reads of one side's session: (the message the reply answers, the reply)."""
+        raise NotImplementedError
+
+
+def pairs_to_vote(store: Any) -> list[tuple[PairwiseStudy, Any]]:
+    """The imported study pairs still waiting for the vote of the person using this store, in
+    the order they were imported (each with its study)."""
+    studies = pairwise_studies()
+    out = []
+    for row in store.comparisons():
+        if row.voter or row.vote is not None:
+            continue
+        study = next((s for s in studies if s.owns(row)), None)
+        if study is not None:
+            out.append((study, row))
+    return out
+
+
+def pairwise_studies() -> list[PairwiseStudy]:
+    """The pairwise study of every installed family that has one."""
+    from proactive_tui.core import registry
+
+    return [s for s in (f.pairwise_study() for f in registry.families().values()) if s is not None]
+
+
+def pairwise_study(family_name: str) -> PairwiseStudy:
+    """The pairwise study of `family_name`; CompareError naming the families that have one."""
+    studies = {s.family: s for s in pairwise_studies()}
+    if family_name not in studies:
+        have = ", ".join(sorted(studies)) or "none"
+        raise CompareError(f"{family_name!r} has no pairwise study to import (families with one: {have})")
+    return studies[family_name]
+
+
+def study_comparison_id(item_id: str, voter: str = "") -> str:
+    """The comparison of a study pair for `voter` ('' : the person using this store): a stable
+    hash, so importing the study again finds the comparisons it made before."""
+    return "pair-" + hashlib.sha256(f"{item_id}\x00{voter}".encode("utf-8")).hexdigest()[:12]
+
+
+def keep_study_pair(store: Any, pair: StudyPair, votes: list[StudyVote], created_at: str) -> tuple[bool, int, int]:
+    """The comparisons of one study pair: (whether the person's blind comparison is new, votes
+    new, votes already there). The person's comparison, once made, is never touched again (their
+    vote stays); each recorded vote is its own comparison, with the voter, the sides in the order
+    that voter saw them and the session of the case chosen."""
+    from proactive_tui.store.db import ComparisonRow
+
+    existing = {row.id: row for row in store.comparisons()}
+    mine = study_comparison_id(pair.item_id)
+    new_pair = mine not in existing
+    if new_pair:
+        seed = shuffle_seed_for(mine)
+        order = side_order(seed, 2)
+        store.put_comparison(ComparisonRow(id=mine, env_id=pair.env_id, sessions=[pair.sessions[i] for i in order],
+                                           blind=True, created_at=created_at, shuffle_seed=seed, side_order=order))
+    new = kept = 0
+    for v in votes:
+        order = [1, 0] if v.swapped else [0, 1]
+        shown = [pair.sessions[i] for i in order]
+        row = ComparisonRow(
+            id=study_comparison_id(pair.item_id, v.voter), env_id=pair.env_id, sessions=shown, blind=True,
+            vote="tie" if v.chosen == "tie" else pair.sessions["AB".index(v.chosen)], reason=v.reason,
+            created_at=v.at or created_at, voted_at=v.at or created_at, side_order=order, voter=v.voter)
+        if existing.get(row.id) == row:
+            kept += 1
+            continue
+        store.put_comparison(row)
+        new += 1
+    return new_pair, new, kept

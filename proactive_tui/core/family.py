@@ -380,6 +380,16 @@ class Family:
         labels can be compared with the judge per judge model and kind of verdict."""
         return []
 
+    def rating_study(self) -> Any | None:
+        """The family's published human rating study (`core.labels.RatingStudy`: import its
+        ratings as labels, measure judge and raters as the study does), or None (the default)."""
+        return None
+
+    def pairwise_study(self) -> Any | None:
+        """The family's published pairwise preference study (`core.compare.PairwiseStudy`: its
+        pairs become blind comparisons to vote on, its votes import as votes), or None."""
+        return None
+
     def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
         """Move a version-1 run record's family fields into `section` (see core.run_record)."""
         return data

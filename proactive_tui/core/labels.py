@@ -18,7 +18,7 @@ from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, Field
 
-ValueType = Literal["bool", "score", "proposal", "reading"]
+ValueType = Literal["bool", "score", "proposal", "reading", "grade"]
 
 ORACLE = "oracle (rules)"
 """The judge named for Chronos's rule-based checks (the oracle, not a model)."""
@@ -31,12 +31,16 @@ KIND_TYPES: dict[str, ValueType] = {
     "action check": "bool",
     "status check": "bool",
     "reply reading": "reading",
+    "trigger verdict": "grade",
 }
 """The value type each verdict kind takes: what a person's corrected value must be."""
 
 PROPOSAL_VALUES = ("accepted", "rejected")
 READING_VALUES = ("confirm", "refuse", "shift", "reply")
 """How Chronos's judge reads a user's reply to an offer (`TurnOutcome.user_read_as`)."""
+GRADE_VALUES = ("PASS", "PARTIAL", "FAIL")
+"""A rubric grade (ProactBench's verdict on a trigger reply), best first. SKIPPED is no grade: a
+verdict that was skipped has the value None, and a person's correction is always a grade."""
 
 
 class LabelError(ValueError):
@@ -59,6 +63,10 @@ class Verdict(BaseModel):
     """A short description for a person ("turn 2: target reached?")."""
     detail: str = ""
     """The judge's reasoning or the text judged, when the record has it (shown literally)."""
+    imported_from: str = ""
+    """Where a verdict imported into the store comes from (a published study: "ProactBench human
+    study"); empty for a verdict this tool's own judge gave. Said wherever the verdict is shown,
+    so an imported verdict is never taken for one this tool produced."""
 
     @property
     def value_type(self) -> ValueType:
@@ -77,7 +85,8 @@ def value_text(value: Any) -> str:
 def parse_value(kind: str, value: Any, *, where: str = "") -> Any:
     """`value` (a string from a form or the command line, or already typed) as the kind's type:
     a bool for a check, an int 1-10 for a score, "accepted"/"rejected" for a proposal verdict,
-    confirm/refuse/shift/reply for Chronos's reading of a reply.
+    confirm/refuse/shift/reply for Chronos's reading of a reply, PASS/PARTIAL/FAIL (any case)
+    for a rubric grade.
     LabelError, naming `where` and the field, when it is not one."""
     vtype = KIND_TYPES.get(kind, "bool")
     prefix = f"{where}: " if where else ""
@@ -100,6 +109,11 @@ def parse_value(kind: str, value: Any, *, where: str = "") -> Any:
         if not 1 <= number <= 10:
             raise LabelError(f"{prefix}value {number} is out of range for a {kind} (1-10)")
         return number
+    if vtype == "grade":
+        grade = str(value).strip().upper()
+        if grade not in GRADE_VALUES:
+            raise LabelError(f"{prefix}value {value!r} is not one of PASS, PARTIAL, FAIL for a {kind}")
+        return grade
     text = str(value).strip().lower()
     if vtype == "reading":
         if text not in READING_VALUES:
@@ -159,8 +173,9 @@ def label_verdict(store: Any, session_id: str, key: str, agree: bool, value: Any
 
 
 def note_label(store: Any, session_id: str, key: str, note: str) -> Any:
-    """Change only the note of an existing label. LabelError when the verdict is not labelled."""
-    row = next((r for r in store.labels(session_id) if r.verdict == key), None)
+    """Change only the note of the person's own label (rater ''; an imported rater's label is
+    theirs). LabelError when the verdict is not labelled."""
+    row = next((r for r in store.labels(session_id) if r.verdict == key and r.rater == ""), None)
     if row is None:
         raise LabelError(f"session {session_id}, verdict {key}: not labelled yet (agree or disagree first)")
     row = row.model_copy(update={"note": note})
@@ -202,6 +217,8 @@ class Disagreement(BaseModel):
     judge_value: Any = None
     value: Any = None
     note: str = ""
+    rater: str = ""
+    """Who labelled ('' : the person using this store; else an imported study's rater)."""
 
 
 class AgreementRow(BaseModel):
@@ -223,7 +240,7 @@ def _order(values: Iterable[str]) -> list[str]:
     def key(v: str) -> tuple[int, Any]:
         if v.lstrip("-").isdigit():
             return (1, int(v))
-        return (0, {"yes": 0, "no": 1, "accepted": 0, "rejected": 1}.get(v, 9), v)  # type: ignore[return-value]
+        return (0, {"yes": 0, "no": 1, "accepted": 0, "rejected": 1, "PASS": 0, "PARTIAL": 1, "FAIL": 2}.get(v, 9), v)  # type: ignore[return-value]
 
     return sorted(set(values), key=key)
 
@@ -246,7 +263,8 @@ def agreement(rows: Iterable[Any]) -> list[AgreementRow]:
             judge=judge, kind=kind, n=len(group), accuracy=agreeing / len(group),
             kappa=cohen_kappa([(_cat(a), _cat(b)) for a, b in pairs]), categories=cats, confusion=confusion,
             disagreements=[Disagreement(session_id=r.session_id, verdict=r.verdict, judge_value=r.judge_value,
-                                        value=r.value, note=r.note) for r in group if _cat(r.judge_value) != _cat(r.value)],
+                                        value=r.value, note=r.note, rater=r.rater)
+                           for r in group if _cat(r.judge_value) != _cat(r.value)],
         ))
     return out
 
@@ -279,3 +297,112 @@ def import_labels(store: Any, record: Any) -> int:
         store.put_label(row)
         count += 1
     return count
+
+
+# -- a family's published rating study -------------------------------------------------------------
+
+
+class StudyImport(BaseModel):
+    """What importing a rating study into the store did (`RatingStudy.import_study`)."""
+
+    source: str
+    """The folder read."""
+    sessions_new: int = 0
+    sessions_kept: int = 0
+    """Items whose session was already in the store (an import run twice adds nothing)."""
+    labels_new: int = 0
+    labels_kept: int = 0
+    """Ratings already in the store as labels (the same rater on the same verdict)."""
+    files: int = 0
+    problems: list[str] = Field(default_factory=list)
+    """One line per row or file that could not be read (file, line, field); the rest imported."""
+    notes: list[str] = Field(default_factory=list)
+    """What was left out on purpose, as the study's own analysis leaves it out."""
+
+
+class StudyGroupRow(BaseModel):
+    """One group (a trigger type, or every type pooled) of a study's figures."""
+
+    group: str
+    n_items: int
+    n_ratings: int
+    alpha: float | None = None
+    alpha_low: float | None = None
+    alpha_high: float | None = None
+    kappa: float | None = None
+    kappa_low: float | None = None
+    kappa_high: float | None = None
+    confusion: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """confusion[human consensus][judge] = items, in `StudyFigures.categories` order."""
+
+
+class StudyFigures(BaseModel):
+    """A study's agreement figures for one judge, computed from the labels in the store: what
+    `labels agreement` prints and the agreement panel shows, whatever the family."""
+
+    study: str
+    """The study's name ("ProactBench human study")."""
+    family: str
+    judge: str
+    kind: str
+    categories: list[str]
+    """The grades, worst first, as the study orders them (rows and columns of `confusion`)."""
+    alpha_label: str
+    kappa_label: str
+    resamples: int
+    groups: list[StudyGroupRow]
+    deviations: list[str] = Field(default_factory=list)
+    """One line per option that departs from the study's own analysis; empty for the study's."""
+    excluded_raters: dict[str, float | None] = Field(default_factory=dict)
+    raters: int = 0
+    items: int = 0
+    """Verdicts of this judge in the sessions looked at (rated or not)."""
+    left_out: int = 0
+    """Labels left out because the judge gave no grade there (a SKIPPED verdict)."""
+
+
+class RatingStudy:
+    """A family's published human rating study (`Family.rating_study`): several raters grading
+    the verdicts a judge gave, and the study's own way of measuring how far they agree.
+
+    `import_study` turns the study's files into sessions and labels in the store (the judge's
+    verdicts marked as imported, each rating a label with its rater); `analyse` turns the labels
+    in the store back into the study's figures, per judge, so a person's own labels on their own
+    sessions are measured the same way as the published study. The CLI and the screens reach it
+    through `rating_study` / `rating_studies` here, never by importing the family."""
+
+    family: str = ""
+    title: str = ""
+    kind: str = ""
+    """The verdict kind its raters grade."""
+
+    def import_study(self, store: Any, source: Any = None) -> StudyImport:
+        """Import the study in `source` (a folder; None: the copy the family ships)."""
+        raise NotImplementedError
+
+    def analyse(self, store: Any, *, quadratic: bool = False, exclude_raters: bool = False,
+                resamples: int | None = None, overall: bool = True) -> list[StudyFigures]:
+        """The figures per judge from the store's labels of `kind` (`resamples` None: the study's
+        count). `quadratic` and `exclude_raters` are the paper's options, named as deviations."""
+        raise NotImplementedError
+
+
+def rating_studies() -> list[RatingStudy]:
+    """The rating study of every installed family that has one."""
+    from proactive_tui.core import registry
+
+    out = []
+    for family in registry.families().values():
+        study = family.rating_study()
+        if study is not None:
+            out.append(study)
+    return out
+
+
+def rating_study(family_name: str) -> RatingStudy:
+    """The rating study of `family_name`; LabelError naming the families that have one."""
+    studies = {s.family: s for s in rating_studies()}
+    if family_name not in studies:
+        have = ", ".join(sorted(studies)) or "none"
+        raise LabelError(f"{family_name!r} has no human rating study to import (families with one: {have})")
+    return studies[family_name]

@@ -181,43 +181,60 @@ def load_items(path: Path) -> list[StudyItem]:
     return items
 
 
+def read_rating_file(path: Path) -> tuple[list[HumanRating], list[HumanStudyError], int]:
+    """One rating file as the script reads it: its ratings in line order, a problem per line that
+    is JSON but not a valid rating (one line naming file, line and field: the other lines still
+    count), and the number of lines skipped (blank, or not JSON, as the script skips them). A file
+    that cannot be read at all raises HumanStudyError."""
+    path = Path(path)
+    _regular(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise HumanStudyError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise HumanStudyError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    ratings: list[HumanRating] = []
+    problems: list[HumanStudyError] = []
+    skipped = 0
+    # Lines as Python's text files split them (the script reads them so): at \n, \r\n or \r
+    # only, not at U+2028 and the like, which may stand raw inside a JSON string.
+    lines = re.split(r"\r\n|\r|\n", text)
+    if lines[-1] == "":  # the end of the last line, not a line of its own
+        lines.pop()
+    for n, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line:
+            skipped += 1
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError:
+            skipped += 1
+            continue
+        where = f"{path.name} line {n}"
+        if not isinstance(raw, dict):
+            problems.append(HumanStudyError(f"{where}: expected a JSON object, got {type(raw).__name__}"))
+            continue
+        try:
+            ratings.append(HumanRating.model_validate({**raw, "file": path.name, "line": n}))
+        except ValidationError as exc:
+            problems.append(_one_line_error(where, exc))
+    return ratings, problems, skipped
+
+
 def load_ratings(paths: Iterable[Path]) -> tuple[list[HumanRating], int]:
     """The ratings of the given files, in the order given and line order, and the number of
     lines skipped (blank, or not JSON, as the script skips them). A line that is JSON but not a
-    valid rating is an error naming file, line and field."""
+    valid rating is an error naming file, line and field (`read_rating_file` keeps going instead)."""
     ratings: list[HumanRating] = []
     skipped = 0
     for path in paths:
-        path = Path(path)
-        _regular(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise HumanStudyError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        except UnicodeDecodeError as exc:
-            raise HumanStudyError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-        # Lines as Python's text files split them (the script reads them so): at \n, \r\n or \r
-        # only, not at U+2028 and the like, which may stand raw inside a JSON string.
-        lines = re.split(r"\r\n|\r|\n", text)
-        if lines[-1] == "":  # the end of the last line, not a line of its own
-            lines.pop()
-        for n, line in enumerate(lines, 1):
-            line = line.strip()
-            if not line:
-                skipped += 1
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError:
-                skipped += 1
-                continue
-            where = f"{path.name} line {n}"
-            if not isinstance(raw, dict):
-                raise HumanStudyError(f"{where}: expected a JSON object, got {type(raw).__name__}")
-            try:
-                ratings.append(HumanRating.model_validate({**raw, "file": path.name, "line": n}))
-            except ValidationError as exc:
-                raise _one_line_error(where, exc) from None
+        got, problems, blank = read_rating_file(path)
+        if problems:
+            raise problems[0]
+        ratings.extend(got)
+        skipped += blank
     return ratings, skipped
 
 

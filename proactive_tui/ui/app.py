@@ -354,6 +354,13 @@ class ProactiveApp(App[None]):
         if not isinstance(self.screen, AgreementScreen):
             self.push_screen(AgreementScreen())
 
+    def open_study_pairs(self) -> None:
+        """Vote on the imported pairwise study's pairs (`core.compare.pairs_to_vote`), blind."""
+        from proactive_tui.ui.screens.study_pairs import StudyPairsScreen
+
+        if type(self.screen).__name__ != "StudyPairsScreen":
+            self.push_screen(StudyPairsScreen())
+
     def open_report(self, folder: str | Path) -> bool:
         """The results screen on a report folder; a notification says why when it cannot open."""
         from proactive_tui.evalrun.opened import FolderProblem, open_folder
@@ -408,6 +415,9 @@ class ProactiveApp(App[None]):
             if getattr(self, "store", None) is not None and type(screen).__name__ != "AgreementScreen":
                 yield SystemCommand("Judge agreement", "Judges against people over every label: accuracy, Cohen's kappa",
                                     self.open_agreement)
+            if getattr(self, "store", None) is not None and type(screen).__name__ != "StudyPairsScreen":
+                yield SystemCommand("Vote on study pairs", "A published pairwise study's pairs, blind, one at a time "
+                                    "(`compare import-study` loads them)", self.open_study_pairs)
         if type(screen).__name__ not in ("StudioSetupScreen", "StudioScreen"):
             yield SystemCommand("Studio: generate environments", "A paper's data pipeline stage by stage, under your "
                                 "hand (or open a run folder to resume it)", self.open_studio)

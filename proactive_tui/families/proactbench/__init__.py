@@ -240,5 +240,22 @@ class ProactBenchFamily(Family):
 
         return [EXPORTER]
 
+    # -- labels and the human studies --------------------------------------------------------
+
+    def verdicts(self, record: Any) -> list[Any]:
+        from proactive_tui.families.proactbench.labels import verdicts
+
+        return verdicts(record)
+
+    def rating_study(self) -> Any:
+        from proactive_tui.families.proactbench.study import ProactBenchRatingStudy
+
+        return ProactBenchRatingStudy()
+
+    def pairwise_study(self) -> Any:
+        from proactive_tui.families.proactbench.study import ProactBenchPairwiseStudy
+
+        return ProactBenchPairwiseStudy()
+
 
 family = ProactBenchFamily()

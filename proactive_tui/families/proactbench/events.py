@@ -13,9 +13,11 @@ from typing import Literal
 from proactive_tui.core.events import EventBase
 from proactive_tui.families.proactbench.env import EvaluationResult, PlannerOutput, Rubric
 
-JudgedBy = Literal["judge", "user_agent", "person"]
+JudgedBy = Literal["judge", "user_agent", "person", "study"]
 """Who gave a verdict: the offline judge (neutral mode, no persona, no style), the online User
-Agent (stepping out of persona with the user's next message, as upstream), or a person."""
+Agent (stepping out of persona with the user's next message, as upstream), a person, or the judge
+of a published study whose verdict was imported as the study recorded it (`labels import`: the
+ProactBench human study's GPT-5.4 scores), never a verdict this tool asked for."""
 
 
 class RecordedTurn(EventBase):

@@ -3,12 +3,21 @@
 One row per (judge, kind of verdict): how many labels, the share agreeing (accuracy), and Cohen's
 kappa; below, the confusion matrix of the highlighted row (judge value x person's value). Enter
 lists that row's disagreements; Enter on one opens its session as History opens it.
+
+Below that, a family's human rating study (ProactBench's, once `labels import --study` has put it
+in the store) gets its own figures, computed from the store's labels the way the study computes
+them (`core.labels.rating_studies`): per trigger type and pooled, ordinal alpha and the
+consensus-vs-judge kappa with bootstrap intervals, the confusion matrices. The bootstrap (10,000
+resamples) takes a while, so the figures are computed in a thread: the point figures first, the
+intervals when they are ready. `q` switches to quadratic-weighted kappa and `x` to the paper's
+rater exclusion; both are shown as deviations from the study.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.columns import Columns
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -41,6 +50,52 @@ def confusion_table(row: Any) -> Group:
 
 def kappa_text(kappa: float | None) -> str:
     return "-" if kappa is None else f"{kappa:.3f}"
+
+
+def interval_text(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if low is None or high is None else f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def study_view(figures: list[Any], computing: bool) -> Group:
+    """Each study's figures for each judge (`core.labels.StudyFigures`): a table per judge, then
+    one confusion matrix per group (human consensus down, judge across)."""
+    parts: list[Any] = []
+    for fig in figures:
+        parts.append(Text(f"{fig.study} · judge {plain(fig.judge)} · {fig.raters} raters, {fig.items} verdicts",
+                          style="bold"))
+        for line in fig.deviations:
+            parts.append(Text(line, style="yellow"))
+        if fig.left_out:
+            parts.append(Text(f"{fig.left_out} label(s) left out: the judge gave no grade there (SKIPPED)", style="dim"))
+        ci = (f"95% bootstrap interval, {fig.resamples:,} resamples" if fig.resamples
+              else "intervals: computing…" if computing else "no intervals")
+        parts.append(Text(f"alpha: {fig.alpha_label} · kappa: {fig.kappa_label} · {ci}", style="dim"))
+        table = Table(show_edge=False, pad_edge=False)
+        for name, justify in (("group", "left"), ("items", "right"), ("ratings", "right"), ("alpha", "left"),
+                              ("kappa", "left")):
+            table.add_column(Text(name), justify=justify)  # type: ignore[arg-type]
+        for g in fig.groups:
+            table.add_row(Text(g.group), Text(str(g.n_items)), Text(str(g.n_ratings)),
+                          Text(interval_text(g.alpha, g.alpha_low, g.alpha_high)),
+                          Text(interval_text(g.kappa, g.kappa_low, g.kappa_high)))
+        parts.append(table)
+        if any(g.group == "OVERALL" for g in fig.groups):
+            parts.append(Text("OVERALL pools every type, computed the same way (the study reports per type only)",
+                              style="dim"))
+        matrices = []
+        for g in fig.groups:
+            m = Table(title=Text(f"{g.group}: consensus × judge"), show_edge=False, pad_edge=False)
+            m.add_column(Text(""))
+            for c in fig.categories:
+                m.add_column(Text(c), justify="right")
+            for h in fig.categories:
+                m.add_row(Text(h), *[Text(str(g.confusion.get(h, {}).get(j, 0)), style="bold" if h == j else "")
+                                     for j in fig.categories])
+            matrices.append(m)
+        parts.append(Columns(matrices, padding=(0, 3)))
+    return Group(*parts)
 
 
 class DisagreementsModal(ModalScreen[str | None]):
@@ -98,22 +153,41 @@ class AgreementScreen(Screen[None]):
     BINDINGS = [
         Binding("enter", "drill", "Disagreements", tooltip="The highlighted row's disagreements"),
         Binding("escape", "back", "Back"),
+        Binding("q", "toggle_quadratic", "Quadratic kappa", show=False),
+        Binding("x", "toggle_exclusion", "Rater exclusion", show=False),
     ]
     DEFAULT_CSS = """
     AgreementScreen #agreement-intro { height: auto; padding: 0 1; color: $text-muted; }
     AgreementScreen #agreement-table { height: auto; max-height: 50%; }
     AgreementScreen #agreement-confusion { height: auto; padding: 1 1; }
+    AgreementScreen #agreement-study { height: auto; padding: 0 1; }
+    AgreementScreen #agreement-body { height: 1fr; }
     """
 
-    def __init__(self, rows: list[Any] | None = None) -> None:
+    def __init__(self, rows: list[Any] | None = None, *, resamples: int | None = None) -> None:
+        """`resamples`: the studies' bootstrap count (None: each study's own)."""
         super().__init__()
         self.rows = rows
+        self.resamples = resamples
+        self.quadratic = False
+        self.exclude_raters = False
+        self.studies: list[Any] = []
+        self.studies_final = False
+        self._generation = 0
+        """Bumped on each recomputation: a thread still finishing an older one (its bootstrap
+        cannot be interrupted) shows nothing."""
 
     def compose(self) -> ComposeResult:
+        from textual.containers import VerticalScroll
+
         yield Static(Text(""), id="agreement-intro")
         table: DataTable = DataTable(id="agreement-table", cursor_type="row", zebra_stripes=True)
         yield table
-        yield Static(Text(""), id="agreement-confusion")
+        with VerticalScroll(id="agreement-body"):
+            yield Static(Text(""), id="agreement-confusion")
+            study = Static(Text(""), id="agreement-study")
+            study.display = False
+            yield study
         yield Footer()
 
     def on_mount(self) -> None:
@@ -138,6 +212,67 @@ class AgreementScreen(Screen[None]):
         self.query_one("#agreement-intro", Static).update(Text(intro))
         table.focus()
         self._show_confusion()
+        self._compute_studies()
+
+    # -- the studies' figures ------------------------------------------------------------------
+
+    def _compute_studies(self) -> None:
+        store = getattr(self.app, "store", None)
+        if store is None:
+            return
+        options = dict(quadratic=self.quadratic, exclude_raters=self.exclude_raters)
+        resamples = self.resamples
+        self._generation += 1
+        generation = self._generation
+
+        def work() -> None:
+            from proactive_tui.core.labels import rating_studies
+            from proactive_tui.store import StoreError
+
+            try:
+                studies = rating_studies()
+                quick = [f for s in studies for f in s.analyse(store, resamples=0, **options)]
+                if not quick:
+                    return
+                self.app.call_from_thread(self._show_studies, quick, resamples == 0, generation)
+                if resamples == 0:
+                    return
+                full = [f for s in studies for f in s.analyse(store, resamples=resamples, **options)]
+                if generation == self._generation:
+                    self.app.call_from_thread(self._show_studies, full, True, generation)
+            except StoreError as exc:
+                self.app.call_from_thread(self.notify, plain(str(exc)), severity="error", timeout=8, markup=False)
+
+        self.run_worker(work, thread=True, exclusive=True, group="study-figures")
+
+    def _show_studies(self, figures: list[Any], final: bool, generation: int) -> None:
+        if generation != self._generation or not self.is_attached:
+            return
+        self.studies, self.studies_final = figures, final
+        panel = self.query_one("#agreement-study", Static)
+        panel.display = bool(figures)
+        keys = Text("q: quadratic kappa " + ("on" if self.quadratic else "off") + " · x: rater exclusion "
+                    + ("on" if self.exclude_raters else "off") + " (each a deviation from the study)", style="dim")
+        panel.update(Group(keys, study_view(figures, computing=not final)))
+
+    def palette_commands(self) -> list[tuple[str, str, Any]]:
+        """What the palette offers here (the app lists a screen's `palette_commands`)."""
+        if not self.studies:
+            return []
+        return [("Study figures: quadratic kappa on/off", "Quadratic-weighted kappa (a deviation from the study)",
+                 self.action_toggle_quadratic),
+                ("Study figures: rater exclusion on/off", "The paper's pre-registered rater exclusion (a deviation)",
+                 self.action_toggle_exclusion)]
+
+    def action_toggle_quadratic(self) -> None:
+        if self.studies:
+            self.quadratic = not self.quadratic
+            self._compute_studies()
+
+    def action_toggle_exclusion(self) -> None:
+        if self.studies:
+            self.exclude_raters = not self.exclude_raters
+            self._compute_studies()
 
     def _load(self) -> list[Any]:
         from proactive_tui.core.labels import agreement

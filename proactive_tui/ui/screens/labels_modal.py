@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 from proactive_tui.textsafe import plain
 
 VALUE_HINTS = {"bool": "yes or no", "score": "a score 1-10", "proposal": "accepted or rejected",
-               "reading": "confirm, refuse, shift or reply"}
+               "reading": "confirm, refuse, shift or reply", "grade": "PASS, PARTIAL or FAIL"}
 
 
 def verdict_text(verdict: Any, label: Any) -> Text:
@@ -35,6 +35,8 @@ def verdict_text(verdict: Any, label: Any) -> Text:
     line.append(f"{verdict.kind} ", style="dim")
     line.append("· judge " + plain(verdict.judge) + ": ")
     line.append(value_text(verdict.value) + " ", style="bold")
+    if verdict.imported_from:
+        line.append("· imported from " + plain(verdict.imported_from) + " ", style="italic")
     if label is None:
         line.append("· unlabelled", style="dim")
     elif label.agree:
@@ -125,7 +127,8 @@ class LabelsModal(ModalScreen[None]):
 
         try:
             self.verdicts = verdicts_of(load_record(self.store, self.session_id))
-            self.labels = {row.verdict: row for row in self.store.labels(self.session_id)}
+            # the person's own labels (an imported study's raters label the same verdicts too)
+            self.labels = {row.verdict: row for row in self.store.labels(self.session_id) if row.rater == ""}
         except StoreError as exc:
             self.problem = str(exc)
 
