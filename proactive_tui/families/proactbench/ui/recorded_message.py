@@ -32,7 +32,8 @@ class RecordedMessage(MessageView):
 
     def header(self) -> Text:
         label = Text(f"{self.role} ", style="bold")
-        label.append(f"· {self.unit} {self.number} · recorded · {plain(self.speaker)}", style="dim")
+        source = f" · {plain(self.speaker)}" if self.speaker and self.speaker != self.role else ""
+        label.append(f"· {self.unit} {self.number} · recorded{source}", style="dim")
         return label
 
     @property

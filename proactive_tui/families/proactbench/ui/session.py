@@ -52,7 +52,7 @@ from proactive_tui.ui.widgets.title_bar import TitleBar
 from proactive_tui.ui.widgets.transcript import Transcript
 
 ENDED_TEXT = {
-    "completed": "every trigger point was answered and judged",
+    "completed": "every trigger point was answered",
     "planner_stopped": "the Planner ended the conversation",
     "max_turns": "the turn limit was reached",
     "user_stopped": "you left the session",
@@ -124,8 +124,8 @@ class ProactBenchSessionScreen(SessionScreenBase):
                 if self.human_seat:
                     yield ComposeBox(placeholder=self._idle_placeholder(), id="compose", disabled=True)
             with VerticalScroll(id="pb-side"):
-                yield RubricPanel(id="rubric-panel", classes="panel")
                 yield TypeScorePanel(id="score-panel", classes="panel")
+                yield RubricPanel(id="rubric-panel", classes="panel")
                 if self.online:
                     yield PlannerPanel(id="planner-panel", classes="panel")
         yield StatusLine(self.max_turns, unit=self.turn_unit.name, id="status")

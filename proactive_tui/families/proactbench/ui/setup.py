@@ -24,7 +24,7 @@ from textual.widgets import Input, Label, RadioSet, Select, Static
 from proactive_tui.families.proactbench.env import MAX_TRIGGERS
 from proactive_tui.ui.screens.setup_base import SetupScreenBase
 
-PROTOCOLS = [("offline (upstream's evaluation)", "offline"), ("online (three-agent loop)", "online")]
+PROTOCOLS = [("offline (upstream)", "offline"), ("online (3 agents)", "online")]
 PROTOCOL_NOTE = {
     "offline": "Offline: the recorded dialogue up to each trigger point; the agent answers the trigger turn, "
                "the judge rates it against the rubric without the persona (upstream's evaluation).",
@@ -38,6 +38,7 @@ class ProactBenchSetupScreen(SetupScreenBase):
     FAMILY = "proactbench"
     HELP_TITLE = "ProactBench setup"
     CSS = """
+    ProactBenchSetupScreen #seats { grid-columns: 18 1fr 17 1fr; }
     ProactBenchSetupScreen #settings-grid { grid-columns: 16 1fr 16 1fr; }
     ProactBenchSetupScreen #protocol-note { color: $text-muted; height: auto; padding: 0 1; }
     ProactBenchSetupScreen #system-prompt { margin: 0 0 0 0; }

@@ -55,7 +55,7 @@ class VerdictCard(Static):
         result = event.result
         if result is None or self.counted == "SKIPPED":
             why = plain(event.problem) if event.problem else "no usable verdict"
-            text.append(f"\nSKIPPED (not counted): {why}", style="italic")
+            text.append(f"\nnot counted: {why}", style="italic")
             if result is not None and result.rationale:
                 text.append("\n" + plain(result.rationale))
             return text
@@ -64,6 +64,8 @@ class VerdictCard(Static):
         if result.evidence:
             text.append("\nevidence: ", style="dim")
             text.append(f"“{plain(result.evidence)}”", style="italic")
+            if getattr(event, "evidence_in_reply", None) is False:
+                text.append("  (this quote is not in the reply)", style="bold")
         return text
 
     def plain_text(self) -> str:
