@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Select
 
-from proactbench_events import MARKUP, offline_events, online_events, sample_env
+from proactbench_screen_events import MARKUP, offline_events, online_events, sample_env
 from ui_helpers import settle
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.families.proactbench.ui.planner_panel import PlannerPanel

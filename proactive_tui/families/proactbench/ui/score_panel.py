@@ -49,15 +49,15 @@ class TypeScorePanel(Static):
     def _redraw(self) -> None:
         self.border_subtitle = f"scored by {plain(self.scorer)}" if self.scorer else ""
         table = Table.grid(padding=(0, 1))
-        table.add_column()
+        table.add_column(no_wrap=True, min_width=8)
         for _ in range(6):
             table.add_column(justify="right")
-        table.add_row(*(Text(h, style="bold") for h in ("type", "P", "½", "F", "skip", "pass", "score")))
+        table.add_row(*(Text(h, style="bold") for h in ("type", "P", "½", "F", "S", "pass", "score")))
         for row in self.rows():
             style = "bold" if row[0] == "OVERALL" else ""
             table.add_row(Text(row[0].lower() if row[0] != "OVERALL" else "overall", style=style),
                           *(Text(cell, style=style) for cell in row[1:]))
         grid = Table.grid()
         grid.add_row(table)
-        grid.add_row(Text("P pass · ½ partial · F fail · skip: not counted", style="dim"))
+        grid.add_row(Text("P pass · ½ partial · F fail · S skipped, not counted", style="dim"))
         self.update(grid)

@@ -7,6 +7,11 @@ replies and the verdicts are ours (short, fixed, and one of them holding Rich ma
 terminal escape, which must show literally). Each list is what the engine emits in order:
 `session_started`, the recorded context, each trigger as it opens, the agent's reply streamed,
 the verdict (one SKIPPED: a judge whose reply could not be used), `session_ended`.
+
+Beside `proactbench_events.py` (branch i34-export, for readers of a record: export, reports,
+labels), this one is the screens': its messages stream (started, deltas, done) as a live session
+sends them, its dialogue is the first sample row (three trigger types, one each), and the online
+plans are the sample's recorded ones, so the panels show real rubrics and tactical orders.
 """
 
 from __future__ import annotations
