@@ -19,7 +19,7 @@ import pytest
 from proactive_tui.core import registry
 
 TESTS = Path(__file__).resolve().parent
-BUILTINS = ["proactiveeval", "proactivebench", "chronos"]
+BUILTINS = ["proactiveeval", "proactivebench", "chronos", "proactbench"]
 ENTRY_POINTS = "[proactive_tui.families]\ncountdown = plugin_family.countdown:family\n"
 
 
@@ -48,7 +48,7 @@ def countdown_installed(site: Path) -> Iterator[object]:
         registry.reset()
         try:
             names = registry.names()
-            assert names[:3] == BUILTINS and names[-1] == "countdown", (names, registry.problems())
+            assert names[:len(BUILTINS)] == BUILTINS and names[-1] == "countdown", (names, registry.problems())
             yield registry.get("countdown")
         finally:
             _forget_exporter()

@@ -62,6 +62,18 @@ def _chronos_seats(env: Any) -> dict[str, Any]:
     return {"agent": OracleAgent(), "user": ScriptedPersona()}
 
 
+def _proactbench_seats(env: Any) -> dict[str, Any]:
+    from proactive_tui.families.proactbench.judges import JudgeVerdict
+
+    def judge(request, schema):  # quotes the reply it scores
+        return JudgeVerdict(rationale="acts on the anchor", score="PARTIAL", evidence="check the drive")
+
+    return {"agent": ScriptedParticipant(["First check the drive's SMART data, then verify your photo copies."],
+                                         label="scripted-agent"),
+            "user": ScriptedParticipant([], label="scripted-user"),
+            "judge": ScriptedParticipant([], structured=judge, label="scripted-judge")}
+
+
 def _countdown_seats(env: Any) -> dict[str, Any]:
     from plugin_family.countdown.protocol import counting_agent, replying_user
 
@@ -70,11 +82,11 @@ def _countdown_seats(env: Any) -> dict[str, Any]:
 
 SEATERS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "proactiveeval": _proactiveeval_seats, "proactivebench": _proactivebench_seats,
-    "chronos": _chronos_seats, "countdown": _countdown_seats,
+    "chronos": _chronos_seats, "proactbench": _proactbench_seats, "countdown": _countdown_seats,
 }
 BOUNDS: dict[str, dict[str, Any]] = {
     "proactiveeval": {"max_turns": 2}, "proactivebench": {"max_events": 3},
-    "chronos": {"max_turns": 2}, "countdown": {"max_turns": 3},
+    "chronos": {"max_turns": 2}, "proactbench": {"max_triggers": 2}, "countdown": {"max_turns": 3},
 }
 
 
@@ -265,6 +277,20 @@ def _chronos_back(record: RunRecord, out: Path, files: list[Path]) -> None:
         assert "outcome" in line and line["id"] == record.id
 
 
+def _proactbench_back(record: RunRecord, out: Path, files: list[Path]) -> None:
+    """Upstream's offline-evaluation output: a dialogue row with every scored trigger's
+    `evaluation_result`, per-type `trigger_stats`, and the original reply kept."""
+    rows = [json.loads(line) for f in files if f.suffix == ".jsonl"
+            for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) == 1, files
+    row = rows[0]
+    assert row["unique_id_eval"] == record.environment["dialogue"]["unique_id_eval"]
+    assert row["trigger_stats"] == record.section.stats()
+    judged = [t for t in record.section.triggers if t.judged]
+    assert [p["evaluation_result"]["score"] for p in row["trigger_points"]] == [t.result.score for t in judged]
+    assert all("original_assistant_response" in t for t in row["turn_records"])
+
+
 def _countdown_back(record: RunRecord, out: Path, files: list[Path]) -> None:
     loaded = envs.load_paths([out])
     assert not loaded.problems, [p.render() for p in loaded.problems]
@@ -276,13 +302,15 @@ def _countdown_back(record: RunRecord, out: Path, files: list[Path]) -> None:
 
 READ_BACK: dict[str, Callable[[RunRecord, Path, list[Path]], None]] = {
     "proactiveeval": _proactiveeval_back, "proactivebench": _proactivebench_back,
-    "chronos": _chronos_back, "countdown": _countdown_back,
+    "chronos": _chronos_back, "proactbench": _proactbench_back, "countdown": _countdown_back,
 }
 
 
 # -- version 1 records and event logs --------------------------------------------------------------
 
 V1_RECORDS = sorted(LEGACY.glob("*-run-record-v1.json"))
+NO_V1 = {"proactbench"}
+"""Families added after run-record format 2: no version-1 record of theirs exists."""
 V1_EVENTS = sorted(LEGACY.glob("*-events-v1.jsonl"))
 
 
@@ -298,7 +326,8 @@ def _had_scores(data: dict[str, Any]) -> bool:
 
 
 def test_legacy_fixtures_are_there() -> None:
-    assert {_family_of(p) for p in V1_RECORDS} == set(BUILTINS)
+    assert {_family_of(p) for p in V1_RECORDS} == set(BUILTINS) - NO_V1
+
     assert V1_EVENTS
 
 

@@ -62,7 +62,10 @@ class ReplyRequest:
                               message_id=self.message_id)
 
     def full_messages(self) -> list[dict[str, str]]:
-        return [{"role": "system", "content": self.system}] + list(self.messages)
+        """The system prompt, then the dialogue. An empty system prompt sends no system message:
+        "no system prompt" (ProactBench's agent, by default) is not an empty instruction."""
+        head = [{"role": "system", "content": self.system}] if self.system else []
+        return head + list(self.messages)
 
 
 @dataclass

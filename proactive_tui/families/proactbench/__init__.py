@@ -10,9 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.core.family import Family, FileCandidate, SourceRef, TurnUnit
+from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef, TurnUnit
 from proactive_tui.families.proactbench import env as env_module
-from proactive_tui.families.proactbench.settings import ProactBenchSettings
+from proactive_tui.families.proactbench.settings import (
+    AGENT_TEMPERATURE, JUDGE_TEMPERATURE, PLANNER_TEMPERATURE, USER_AGENT_TEMPERATURE, ProactBenchSettings,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -26,7 +28,23 @@ class ProactBenchFamily(Family):
                        distinct_from=("ProactiveBench (arXiv 2410.12361)",))
     seats = ("agent", "user", "judge")
     seat_labels = {"judge": "judge (offline) / planner (online)", "user": "user agent (online)"}
+    play_modes = {"watch": "Watch models", "play_agent": "Play the agent", "play_user": "Play the user"}
+    """Play the user: online only (offline the user's messages are the recorded ones)."""
+    forkable = True
+    regradable = True
+    regrade_seat = "judge"
+    not_regradable_reason = ("online sessions are judged by their user agent in the same call that writes the "
+                             "user's next message; only offline sessions can be re-graded")
     settings_model = ProactBenchSettings
+    run_flags = (
+        RunFlag("--protocol", "protocol", {"choices": ("offline", "online"),
+                                           "help": "offline (default, upstream's evaluation: recorded context, a neutral "
+                                                   "judge at each trigger) or online (planner, user agent and agent live)"}),
+        RunFlag("--max-triggers", "max_triggers", {"type": int, "metavar": "N",
+                                                   "help": "offline: score only the first N trigger points (default all)"}),
+        RunFlag("--max-turns", "max_turns", {"type": int, "metavar": "N",
+                                             "help": "online: turns at most (default 10, upstream's)"}),
+    )
     env_model = env_module.ProactBenchEnv
     file_suffixes = (".json", ".jsonl")
     replayable = True
@@ -73,6 +91,116 @@ class ProactBenchFamily(Family):
 
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def seat_temperature(self, seat, roles, settings=None):
+        """A temperature someone chose wins; else upstream's for the protocol: the agent 0.7, the
+        offline judge 0.7, the online Planner (judge seat) 0.1 and User Agent (user seat) 0.7."""
+        chosen = roles.for_role(seat)
+        if "temperature" in chosen.model_fields_set:
+            return float(chosen.temperature)
+        online = (settings or {}).get("protocol") == "online"
+        return {"agent": AGENT_TEMPERATURE, "user": USER_AGENT_TEMPERATURE,
+                "judge": PLANNER_TEMPERATURE if online else JUDGE_TEMPERATURE}.get(seat, float(chosen.temperature))
+
+    def build_session(self, spec, env, seats, session_id=None, resume_from=None):
+        from proactive_tui.families.proactbench.protocol import build_proactbench_session
+
+        if resume_from is not None:
+            from proactive_tui.core.family import UnsupportedFamily
+
+            raise UnsupportedFamily("proactbench sessions cannot be resumed yet")
+        return build_proactbench_session(self, spec, env, seats, session_id=session_id)
+
+    def complete_turns(self, record) -> int:
+        """Offline: the trigger points judged (each one user message and the agent's reply to it);
+        online: the turns whose agent reply finished."""
+        if (record.settings or {}).get("protocol") == "online":
+            return len({m.turn for m in record.messages if m.role == "agent" and not m.partial})
+        return sum(1 for t in record.section.triggers if t.judged)
+
+    def reply_writers(self, record):
+        """The dialogue's messages, then who gave each verdict (offline the judge seat's, online
+        the user seat's: the User Agent or the person playing the user)."""
+        from proactive_tui.core.writers import message_writers
+
+        seat = "user" if (record.settings or {}).get("protocol") == "online" else "judge"
+        return message_writers(record) + [(seat, t.judge) for t in record.section.triggers if t.result is not None and t.judge]
+
+    def turn_scores(self, record):
+        """Per dialogue turn, the verdict's value at a trigger turn (PASS 1, PARTIAL 0.5, FAIL 0;
+        None at other turns and for SKIPPED), so two agents on the same dialogue line up trigger by
+        trigger; at the end the overall weighted score."""
+        from proactive_tui.core.compare import TurnScores
+        from proactive_tui.families.proactbench.env import SCORE_VALUE
+
+        triggers = {t.turn: t for t in record.section.triggers if t.judged}
+        last = max(triggers, default=0)
+        per_turn = [SCORE_VALUE.get(triggers[n].counted) if n in triggers else None for n in range(1, last + 1)]
+        overall = record.score("overall_weighted")
+        return TurnScores(label="trigger verdict (1 / 0.5 / 0)", per_turn=per_turn, final_label="weighted score",
+                          final=overall.value if overall is not None else None)
+
+    def fork_steps(self, record):
+        from proactive_tui.families.proactbench.fork import fork_steps
+
+        return fork_steps(record)
+
+    def fork_sides(self, point):
+        from proactive_tui.families.proactbench.fork import Sides
+
+        return Sides(point)
+
+    def recorded_answers(self, record):
+        from proactive_tui.families.proactbench.fork import recorded_answers
+
+        return recorded_answers(record)
+
+    def edit_answer(self, point, text, record):
+        from proactive_tui.families.proactbench.fork import edit_answer
+
+        return edit_answer(point, text, record)
+
+    def judge_event_types(self):
+        from proactive_tui.families.proactbench.events import TriggerJudged
+
+        return (TriggerJudged,)
+
+    async def regrade(self, record, env, judge):
+        from proactive_tui.families.proactbench.regrade import regrade
+
+        return await regrade(record, env, judge)
+
+    def scores(self, record):
+        from proactive_tui.families.proactbench.report import scores
+
+        return scores(record)
+
+    def report(self, record):
+        from proactive_tui.families.proactbench.report import report
+
+        return report(record)
+
+    def batch_tables(self, results, repeats):
+        from proactive_tui.families.proactbench.batch import batch_tables
+
+        return batch_tables(results, repeats)
+
+    def batch_trials(self, result):
+        from proactive_tui.families.proactbench.batch import batch_trials
+
+        return batch_trials(result)
+
+    def batch_groups(self, result):
+        from proactive_tui.families.proactbench.batch import batch_groups
+
+        return batch_groups(result)
+
+    def printer_class(self):
+        from proactive_tui.families.proactbench.cli import ProactBenchPrinter
+
+        return ProactBenchPrinter
 
     # -- events and the run record ---------------------------------------------------------
 

@@ -71,6 +71,10 @@ class TriggerJudged(EventBase):
     judged_by: JudgedBy = "judge"
     problem: str = ""
     """Why there is no result, in one line, when there is none."""
+    evidence_in_reply: bool | None = None
+    """Whether the verdict's evidence quote is really in `response` (`judges.evidence_found`):
+    the rubrics ask for a verbatim quote, and a quote that is not there is said, not trusted.
+    None: no result, or a person's verdict given without a quote."""
 
 
 EVENT_TYPES = (RecordedTurn, TriggerOpened, Planned, TriggerJudged)

@@ -40,6 +40,7 @@ class TriggerRecord(BaseModel):
     judge: str | None = None
     judged_by: JudgedBy | None = None
     problem: str = ""
+    evidence_in_reply: bool | None = None
     judged: bool = False
     """A verdict event came (with a result or not): False while the trigger waits for one."""
 
@@ -90,4 +91,5 @@ def apply_event(record: Any, event: Any) -> None:
         trigger.judge = event.judge
         trigger.judged_by = event.judged_by
         trigger.problem = event.problem
+        trigger.evidence_in_reply = event.evidence_in_reply
         trigger.judged = True
