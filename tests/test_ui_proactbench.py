@@ -225,3 +225,61 @@ def session_app(protocol: str, theme: str):
 def test_snapshot_session(snap_compare, no_clock, protocol: str, size, theme: str) -> None:
     app, run_before = session_app(protocol, theme)
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+# -- the real engine, through litellm, against the fake server ---------------------------------
+
+
+async def test_a_watched_offline_session_against_the_fake_server() -> None:
+    """The screen shows what the engine recorded: a verdict card per trigger, the failed judge
+    call and the empty agent reply SKIPPED and uncounted, the panel's tallies the record's own."""
+    from test_proactbench_engine import ENV_ID, offline_responder
+    from ui_helpers import fake_spec, wait_for
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(ENV_ID)
+        with FakeOpenAIServer(responder=offline_responder(env)) as server:
+            screen = ProactBenchSessionScreen(env, fake_spec(env.id, server.base_url, protocol="offline"))
+            app.push_screen(screen)
+            await wait_for(pilot, lambda: screen.ended is not None)
+            await settle(pilot, screen)
+        record = screen.builder.record
+        assert [t.counted for t in record.section.triggers] == ["PASS", "SKIPPED", "SKIPPED", "FAIL"]
+        cards = {c.index: c for c in screen.query(VerdictCard)}
+        assert {i: c.counted for i, c in cards.items()} == {1: "PASS", 2: "SKIPPED", 3: "SKIPPED", 4: "FAIL"}
+        assert "this quote is not in the reply" in cards[4].plain_text()  # the judge quoted text that is not there
+        assert "this quote is not in the reply" not in cards[1].plain_text()
+        rows = {row[0]: row[1:] for row in screen.query_one(TypeScorePanel).rows()}
+        assert rows["OVERALL"] == ("1", "0", "1", "2", "50%", "0.50")
+        assert len(screen.query(TriggerMarker)) == 4 and screen.query(RecordedMessage)
+        assert screen.calls, "the call inspector has the session's calls"
+
+
+async def test_playing_the_agent_offline_the_rubric_waits_for_the_reply() -> None:
+    from test_proactbench_engine import ENV_ID, offline_responder
+    from ui_helpers import fake_spec, wait_for
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+    from proactive_tui.ui.widgets.compose_box import ComposeBox
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(ENV_ID)
+        with FakeOpenAIServer(responder=offline_responder(env)) as server:
+            spec_ = fake_spec(env.id, server.base_url, protocol="offline", max_triggers=1)
+            spec_.seats = {"agent": "human", "user": "model", "judge": "model"}
+            screen = ProactBenchSessionScreen(env, spec_)
+            app.push_screen(screen)
+            await wait_for(pilot, lambda: screen.awaiting == "agent")
+            rubric = screen.query_one(RubricPanel)
+            assert rubric.rubric is not None and "hidden until your reply" in rubric.shown.plain
+            box = screen.query_one(ComposeBox)
+            assert not box.disabled and app.focused is box
+            box.load_text("Reply one: back up the DSLR photos before you wipe anything.")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.ended is not None)
+            await settle(pilot, screen)
+        assert rubric.shown.plain.startswith("PASS ")
+        card = screen.query_one(VerdictCard)
+        assert card.counted == "PASS" and "you" in next(v for v in screen.query(MessageView) if v.role == "agent").speaker

@@ -33,6 +33,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
+from textual.widgets import Static
 
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.families.proactbench.ui.planner_panel import PlannerPanel, order_sections
@@ -52,7 +53,7 @@ from proactive_tui.ui.widgets.title_bar import TitleBar
 from proactive_tui.ui.widgets.transcript import Transcript
 
 ENDED_TEXT = {
-    "completed": "every trigger point was answered",
+    "completed": "the protocol ran to its end",
     "planner_stopped": "the Planner ended the conversation",
     "max_turns": "the turn limit was reached",
     "user_stopped": "you left the session",
@@ -122,6 +123,7 @@ class ProactBenchSessionScreen(SessionScreenBase):
                     yield self._context_card()
                 yield Transcript(unit=self.turn_unit.name, number_of=self.unit_number, id="transcript")
                 if self.human_seat:
+                    yield Static("", id="person-hint")
                     yield ComposeBox(placeholder=self._idle_placeholder(), id="compose", disabled=True)
             with VerticalScroll(id="pb-side"):
                 yield TypeScorePanel(id="score-panel", classes="panel")
@@ -339,17 +341,29 @@ class ProactBenchSessionScreen(SessionScreenBase):
         return "Your reply as the agent: the box opens on a trigger turn"
 
     def _placeholder(self) -> str:
+        if self._scoring:
+            return "PASS, PARTIAL or FAIL, then why (e.g. PARTIAL it warns but takes no step)…"
         if self.awaiting == "user":
             return "Write the user's message, following the Planner's order…"
         return "Write the assistant's reply to the user's latest message…"
 
+    _scoring = False
+    """The person is asked for a verdict (the engine's hint says "score …"), not a message."""
+
     def _await_person(self, event: Any) -> None:
+        """The engine asks the person: for a verdict on a trigger reply (the user seat online
+        scores the agent's last trigger reply before writing its message) or for a message. Its
+        hint (what to write, or what was wrong with the last try) shows above the box."""
         self.awaiting = event.seat
         hint = plain(event.hint) if event.hint else ""
-        self.status.set(activity=f"your turn: {'write the user message' if event.seat == 'user' else 'reply as the agent'}"
-                        + (f" · {hint}" if hint and len(hint) < 80 else ""))
-        if hint and len(hint) >= 80:
-            self.transcript.note(hint, kind="system")
+        self._scoring = "score the" in hint
+        if self._scoring:
+            activity = "your turn: score the agent's trigger reply (rubric in the side panel)"
+        else:
+            activity = f"your turn: {'write the user message' if event.seat == 'user' else 'reply as the agent'}"
+        self.status.set(activity=activity)
+        for box in self.query("#person-hint").results(Static):
+            box.update(Text(hint, style="italic"))
         self._set_compose(True)
 
     def _set_compose(self, enabled: bool) -> None:
@@ -368,7 +382,10 @@ class ProactBenchSessionScreen(SessionScreenBase):
         if participant is not None and hasattr(participant, "submit"):
             participant.submit(event.text)
             self.awaiting = None
+            self._scoring = False
             self._set_compose(False)
+            for box in self.query("#person-hint").results(Static):
+                box.update("")
             self.status.set(activity="sent")
 
     def action_end_conversation(self) -> None:
