@@ -12,7 +12,8 @@ from proactive_tui.ui.app import ProactiveApp
 from proactive_tui.ui.screens.setup_base import SetupScreenBase
 
 ENVS = {"proactiveeval": "proactiveeval/persuasion/fair/0", "proactivebench": "proactivebench/real/code_11",
-        "chronos": "chronos/car-purchase/positive"}
+        "chronos": "chronos/car-purchase/positive",
+        "proactbench": "proactbench/BP_PROFESSIONAL_01_EVA__style21__531a542ff1714bb080d8f06f3cd2daff"}
 
 
 @pytest.fixture(autouse=True)

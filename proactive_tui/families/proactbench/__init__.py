@@ -53,6 +53,8 @@ class ProactBenchFamily(Family):
     )
     env_model = env_module.ProactBenchEnv
     file_suffixes = (".json", ".jsonl")
+    replayable = True
+    """History replays a session in its screen (`ProactBenchSessionScreen` takes `replay_events`)."""
     turn_unit = TurnUnit(name="turn", plural="turns", meaning="one user message and the assistant's reply to it")
 
     @property
@@ -256,6 +258,19 @@ class ProactBenchFamily(Family):
         from proactive_tui.families.proactbench.study import ProactBenchPairwiseStudy
 
         return ProactBenchPairwiseStudy()
+
+
+    # -- screens ------------------------------------------------------------------------------
+
+    def setup_screen(self):
+        from proactive_tui.families.proactbench.ui.setup import ProactBenchSetupScreen
+
+        return ProactBenchSetupScreen
+
+    def session_screen(self):
+        from proactive_tui.families.proactbench.ui.session import ProactBenchSessionScreen
+
+        return ProactBenchSessionScreen
 
 
 family = ProactBenchFamily()
