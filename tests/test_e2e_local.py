@@ -49,3 +49,28 @@ def test_run_on_local_smollm2_every_seat(tmp_path: Path) -> None:
         assert 1 <= getattr(g, dim) <= 10
     assert record.totals.total_tokens > 0 and record.totals.cost is None
     assert record.versions["prompts"].startswith("guidance-")
+
+
+PROACTBENCH_SAMPLE = "proactbench/BP_PROFESSIONAL_01_EVA__style21__531a542ff1714bb080d8f06f3cd2daff"
+
+
+def test_proactbench_both_protocols_on_local_smollm2(tmp_path: Path) -> None:
+    """Offline (one trigger) and online (two turns) on the embedded model end as sessions, not as a
+    dead process: the online Planner's first call once aborted Python inside llama.cpp (the no-copy
+    processor left every token the grammar allowed at -inf, "Unexpected empty grammar stack")."""
+    for protocol, bound in (("offline", ["--max-triggers", "1"]), ("online", ["--max-turns", "2"])):
+        out = tmp_path / f"{protocol}.json"
+        proc = subprocess.run(
+            [sys.executable, "-m", "proactive_tui", "run", PROACTBENCH_SAMPLE, "--protocol", protocol, *bound,
+             "--out", str(out)],
+            cwd=ROOT, env={**os.environ, **MODEL_ENV}, capture_output=True, text=True, timeout=HANG_GUARD_S,
+        )
+        assert proc.returncode == 0, (protocol, proc.stderr[-2000:])
+        record = RunRecord.model_validate_json(out.read_text())
+        assert record.termination.reason == "completed", protocol
+        assert {info["model"] for info in record.models.values()} == {"local/smollm2"}
+        if protocol == "offline":  # the one trigger answered by the local agent and judged (or SKIPPED, never lost)
+            [trigger] = record.section.triggers
+            assert trigger.judged and trigger.response and trigger.response.strip()
+        else:
+            assert record.section.plans, "the Planner's first plan is recorded"

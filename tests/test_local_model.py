@@ -368,7 +368,9 @@ def test_no_copy_bans_only_the_next_prose_token_of_a_run_found_in_the_prompt() -
         prompt = [1, 2, 3, 4, 7, 5, 6, 8, 9]
         assert no_copy(np.array(prompt), np.zeros(10))[4] == 0  # sizes the prompt: nothing generated yet
         banned = no_copy(np.array(prompt + [1, 2, 3]), np.zeros(10))
-        assert banned[4] == -np.inf and (banned[np.arange(10) != 4] == 0).all()
+        assert banned[4] == -worker.NO_COPY_PENALTY and (banned[np.arange(10) != 4] == 0).all()
+        # finite: where the grammar allows only the banned token it must still be the one sampled
+        assert np.isfinite(banned).all()
         # a run through the quote (JSON skeleton) is never blocked; nor a run the prompt does not hold
         assert (no_copy(np.array(prompt + [7, 5, 6]), np.zeros(10)) == 0).all()
         assert (no_copy(np.array(prompt + [3, 2, 1]), np.zeros(10)) == 0).all()

@@ -156,10 +156,13 @@ def report(record: Any) -> list[ReportSection]:
     who, _kinds, roles = givers(record)
     if who:
         blocks.append(Line(label="Verdicts by:", text=f"{roles}: {who}", style="dim"))
-    missing = [t for t in record.section.triggers if t.judged and t.result is not None and t.evidence_in_reply is False]
-    if missing:
-        blocks.append(Line(label="Evidence:", text=f"{len(missing)} verdict(s) quote text that is not in the reply "
-                                                   f"(trigger {', '.join(str(t.index) for t in missing)})", style="warn"))
+    judged = [t for t in record.section.triggers if t.judged and t.result is not None and t.judged_by != "person"]
+    unquoted = [t for t in judged if not t.result.evidence.strip()]
+    misquoted = [t for t in judged if t.result.evidence.strip() and t.evidence_in_reply is False]
+    for found, what in ((unquoted, "give no evidence quote"), (misquoted, "quote text that is not in the reply")):
+        if found:  # the two apart, as each verdict's own line says them
+            blocks.append(Line(label="Evidence:", text=f"{len(found)} verdict(s) {what} "
+                                                       f"(trigger {', '.join(str(t.index) for t in found)})", style="warn"))
     out.append(ReportSection(title="Scores", blocks=blocks, summary=True, id="proactbench.scores"))
     return out
 

@@ -86,6 +86,7 @@ def _error(status: int, message: str) -> Exception:
 
 # Prose copied from the prompt is blocked from this many tokens on (see _NoCopy).
 NO_COPY_NGRAM = 4
+NO_COPY_PENALTY = 1e4  # logits; exp(-1e4) is 0 beside any token the grammar allows
 _JSON_MARKS = set('"{}[]:')
 _PROSE: Any = None  # numpy bool array over the vocabulary: the token holds no JSON punctuation
 
@@ -136,7 +137,11 @@ class _NoCopy:
             return logits
         banned = self.follow.get(tuple(int(t) for t in input_ids[-self.n:]))
         if banned:
-            logits[list(banned)] = -float("inf")
+            # Far below every other token, but finite: the grammar is applied after this processor,
+            # and where it allows only a banned token (the rest of an enum word the prompt also
+            # holds) an all -inf row let llama.cpp sample outside the grammar, which aborts the
+            # whole process ("Unexpected empty grammar stack").
+            logits[list(banned)] -= NO_COPY_PENALTY
         return logits
 
 
