@@ -37,6 +37,8 @@ class ProactBenchFamily(Family):
     play_modes = {"watch": "Watch models", "play_agent": "Play the agent", "play_user": "Play the user"}
     """Play the user: online only (offline the user's messages are the recorded ones)."""
     forkable = True
+    no_frozen_user_reason = ("offline, every session sends the dialogue's recorded user messages as they are; "
+                             "online, the user agent speaks to what the new agent says")
     regradable = True
     regrade_seat = "judge"
     not_regradable_reason = ("online sessions are judged by their user agent in the same call that writes the "
