@@ -106,6 +106,16 @@ class ProactBenchFamily(Family):
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
 
+    def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
+        """The dialogue as one upstream row (`proactbench/<id>~<label>.json`, a `.json` holding one
+        row, as `load_file` reads it), its `unique_id_eval` (the id's source) marked `~<label>` so it
+        loads as `<id>~<label>`: "What if" saves and the write-your-own form (`ui.write_form`)."""
+        from proactive_tui.envs.what_if import file_stem, root_id
+
+        row = env.dialogue.model_dump(mode="json", exclude_none=True)
+        row["unique_id_eval"] = f"{root_id(env.id).removeprefix(self.name + '/')}~{label}"
+        return file_stem(env.id, self.name, label) + ".json", row
+
     # -- sessions ---------------------------------------------------------------------------
 
     def default_temperature(self, seat):
