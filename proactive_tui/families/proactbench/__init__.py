@@ -279,6 +279,11 @@ class ProactBenchFamily(Family):
 
         return ProactBenchSetupScreen
 
+    def write_form(self):
+        from proactive_tui.families.proactbench.ui.write_form import ProactBenchWriteForm
+
+        return ProactBenchWriteForm
+
     def session_screen(self):
         from proactive_tui.families.proactbench.ui.session import ProactBenchSessionScreen
 
