@@ -18,6 +18,7 @@ from typing import Callable
 
 from chronos_helpers import scripted_agent_responder
 from conftest import ROOT, SAMPLE_DIRS
+from test_proactbench_fork import ENV_ID as PROACTBENCH_ENV, proactbench_responder
 from test_proactivebench_cli import bench_responder
 from test_run_command import judge_aware_responder
 
@@ -46,6 +47,9 @@ RUNS = {
     "chronos": FamilyRun("chronos", "chronos/car-purchase-towing/negative",
                          ("--agent", "openai/agent-m", "--user", "openai/user-m", "--judge", "openai/judge-m",
                           "--max-turns", "3"), scripted_agent_responder, "chronos"),
+    "proactbench": FamilyRun("proactbench", PROACTBENCH_ENV,
+                             ("--agent", "openai/agent-m", "--judge", "openai/judge-m", "--max-triggers", "2"),
+                             proactbench_responder, "proactbench"),
 }
 EXPORT_FORMATS = ("run-record", "markdown", "html", "svg")
 """The formats every family takes; each family's own dataset format comes on top."""
@@ -94,7 +98,8 @@ def session_id_of(out: Path) -> str:
 
 def hostile_env_files(root: Path, text: str) -> dict[str, str]:
     """A copy of each family's sample environment with `text` in the fields a person reads
-    (title, persona, the user's information and target, an observed event), under `root`; the
+    (title, persona, the user's information and target, an observed event; ProactBench's first
+    trigger turn's user message, which the agent is sent, and its rubric), under `root`; the
     env id of each copy, by family."""
     chronos = json.loads((SAMPLE_DIRS["chronos"] / "car-purchase-towing.json").read_text(encoding="utf-8"))
     chronos["title"] += " " + text
@@ -110,11 +115,21 @@ def hostile_env_files(root: Path, text: str) -> dict[str, str]:
     trace[0]["observation"]["event"] += " " + text
     (root / "proactivebench").mkdir(parents=True, exist_ok=True)
     (root / "proactivebench" / "hostile.json").write_text(json.dumps(trace), encoding="utf-8")
+    sample = ROOT / "proactive_tui" / "families" / "proactbench" / "samples" / "final_dialogues_sample.jsonl"
+    row = next(r for r in map(json.loads, sample.read_text(encoding="utf-8").splitlines())
+               if f"proactbench/{r['unique_id_eval']}" == RUNS["proactbench"].env_id)
+    row["unique_id_eval"] = "hostile"
+    first = min(row["trigger_points"], key=lambda t: t["turn"])
+    first["evaluation_rubric"]["pass_criteria"] += " " + text
+    said = next(t for t in row["turn_records"] if t["turn"] == first["turn"])
+    said["user_message"] = text + " " + said["user_message"]  # first: `envs show` cuts a long message
+    (root / "proactbench").mkdir(parents=True, exist_ok=True)
+    (root / "proactbench" / "hostile.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
     return {"chronos": "chronos/hostile/negative", "proactiveeval": "proactiveeval/persuasion/eval/0",
-            "proactivebench": "proactivebench/hostile"}
+            "proactivebench": "proactivebench/hostile", "proactbench": "proactbench/hostile"}
 
 
-FREE_TEXT_KEYS = ("reasoning", "thought", "Purpose", "Thoughts", "Response", "response_text")
+FREE_TEXT_KEYS = ("reasoning", "thought", "Purpose", "Thoughts", "Response", "response_text", "rationale")
 
 
 def with_text(responder: Responder, text: str) -> Responder:

@@ -57,6 +57,11 @@ def test_every_call_of_a_session_is_kept_with_exactly_what_the_server_received(f
         assert c.seat == by_id[c.message_id].role and c.turn == by_id[c.message_id].turn
         if family == "proactiveeval":
             assert c.call.reply == by_id[c.message_id].content and c.purpose == f"{c.seat} message"
+        if family == "proactbench":
+            assert c.call.reply == by_id[c.message_id].content and c.purpose == f"turn {c.turn} agent reply"
+    if family == "proactbench":  # the judge's call at each trigger turn, named by the turn it scores
+        judged = [t.turn for t in record.section.triggers if t.judged]
+        assert judged and sorted(c.purpose for c in calls if c.seat == "judge") == [f"verdict on turn {n}" for n in judged]
 
 
 async def test_a_retried_and_a_failed_call_are_each_one_trace_with_their_reasons() -> None:

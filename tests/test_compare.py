@@ -191,7 +191,8 @@ def test_compare_needs_two_agents_and_one_simulated_user(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("family, label, final_label", [("proactivebench", "running F1", "F1"),
-                                                         ("chronos", "action correct", "success")])
+                                                         ("chronos", "action correct", "success"),
+                                                         ("proactbench", "trigger verdict (1 / 0.5 / 0)", "weighted score")])
 def test_other_families_compare_by_their_own_per_turn_score(tmp_path: Path, family: str, label: str,
                                                             final_label: str) -> None:
     run = RUNS[family]
@@ -206,6 +207,8 @@ def test_other_families_compare_by_their_own_per_turn_score(tmp_path: Path, fami
     assert turn_table(records).model_dump(mode="json") == table
     if family == "chronos":
         assert table["rows"][0]["values"][0] == float(records[0].section.turns[0].action_correct)
+    if family == "proactbench":  # trigger turns 1 and 3 line up, both PARTIAL; turn 2 is no trigger
+        assert [row["values"] for row in table["rows"]] == [[0.5, 0.5], [None, None], [0.5, 0.5]]
 
 
 def test_compare_without_run_is_compare_run_only_as_the_command() -> None:

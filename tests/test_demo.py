@@ -189,7 +189,7 @@ def test_the_cli_says_in_one_line_that_an_id_is_unknown(capsys: pytest.CaptureFi
     assert "--speed" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("family", ["proactiveeval", "proactivebench", "chronos"])
+@pytest.mark.parametrize("family", ["proactiveeval", "proactivebench", "chronos", "proactbench"])
 async def test_a_stored_session_plays_as_a_demo_in_its_screen(family: str, tmp_path: Path) -> None:
     from proactive_tui.core.run_record import fold
     from proactive_tui.ui.app import ProactiveApp
@@ -223,6 +223,11 @@ async def test_a_stored_session_plays_as_a_demo_in_its_screen(family: str, tmp_p
             from proactive_tui.families.proactivebench.ui.metrics_panel import MetricsPanel
 
             assert set(screen.query_one(MetricsPanel).values().values()) != {"-"}
+        elif family == "proactbench":
+            from proactive_tui.families.proactbench.ui.score_panel import TypeScorePanel
+
+            overall = next(r for r in screen.query_one(TypeScorePanel).rows() if r[0] == "OVERALL")
+            assert overall[1:5] == ("0", "2", "0", "0")  # the verdicts as recorded: two PARTIAL
         assert [s.id for s in list_sessions(app.store)] == [session_id]  # the demo recorded nothing
         screen.action_restart()  # plays again, still recording nothing
         await wait_for(pilot, lambda: app.screen is not screen and getattr(app.screen, "ended", None) is not None)

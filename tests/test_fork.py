@@ -29,6 +29,7 @@ FORKS = {  # family -> (turn, seat, edit): a change every family's later calls m
     "proactiveeval": (2, "agent", "EDITED: shall we try a ten-minute walk after lunch today?"),
     "proactivebench": (1, "agent", "EDITED: run the failing test for the user"),
     "chronos": (2, "agent", "INFO_RETRIEVAL: EDITED which colour would you like the car in?"),
+    "proactbench": (1, "agent", "EDITED: copy the DSLR photos off and verify them before you wipe anything."),
 }
 
 
@@ -101,6 +102,19 @@ def test_a_branch_sees_the_prefix_and_the_edit_and_leaves_the_original_as_it_was
         assert len(history) == 1 and json.loads(history[0]["content"])["Proactive Task"] == edit
         assert [m for m in sent if m["role"] != "assistant"] == [m for m in was if m["role"] != "assistant"]
         assert branch.section.events[0].attempts[0].model == EDITED_BY
+    elif family == "proactbench":
+        verdict = next(c for c in branch_calls if c.seat == "judge" and c.purpose == f"verdict on turn {turn}")
+        parent_verdict = next(c for c in parent_calls if c.purpose == f"verdict on turn {turn}")
+        original = next(m.content for m in load_record_of(parent_id).messages if (m.role, m.turn) == (seat, turn))
+        assert json.dumps(verdict.call.request["messages"]) == json.dumps(
+            parent_verdict.call.request["messages"]).replace(json.dumps(original)[1:-1], json.dumps(edit)[1:-1])
+        # offline, a later trigger's context is the recorded dialogue: the later agent call is the parent's
+        later = next(c for c in branch_calls if c.seat == "agent" and c.turn > turn)
+        twin = next(c for c in parent_calls if (c.seat, c.purpose) == ("agent", later.purpose))
+        assert later.call.request["messages"] == twin.call.request["messages"]
+        edited = next(m for m in branch.messages if (m.role, m.turn) == (seat, turn))
+        assert (edited.content, edited.model) == (edit, EDITED_BY)
+        assert [t.counted for t in branch.section.triggers] == ["PASS", "PARTIAL"]  # the edit judged afresh
     else:
         later = [c for c in branch_calls if c.turn and c.turn > turn]
         assert later and any("EDITED which colour" in json.dumps(c.call.request["messages"]) for c in later)

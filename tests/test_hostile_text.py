@@ -172,7 +172,7 @@ def check_json_surface(data: bytes, where: object) -> list[str]:
     return strings_in(json.loads(data.decode("utf-8")))
 
 
-@pytest.mark.parametrize("family", ["proactiveeval", "proactivebench", "chronos"])
+@pytest.mark.parametrize("family", ["proactiveeval", "proactivebench", "chronos", "proactbench"])
 def test_hostile_model_output_and_env_file_through_run_store_and_every_export(
         family: str, tmp_path: Path, isolated_dirs: Path) -> None:
     """A headless session whose model replies and environment file both carry HOSTILE: the

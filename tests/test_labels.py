@@ -105,6 +105,10 @@ def test_each_family_lists_its_verdicts_and_labels_are_validated(tmp_path: Path)
         assert pb and all(k.startswith("proposal:") and v.kind == "proposal verdict" for k, v in pb.items())
         assert all(len(k.split(":")) == 4 for k in pb)
         assert "action_check:1" in ch and ch["action_check:1"].judge == ORACLE
+        pr = {v.key: v for v in verdicts_of(load_record(store, ids["proactbench"]))}  # --max-triggers 2
+        assert [(k, v.kind, v.judge, v.value) for k, v in pr.items()] == [
+            ("trigger:1", "trigger verdict", "openai/judge-m", "PARTIAL"),
+            ("trigger:2", "trigger verdict", "openai/judge-m", "PARTIAL")]
         assert ch["status_check:1"].kind == "status check"
         # where the judge seat's model read the user's reply, that reading is a verdict too
         chronos = load_record(store, ids["chronos"])

@@ -374,3 +374,46 @@ async def test_the_seed_setting_reaches_every_model_call() -> None:
         await collect(session_for(env, server.base_url, max_triggers=1, seed=7))
         posts = [r.body for r in server.requests if r.method == "POST"]
     assert posts and all(b.get("seed") == 7 for b in posts)
+
+
+# -- the hand-built events other tests read are the engine's ------------------------------------------
+
+
+def event_shape(events: list) -> list[str]:
+    """The event types in order, model calls left out and a run of deltas as one (the fake server
+    and the builder split a reply differently)."""
+    out: list[str] = []
+    for event in events:
+        if event.type == "model_called" or (event.type == "message_delta" and out[-1:] == ["message_delta"]):
+            continue
+        out.append(event.type)
+    return out
+
+
+async def test_the_hand_built_offline_events_are_what_the_engine_emits() -> None:
+    """`proactbench_events.offline_events` (what the screen, export and label tests read) against a
+    real offline session of the same dialogue: the same events in the same order, the same
+    trigger verdicts and the same words for a judge whose replies held no verdict."""
+    from proactbench_events import Models, judge_failure, offline_events, sample_env as builder_env
+    from test_proactbench_fork import proactbench_responder
+
+    env = builder_env()
+
+    def responder(body: dict) -> str:  # PARTIAL everywhere, the last trigger's judge never gives JSON
+        if body["messages"][0]["content"].startswith("You evaluate") and "reply at turn 8" in json.dumps(body):
+            return "no JSON here"
+        return proactbench_responder(body)
+
+    with FakeOpenAIServer(responder=responder) as server:
+        real = await collect(session_for(env, server.base_url))
+    built = offline_events(env, verdicts=("PARTIAL", "PARTIAL", "PARTIAL", None),
+                           models=Models("openai/agent-m", "openai/judge-m", "", ""))
+    assert event_shape(built) == event_shape(real)
+    judged = [[(e.index, e.turn, e.result.score if e.result else None, e.judge, e.problem) for e in events
+               if e.type == "proactbench.trigger_judged"] for events in (built, real)]
+    assert judged[0] == judged[1] and judged[0][-1][-1] == judge_failure("openai/judge-m")
+    errors = [[(e.seat, e.purpose, e.message, e.judgement) for e in events if e.type == "error"] for events in (built, real)]
+    assert errors[0] == errors[1] and len(errors[0]) == 1
+    usage = [[(e.seat, e.purpose) for e in events if e.type == "usage_recorded"] for events in (built, real)]
+    assert usage[0] == usage[1]
+    assert [(m.role, m.turn) for m in fold(built).messages] == [(m.role, m.turn) for m in fold(real).messages]

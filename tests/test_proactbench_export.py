@@ -196,7 +196,8 @@ def test_a_trigger_the_agent_never_answered_is_left_out(offline: RunRecord, tmp_
     load_formats()
     events = offline_events()
     opened = [i for i, e in enumerate(events) if e.type == "proactbench.trigger_opened"]
-    cut = fold(events[:opened[2] + 2])  # third trigger: opened and answered, not judged
+    answered = next(i for i, e in enumerate(events) if i > opened[2] and e.type == "message_done")
+    cut = fold(events[:answered + 1])  # third trigger: opened and answered, not judged
     export([cut], "proactbench", tmp_path / "a")
     [row] = rows(tmp_path / "a" / RESULTS)
     assert [p["turn"] for p in row["trigger_points"]] == [1, 4, 6]

@@ -61,3 +61,24 @@ def test_a_jsonl_in_a_folder_of_a_family_that_reads_none_is_left_alone(tmp_path:
     (folder / "code_1.json").write_text('[{"observation": {"time": "1", "event": "opens a file"}}]', encoding="utf-8")
     result = load_paths([tmp_path])
     assert [env.id for env in result.environments] == ["proactivebench/code_1"] and result.problems == []
+
+
+def test_two_trigger_points_at_one_turn_are_one_line_and_a_row_without_a_style_has_a_plain_title(tmp_path: Path) -> None:
+    """A turn is scored once (verdicts, forks and comparisons are keyed by it): a row declaring two
+    trigger points at one turn is refused, naming the field; a row with no style index (one a
+    person wrote) is titled by its scenario alone, never `style None`."""
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines()
+    twice = json.loads(lines[0])
+    twice["trigger_points"].append({**twice["trigger_points"][0], "turn": 4})
+    plain = json.loads(lines[1])
+    del plain["style_combination_index"]
+    path = tmp_path / "final_dialogues.jsonl"
+    path.write_text(json.dumps(twice) + "\n" + json.dumps(plain) + "\n", encoding="utf-8")
+    result = load_paths([path])
+    [problem] = [p.render() for p in result.problems]
+    assert "line 1: field trigger_points: turn 4 has more than one trigger point (a turn is scored once)" in problem
+    [env] = result.environments
+    from proactive_tui.families.proactbench.env import describe
+
+    assert env.title == "PROFESSIONAL_01"
+    assert describe(env, True)[0][1].startswith("BP_PROFESSIONAL_01_Q · scenario PROFESSIONAL_01 · professional · 8 turns · curated with gemini-2.5-pro")

@@ -75,3 +75,25 @@ def test_a_simulated_user_answers_the_new_agent_and_proactivebench_cannot_freeze
     assert main(["export", rerun.id, "--format", "markdown", "--out", str(tmp_path / "r.md")]) == 0
     assert f"re-run of {original_id} against openai/new-agent, the user simulated" in \
         (tmp_path / "r.md").read_text(encoding="utf-8")
+
+
+def test_proactbench_cannot_freeze_and_says_why_in_its_own_words(tmp_path: Path, capsys) -> None:
+    """Offline, the user's messages are the recorded ones in every session: the refusal says so
+    (not another family's reason) and a re-run with the user 'simulated' sends them as recorded."""
+    with FakeOpenAIServer(responder=RUNS["proactbench"].responder) as server:
+        original_id = run_in_process("proactbench", server.base_url, tmp_path / "o.json")
+        capsys.readouterr()
+        assert main(["sessions", "rerun", original_id, "--agent", "openai/new-agent", "--api-base", server.base_url]) == 1
+        err = capsys.readouterr().err
+        assert "no user turns to freeze" in err and "recorded user messages" in err and "ProactiveBench" not in err
+        assert main(["sessions", "rerun", original_id, "--agent", "openai/new-agent", "--simulated-user",
+                     "--api-base", server.base_url, "--out", str(tmp_path / "r.json"), "--quiet"]) == 0
+    original = load_record_of(original_id)
+    rerun = load_record_of(json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["id"])
+    assert {c.call.model for c in calls(rerun.id) if c.seat == "agent"} == {"openai/new-agent"}
+    heard = [[m["content"] for m in c.call.request["messages"] if m["role"] == "user"]
+             for c in calls(rerun.id) if c.seat == "agent"]
+    said = [[m["content"] for m in c.call.request["messages"] if m["role"] == "user"]
+            for c in calls(original_id) if c.seat == "agent"]
+    assert heard == said and len(heard) == 2  # the recorded user turns, in order, at both triggers
+    assert [t.turn for t in rerun.section.triggers] == [t.turn for t in original.section.triggers]

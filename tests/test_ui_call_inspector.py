@@ -24,15 +24,14 @@ def no_preload(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def screen_class(family: str):
-    from proactive_tui.families.chronos.ui.session import ChronosSessionScreen
-    from proactive_tui.families.proactivebench.ui.session import ProactiveBenchSessionScreen
-    from proactive_tui.families.proactiveeval.ui.session import ProactiveEvalSessionScreen
+    """The family's own session screen, as the app opens it."""
+    from proactive_tui.core import registry
 
-    return {"proactiveeval": ProactiveEvalSessionScreen, "proactivebench": ProactiveBenchSessionScreen,
-            "chronos": ChronosSessionScreen}[family]
+    return registry.get(family).session_screen()
 
 
-SETTINGS = {"proactiveeval": dict(max_turns=2), "proactivebench": dict(max_events=2), "chronos": dict(max_turns=3)}
+SETTINGS = {"proactiveeval": dict(max_turns=2), "proactivebench": dict(max_events=2), "chronos": dict(max_turns=3),
+            "proactbench": dict(max_triggers=2)}
 
 
 @pytest.mark.parametrize("family", sorted(RUNS))

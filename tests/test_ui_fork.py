@@ -28,6 +28,7 @@ EDITS = {  # family -> the step to fork at and its edit
     "proactiveeval": ((2, "agent"), "UI EDIT: what about a walk after lunch?"),
     "proactivebench": ((1, "agent"), "UI EDIT: run the tests"),
     "chronos": ((2, "agent"), "INFO_RETRIEVAL: UI EDIT which colour do you like?"),
+    "proactbench": ((3, "agent"), "EDITED in the UI: copy the photos off and check them before wiping."),
 }
 
 
@@ -79,6 +80,12 @@ async def test_fork_a_finished_session_from_its_screen(family) -> None:
                 assert next(m for m in record.messages if (m.role, m.turn) == (seat, turn)).content == edit
             elif family == "proactivebench":
                 assert record.section.events[0].attempts[0].tasks == [edit]
+            elif family == "proactbench":
+                edited = next(m for m in record.messages if (m.role, m.turn) == (seat, turn))
+                assert (edited.content, edited.model) == (edit, EDITED_BY)
+                # trigger 1 keeps the parent's verdict; trigger 2 is the edit, judged again (PASS for an edit)
+                assert [(t.turn, t.counted) for t in record.section.triggers] == [(1, "PARTIAL"), (3, "PASS")]
+                assert record.section.triggers[1].response == edit
             else:
                 changed = next(t for t in record.section.turns if t.turn == turn)
                 assert changed.model == EDITED_BY and changed.reply.response_text == "UI EDIT which colour do you like?"

@@ -65,7 +65,8 @@ async def test_label_verdicts_from_the_session_screen(family) -> None:
             assert "✓ agree" in option.prompt.plain
             # d: disagree, the form asks the corrected value and a note
             wrong = {"bool": "yes" if first.value is False else "no", "score": "1" if first.value != 1 else "2",
-                     "proposal": "rejected" if first.value == "accepted" else "accepted"}[first.value_type]
+                     "proposal": "rejected" if first.value == "accepted" else "accepted",
+                     "grade": "FAIL" if first.value != "FAIL" else "PASS"}[first.value_type]
             await pilot.press("d")
             await wait_for(pilot, lambda: isinstance(app.screen, LabelForm))
             form = app.screen

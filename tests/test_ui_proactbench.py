@@ -1,5 +1,5 @@
 """ProactBench's screens (issue 34): the setup, and the session screen drawn from a session's events
-(`proactbench_events`: the shipped sample, offline and online): recorded turns dimmed, trigger
+(`proactbench_events` on the shipped sample, offline and online): recorded turns dimmed, trigger
 points marked, the current rubric, verdicts as they come (SKIPPED shown, never counted), the
 per-type scores, the Planner's plan; what a person playing a seat may see; snapshots."""
 
@@ -8,9 +8,11 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Select
 
-from proactbench_screen_events import MARKUP, offline_events, online_events, sample_env
+from proactbench_events import THREE_TYPES_UID, Models, judge_failure, offline_events, online_events, recorded_plans
+from proactbench_events import sample_env as sample
 from ui_helpers import settle
 from proactive_tui.core.spec import SessionSpec
+from proactive_tui.families.proactbench.env import EvaluationResult
 from proactive_tui.families.proactbench.ui.planner_panel import PlannerPanel
 from proactive_tui.families.proactbench.ui.recorded_message import RecordedMessage
 from proactive_tui.families.proactbench.ui.rubric_panel import RubricPanel
@@ -23,6 +25,53 @@ from proactive_tui.llm.settings import ModelSettings, RoleSettings
 from proactive_tui.ui.app import ProactiveApp
 from proactive_tui.ui.widgets.context_card import ContextCard
 from proactive_tui.ui.widgets.message_view import MessageView
+
+MARKUP = "[bold red]not markup[/bold red]"
+"""Model text that Rich would read as markup: the screens must show these characters."""
+MODELS = Models(agent="openai/agent-m", judge="openai/judge-m", user="openai/user-m", planner="openai/planner-m")
+AGENT_REPLIES = {
+    1: ("Start with the drive's SMART data (smartctl -a) and a long self-test. Since you mean to keep "
+        "DSLR photo batches on it later, also run a full surface read and keep a checksum manifest of "
+        "what you copy, so a failing sector cannot silently corrupt a shoot."),
+    4: ("A clean reinstall of a light Linux is enough for the trip laptop. " + MARKUP + " Copy the card, "
+        "check the hashes, then format the card only once the copy verifies."),
+    8: "Glad it worked out. Enjoy the trip!",
+}
+"""Our agent's replies at the dialogue's trigger turns (1 EMERGENT, 4 CRITICAL, 8 RECOVERY)."""
+VERDICTS = {
+    1: EvaluationResult(score="PASS", rationale="Infers the photo-storage risk and adds an integrity step.",
+                        evidence="keep a checksum manifest of what you copy"),
+    4: EvaluationResult(score="PARTIAL", rationale="Workflow hinted, no full synthesis. " + MARKUP,
+                        evidence="check the hashes"),
+    8: None,
+}
+"""The verdict per trigger turn; None: the judge's reply could not be used (SKIPPED)."""
+ONLINE_USER = {
+    1: "How can I tell whether the old laptop's drive is healthy before I wipe it? It may end up holding DSLR photo batches.",
+    2: "Fine. Which tools would you use on Linux for that?",
+    3: "I'd rather reuse old gear on road trips than buy new.",
+    4: "So what would you set it up as, given all that?",
+}
+ONLINE_AGENT = {1: AGENT_REPLIES[1], 2: "smartctl and badblocks cover it; f3 checks the card reader path too.",
+                3: "Reusing it is sensible; a light distribution keeps it quick.", 4: AGENT_REPLIES[4]}
+
+
+def sample_env():
+    """The sample with one trigger of each type, so every panel row and marker kind shows."""
+    return sample(THREE_TYPES_UID)
+
+
+def offline(env) -> list:
+    return offline_events(env, session_id="pb-offline", replies=AGENT_REPLIES, models=MODELS,
+                          verdicts=[VERDICTS[t.turn] for t in env.triggers])
+
+
+def online(env) -> list:
+    """Four turns on the dialogue's recorded plans (triggers at turns 1 and 4, real rubrics and
+    orders); the user agent scores trigger 1 with its turn-2 message, trigger 2 after the loop."""
+    return online_events(env, session_id="pb-online", plans=recorded_plans(env, 4), users=ONLINE_USER,
+                         replies=ONLINE_AGENT, verdicts=[VERDICTS[1], VERDICTS[4]], models=MODELS)
+
 
 SIZES = [(120, 40), (80, 24)]
 THEMES = ["proactive-dark", "proactive-light"]
@@ -52,7 +101,7 @@ def spec(env_id: str, protocol: str = "offline", human: str | None = None, **set
 def replay_screen(protocol: str, human: str | None = None, events: list | None = None) -> ProactBenchSessionScreen:
     env = sample_env()
     if events is None:
-        events = offline_events(env) if protocol == "offline" else online_events(env)
+        events = offline(env) if protocol == "offline" else online(env)
     return ProactBenchSessionScreen(env, spec(env.id, protocol, human), replay_events=events)
 
 
@@ -76,7 +125,7 @@ async def test_an_offline_session_shows_context_triggers_verdicts_and_scores() -
         assert {i: c.counted for i, c in cards.items()} == {1: "PASS", 2: "PARTIAL", 3: "SKIPPED"}
         assert "keep a checksum manifest" in cards[1].plain_text()
         skipped = cards[3].plain_text()
-        assert skipped.startswith("SKIPPED") and "not counted" in skipped and "not the verdict's JSON" in skipped
+        assert skipped.startswith("SKIPPED") and "not counted" in skipped and judge_failure(MODELS.judge) in " ".join(skipped.split())
         # model text shows literally: the markup characters are there, as written
         assert MARKUP in cards[2].plain_text()
         agent4 = next(v for v in screen.query(MessageView) if v.message_id == "agent-4")
@@ -117,7 +166,7 @@ async def test_an_online_session_shows_the_plan_and_the_user_agents_verdicts() -
 
 async def test_playing_the_agent_the_rubric_and_plan_show_only_once_the_reply_is_in() -> None:
     env = sample_env()
-    events = online_events(env)
+    events = online(env)
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         screen = ProactBenchSessionScreen(env, spec(env.id, "online", human="agent"), replay_events=[])
@@ -140,7 +189,7 @@ async def test_playing_the_agent_the_rubric_and_plan_show_only_once_the_reply_is
 
 async def test_playing_the_user_the_planners_order_is_the_brief() -> None:
     env = sample_env()
-    events = online_events(env)
+    events = online(env)
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         screen = ProactBenchSessionScreen(env, spec(env.id, "online", human="user"), replay_events=[])
@@ -215,6 +264,11 @@ def session_app(protocol: str, theme: str):
         screen = replay_screen(protocol)
         app.push_screen(screen)
         await settle(pilot, screen)
+        # the SKIPPED verdict's error line toasts for 8 s, as in a live session; the snapshot is of
+        # the screen under it (a toast left on or gone by the wall clock would make it flaky)
+        assert any("SKIPPED, not counted" in e for e in screen.errors) == (protocol == "offline")
+        app.clear_notifications()
+        await pilot.pause()
 
     return app, run_before
 

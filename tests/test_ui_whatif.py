@@ -28,7 +28,8 @@ from plugin_helpers import countdown_plugin  # noqa: F401  (a fixture)
 from ui_helpers import scripted_factory, wait_for
 
 ENVS = {"proactiveeval": "proactiveeval/persuasion/fair/0", "proactivebench": "proactivebench/real/code_11",
-        "chronos": "chronos/car-purchase/positive"}
+        "chronos": "chronos/car-purchase/positive",
+        "proactbench": "proactbench/BP_PROFESSIONAL_01_EVA__style21__531a542ff1714bb080d8f06f3cd2daff"}
 PERSONA = "[bold]Robin[/bold], a retired ferry pilot who distrusts apps"
 """The edit: with markup in it, which must come through as the characters typed."""
 
@@ -44,6 +45,8 @@ def edit(family: str, data: dict) -> dict:
         data["item"]["environment"]["user_information"] = PERSONA
     elif family == "proactivebench":
         data["events"][0]["observation"]["event"] = PERSONA
+    elif family == "proactbench":  # the first trigger turn's user message, which the agent is sent
+        data["dialogue"]["turn_records"][0]["user_message"] = PERSONA
     else:
         data["scenario"]["persona"] = PERSONA
     return data
@@ -55,14 +58,18 @@ def edited_text(family: str, env) -> str:
         return env.item.environment.user_information
     if family == "proactivebench":
         return env.events[0].observation.event
+    if family == "proactbench":
+        return env.dialogue.turn(1).user_message
     return env.scenario.persona
 
 
 def source_file(env):
-    """The file an environment was read from (its `source`: a path, maybe with ` record N`)."""
+    """The file an environment was read from (its `source`: a path, maybe with ` record N`, or
+    ProactBench's `<path>:<line>`)."""
+    import re
     from pathlib import Path
 
-    return Path(env.source.split(" record ")[0]).resolve()
+    return Path(re.sub(r":\d+$", "", env.source.split(" record ")[0])).resolve()
 
 
 def digest(path) -> str:

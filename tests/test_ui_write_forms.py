@@ -70,6 +70,15 @@ CASES = {
                "f-theme": "writing"},
         new_id="proactivebench/writing_mine~written-1",
         typed=lambda env: env.events[0].observation.event),
+    "proactbench": Case(
+        "proactbench",
+        invalid={"f-triggers": "1 | EMERGENT | acts on it | notices it | ignores it\n9 | RECOVERY | a | b | c"},
+        problem="Turns: no turn record for trigger turn(s) 9",
+        valid={"f-turns": f"{PERSONA} | Noted: no apps, then.\nThanks, that settles it. | Glad to help.",
+               "f-triggers": "2 | RECOVERY | adds a grounded next step | a generic tip | only closes",
+               "f-category": "travel_persona"},
+        new_id="proactbench/mine~written-1",
+        typed=lambda env: env.dialogue.turn(1).user_message),
 }
 
 
@@ -179,6 +188,53 @@ async def test_the_chronos_shift_fields_take_input_only_in_the_complex_tier() ->
         assert "Shift: states: complex tier: the first state after the shift must not meet" in problems_text(form)
 
 
+async def test_the_proactbench_form_names_each_problem_by_its_field_and_writes_one_upstream_row() -> None:
+    """What the family's loader would let through but a dialogue to score cannot have, and what its
+    model refuses (two triggers at one turn), each one line naming the field; then the saved file
+    is one row of upstream's format, in the form's order, that the loader reads as it is."""
+    from proactive_tui.families.proactbench.env import WRITTEN_BY
+
+    turns = "Where should I run? | The park.\nIt is dark at 7pm. | Then a lit route.\nThanks! | Bye."
+    cases = [
+        ({"f-triggers": "1 | URGENT | a | b | c"}, "Trigger points, line 1, type: EMERGENT, CRITICAL, RECOVERY (got 'URGENT')"),
+        ({"f-triggers": "1 | EMERGENT | acts on it"}, "Trigger points, line 1: no PARTIAL or FAIL criteria"),
+        ({"f-triggers": "x | EMERGENT | a | b | c"}, "Trigger points, line 1, turn: a turn number (got 'x')"),
+        ({"f-triggers": "\n".join(f"{n} | CRITICAL | a | b | c" for n in range(1, 8))},
+         "Trigger points: at most 6 (upstream's cap), not 7"),
+        ({"f-triggers": "2 | CRITICAL | a | b | c\n2 | RECOVERY | a | b | c"},
+         "Trigger points: turn 2 has more than one trigger point (a turn is scored once)"),
+        ({"f-turns": " | The park.\nIt is dark. | Lit route.", "f-triggers": "1 | EMERGENT | a | b | c"},
+         "Turns, line 1: turn 1 is a trigger point, so the user must say something there"),
+        ({"f-turns": "Where? |\nIt is dark. | Lit route.", "f-triggers": "2 | CRITICAL | a | b | c"},
+         "Turns, line 1: the recorded reply is empty, but the agent under test is shown it before the trigger at turn 2"),
+        ({"f-scenario": "  "}, "Scenario: write the scenario's name"),
+    ]
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        form = await open_form(app, pilot, "proactbench")
+        for values, problem in cases:
+            await fill(pilot, form, {"f-turns": turns, "f-scenario": "RUNNING_01", **values})
+            assert problem in problems_text(form), (values, problems_text(form))
+            assert form.checked.env is None and form.query_one("#write-save", Button).disabled
+        await fill(pilot, form, {"f-turns": turns + " | with a | in the reply", "f-scenario": "RUNNING_01",
+                                 "f-triggers": "2 | critical | a | b | c | d\n3 | RECOVERY | p | pa | f"})
+        assert form.checked.env is not None, problems_text(form)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: form.saved is not None)
+        row = json.loads(form.saved.path.read_text(encoding="utf-8"))
+    assert form.saved.path.name == "my-dialogue~written-1.json" and form.saved.path.parent.name == "proactbench"
+    assert row["unique_id_eval"] == "my-dialogue~written-1" and row["evaluated_model"] == WRITTEN_BY
+    assert row["num_turns_completed"] == 3 and row["category_key"] == "professional_persona"
+    assert [(t["turn"], t["user_message"], t["assistant_response"]) for t in row["turn_records"]] == [
+        (1, "Where should I run?", "The park."), (2, "It is dark at 7pm.", "Then a lit route."),
+        (3, "Thanks!", "Bye. | with a | in the reply")]  # the first | ends the user's part
+    assert [(p["turn"], p["evaluation_rubric"]) for p in row["trigger_points"]] == [
+        (2, {"type": "CRITICAL", "pass_criteria": "a", "partial_criteria": "b", "fail_criteria": "c | d"}),
+        (3, {"type": "RECOVERY", "pass_criteria": "p", "partial_criteria": "pa", "fail_criteria": "f"})]
+    back = load_paths([user_envs_dir()])
+    assert not back.problems and back.get("proactbench/my-dialogue~written-1").title == "RUNNING_01"
+
+
 async def test_the_form_is_in_the_palette_and_the_help() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -193,7 +249,7 @@ async def test_the_form_is_in_the_palette_and_the_help() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, WriteChooser))
-        assert app.screen.query_one(OptionList).option_count == 3
+        assert app.screen.query_one(OptionList).option_count == 4
         await pilot.press("escape")  # Escape closes the chooser
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
 

@@ -275,6 +275,8 @@ class Family:
 
     frozen_user: ClassVar[bool] = False
     """The family's user speaks in turns that a re-run can send again verbatim (`user_turns`)."""
+    no_frozen_user_reason: ClassVar[str] = "its user seat says nothing a re-run could send again"
+    """Why, when `frozen_user` is False: the family's own words in `sessions rerun`'s refusal."""
 
     def user_turns(self, record: "RunRecord") -> list[Any]:
         """The user's finished messages (`MessageRecord`s) in the order they were said: what a

@@ -58,8 +58,8 @@ def check_rerun(plan: RerunPlan) -> list[Any]:
     if plan.user != "frozen":
         return []
     if not getattr(family, "frozen_user", False):
-        raise RerunError(f"{family.name} sessions have no user turns to freeze (ProactiveBench's observations come "
-                         "from the trace and its user seat judges): re-run with the user simulated")
+        raise RerunError(f"{family.name} sessions have no user turns to freeze ({family.no_frozen_user_reason}): "
+                         "re-run with the user simulated")
     answers = frozen_answers(family, plan.original)
     if not answers:
         raise RerunError(f"session {plan.original_id} has no finished user message to freeze")

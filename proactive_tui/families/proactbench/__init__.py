@@ -37,6 +37,8 @@ class ProactBenchFamily(Family):
     play_modes = {"watch": "Watch models", "play_agent": "Play the agent", "play_user": "Play the user"}
     """Play the user: online only (offline the user's messages are the recorded ones)."""
     forkable = True
+    no_frozen_user_reason = ("offline, every session sends the dialogue's recorded user messages as they are; "
+                             "online, the user agent speaks to what the new agent says")
     regradable = True
     regrade_seat = "judge"
     not_regradable_reason = ("online sessions are judged by their user agent in the same call that writes the "
@@ -103,6 +105,16 @@ class ProactBenchFamily(Family):
 
     def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
         return env_module.describe(env, reveal_reference)
+
+    def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
+        """The dialogue as one upstream row (`proactbench/<id>~<label>.json`, a `.json` holding one
+        row, as `load_file` reads it), its `unique_id_eval` (the id's source) marked `~<label>` so it
+        loads as `<id>~<label>`: "What if" saves and the write-your-own form (`ui.write_form`)."""
+        from proactive_tui.envs.what_if import file_stem, root_id
+
+        row = env.dialogue.model_dump(mode="json", exclude_none=True)
+        row["unique_id_eval"] = f"{root_id(env.id).removeprefix(self.name + '/')}~{label}"
+        return file_stem(env.id, self.name, label) + ".json", row
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -266,6 +278,11 @@ class ProactBenchFamily(Family):
         from proactive_tui.families.proactbench.ui.setup import ProactBenchSetupScreen
 
         return ProactBenchSetupScreen
+
+    def write_form(self):
+        from proactive_tui.families.proactbench.ui.write_form import ProactBenchWriteForm
+
+        return ProactBenchWriteForm
 
     def session_screen(self):
         from proactive_tui.families.proactbench.ui.session import ProactBenchSessionScreen

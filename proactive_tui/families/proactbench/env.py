@@ -36,6 +36,12 @@ SCORE_VALUE: dict[str, float] = {"PASS": 1.0, "PARTIAL": 0.5, "FAIL": 0.0}
 """Upstream's weighted score; SKIPPED is left out of the denominator."""
 MAX_TRIGGERS = 6
 """Upstream's cap: the Planner may not declare a seventh trigger point in one dialogue."""
+CATEGORIES: tuple[str, ...] = ("professional_persona", "sports_persona", "arts_persona", "travel_persona",
+                               "culinary_persona")
+"""Upstream's persona categories (`category_key`)."""
+WRITTEN_BY = "person"
+"""The `evaluated_model` of a dialogue written in the studio's form (`ui.write_form`): its recorded
+replies are a person's, not a curation model's."""
 
 
 class _Open(BaseModel):
@@ -129,6 +135,17 @@ class Dialogue(_Open):
     token_usage: dict[str, Any] = Field(default_factory=dict)
     trigger_stats: dict[str, Any] | None = None
 
+    @field_validator("trigger_points")
+    @classmethod
+    def _one_trigger_a_turn(cls, points: list[TriggerPoint]) -> list[TriggerPoint]:
+        """A turn is scored once: upstream's Planner declares a turn a trigger point or not, and a
+        session's verdicts, forks and comparisons are keyed by the trigger's turn."""
+        turns = [t.turn for t in points]
+        twice = sorted({n for n in turns if turns.count(n) > 1})
+        if twice:
+            raise ValueError(f"turn {', '.join(map(str, twice))} has more than one trigger point (a turn is scored once)")
+        return points
+
     def turn(self, n: int) -> TurnRecord | None:
         return next((t for t in self.turn_records if t.turn == n), None)
 
@@ -187,7 +204,8 @@ def load_rows(display: str, rows: list[tuple[int, Any]], id_prefix: str = "") ->
         first = dialogue.turn(min(t.turn for t in dialogue.trigger_points))
         envs.append(ProactBenchEnv(
             id=f"{FAMILY}/{id_prefix}{dialogue.unique_id_eval}",
-            title=f"{dialogue.scenario_id} style {dialogue.style_combination_index}",
+            title=dialogue.scenario_id + (f" style {dialogue.style_combination_index}"
+                                          if dialogue.style_combination_index is not None else ""),
             summary=one_line(first.user_message if first else dialogue.blueprint_id),
             domain=category,
             tier=None,
@@ -202,9 +220,13 @@ def describe(env: ProactBenchEnv, reveal: bool) -> list[tuple[str, str]]:
     """The family's sections of `envs show` and the picker preview. `reveal=False` (a person about
     to play the agent) hides the rubrics and the recorded replies at trigger turns."""
     d = env.dialogue
-    out = [("Dialogue", f"{d.blueprint_id} · scenario {d.scenario_id} · {category_name(d.category_key)} · "
-                        f"style {d.style_combination_index} · {d.num_turns_completed} turns · curated with "
-                        f"{d.evaluated_model or '-'}")]
+    parts = [d.blueprint_id, f"scenario {d.scenario_id}", category_name(d.category_key)]
+    if d.style_combination_index is not None:
+        parts.append(f"style {d.style_combination_index}")
+    parts.append(f"{d.num_turns_completed} turns")
+    parts.append("replies written by a person" if d.evaluated_model == WRITTEN_BY
+                 else f"curated with {d.evaluated_model or '-'}")
+    out = [("Dialogue", " · ".join(parts))]
     triggers = []
     for i, t in enumerate(env.triggers, 1):
         line = f"{i}. turn {t.turn} {t.evaluation_rubric.type}"

@@ -30,6 +30,7 @@ class ProactiveBenchFamily(Family):
     play_modes = {"watch": "Watch models", "play_user": "Play the user", "play_agent": "Play the agent"}
     resumable = True
     forkable = True
+    no_frozen_user_reason = "ProactiveBench's observations come from the trace and its user seat judges"
     settings_model = ProactiveBenchSettings
     turn_unit = TurnUnit(name="event", plural="events",
                          meaning="one observed event of the trace: the agent's answer to it and the judge's verdict")

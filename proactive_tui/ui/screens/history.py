@@ -28,6 +28,12 @@ from proactive_tui.ui.widgets.title_bar import TitleBar
 COLUMNS = (("when", "When"), ("env", "Family / environment"), ("status", "Status / ended"),
            ("scores", "Scores"), ("models", "Models"))
 ROW_HEIGHT = 2
+MODELS_MIN = 32
+ENV_MIN = 28
+"""When the models would get fewer than MODELS_MIN columns, the environment column gives up width
+down to ENV_MIN, its long ids cut with an ellipsis (ProactBench's run to 65 characters and left
+the models 4 columns at 140): who wrote a session's replies, a person's edit among them, stays
+readable. The filter still matches the whole id."""
 RESUMABLE = ("interrupted", "stopped")
 
 
@@ -269,7 +275,7 @@ class HistoryScreen(Screen[None]):
         keep = self.current.id if self.current is not None else None
         table.clear()
         self.shown = [s for s in self.summaries if self._matches(s)]
-        rows = [row_cells(summary) for summary in self.shown]
+        rows = self._fit_env([row_cells(summary) for summary in self.shown])
         room = self._models_room(rows)
         for summary, cells in zip(self.shown, rows):
             table.add_row(*cells[:-1], clip(cells[-1], room), key=summary.id, height=ROW_HEIGHT)
@@ -289,6 +295,17 @@ class HistoryScreen(Screen[None]):
         if keep is not None and keep in [s.id for s in self.shown]:
             table.move_cursor(row=[s.id for s in self.shown].index(keep))
         self.refresh_bindings()
+
+    def _fit_env(self, rows: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+        """`rows` with the environment cells cut so the models get MODELS_MIN columns (or what
+        they need, if less), the environment column keeping at least ENV_MIN."""
+        room = self._models_room(rows)
+        want = min(MODELS_MIN, max((len(line) for cells in rows for line in cells[-1].split("\n")), default=0))
+        env_width = max((len(line) for cells in rows for line in cells[1].split("\n")), default=0)
+        cut = min(want - room, env_width - ENV_MIN)
+        if cut <= 0:
+            return rows
+        return [(cells[0], clip(cells[1], env_width - cut), *cells[2:]) for cells in rows]
 
     def _models_room(self, rows: list[tuple[str, ...]]) -> int:
         """Columns left for the models (the last column) so that a row fits the screen's width."""
