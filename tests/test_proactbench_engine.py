@@ -101,6 +101,8 @@ async def test_offline_protocol_scores_each_trigger_against_its_rubric() -> None
     assert [m["content"] for m in at_five["messages"] if m["role"] == "assistant"] == [
         env.dialogue.turn(n).assistant_response for n in (1, 2, 3, 4)]  # never the agent's own earlier replies
     assert all(b["temperature"] == 0.7 for b in bodies)  # upstream's, for the agent and the offline judge
+    assert all(b["max_tokens"] == 8192 for b in agent_bodies)  # upstream's cap for the model under test
+    assert all(b["max_tokens"] != 8192 for b in bodies if schema_name(b) is not None)  # the judge keeps the project's
 
     # the judge: neutral mode, the rubric fixed before the reply
     judge_bodies = [b for b in bodies if schema_name(b) == "JudgeVerdict"]

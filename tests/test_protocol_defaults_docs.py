@@ -19,7 +19,7 @@ from proactive_tui.core import registry
 
 DOCS = Path(proactive_tui.__file__).resolve().parent.parent / "docs" / "protocols.md"
 """The docs of the checkout whose package is imported (the code they describe)."""
-SECTIONS = {"proactiveeval": "ProactiveEval", "proactivebench": "ProactiveBench", "chronos": "Chronos"}
+SECTIONS = {"proactiveeval": "ProactiveEval", "proactivebench": "ProactiveBench", "chronos": "Chronos", "proactbench": "ProactBench"}
 
 
 def defaults_table(family_title: str) -> dict[str, tuple[str, str]]:

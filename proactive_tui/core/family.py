@@ -221,6 +221,12 @@ class Family:
         agent, ProactiveBench's agent); None: the model settings' default (0.0)."""
         return None
 
+    def default_max_tokens(self, seat: str) -> int | None:
+        """The token cap the family's protocol gives `seat`'s replies when nobody chose one
+        (ProactBench's agent: 8,192); None: the model settings' default. Never applied to the
+        embedded model, whose small caps are what keep it usable."""
+        return None
+
     def seat_temperature(self, seat: str, roles: Any, settings: dict[str, Any] | None = None) -> float:
         """The one answer to "at what temperature does this seat run", whatever started the session
         (playground, `run`, `eval`, `compare`, a fork, a re-run): a temperature someone chose (the

@@ -70,7 +70,11 @@ def with_seat_temperatures(spec: SessionSpec, family: Any) -> SessionSpec:
     updates = {}
     for role in ROLES:
         settings = spec.roles.for_role(role)
-        updates[role] = settings.model_copy(update={"temperature": family.seat_temperature(role, spec.roles, spec.settings)})
+        update: dict[str, Any] = {"temperature": family.seat_temperature(role, spec.roles, spec.settings)}
+        cap = family.default_max_tokens(role) if hasattr(family, "default_max_tokens") else None
+        if cap and settings.max_tokens is None and not settings.is_local:  # the protocol's cap, unless someone chose one
+            update["max_tokens"] = cap
+        updates[role] = settings.model_copy(update=update)
     return spec.model_copy(update={"roles": spec.roles.model_copy(update=updates)})
 
 
@@ -89,8 +93,11 @@ def seat_temperatures(spec: SessionSpec, seats: dict[str, Any], family: Any) -> 
         while live is not None and "live" in vars(live):
             live = vars(live)["live"]
         if isinstance(live, LLMParticipant) and role in ROLES:
-            temperature = spec.roles.for_role(role).temperature
-            live.settings = live.settings.model_copy(update={"temperature": temperature})
+            decided = spec.roles.for_role(role)
+            update: dict[str, Any] = {"temperature": decided.temperature}
+            if live.settings.max_tokens is None and decided.max_tokens is not None:
+                update["max_tokens"] = decided.max_tokens  # the family's cap (default_max_tokens)
+            live.settings = live.settings.model_copy(update=update)
     return spec
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from proactive_tui.core.family import Family, FileCandidate, RunFlag, SourceRef, TurnUnit
 from proactive_tui.families.proactbench import env as env_module
 from proactive_tui.families.proactbench.settings import (
-    AGENT_TEMPERATURE, JUDGE_TEMPERATURE, PLANNER_TEMPERATURE, USER_AGENT_TEMPERATURE, ProactBenchSettings,
+    AGENT_MAX_TOKENS, AGENT_TEMPERATURE, JUDGE_TEMPERATURE, PLANNER_TEMPERATURE, USER_AGENT_TEMPERATURE, ProactBenchSettings,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -122,6 +122,12 @@ class ProactBenchFamily(Family):
         """Upstream's: the agent 0.7, the offline judge 0.7, the User Agent 0.7 (the online
         Planner's 0.1 is `seat_temperature`'s, as it depends on the protocol)."""
         return {"agent": AGENT_TEMPERATURE, "user": USER_AGENT_TEMPERATURE, "judge": JUDGE_TEMPERATURE}.get(seat)
+
+    def default_max_tokens(self, seat):
+        """Upstream's 8,192 new tokens for the model under test. (Upstream gives the Planner, the
+        User Agent and the judge 32,768; we keep the project's default there, as many hosted models
+        refuse a cap above their output limit and every verdict would fail: docs/protocols.md.)"""
+        return AGENT_MAX_TOKENS if seat == "agent" else None
 
     def seat_temperature(self, seat, roles, settings=None):
         """A temperature someone chose wins; else upstream's for the protocol: the online Planner
