@@ -23,6 +23,7 @@ from proactive_tui.families.proactbench.ui.trigger_marker import TriggerMarker
 from proactive_tui.families.proactbench.ui.verdict_card import VerdictCard
 from proactive_tui.llm.settings import ModelSettings, RoleSettings
 from proactive_tui.ui.app import ProactiveApp
+from proactive_tui.ui.widgets.compose_box import ComposeBox
 from proactive_tui.ui.widgets.context_card import ContextCard
 from proactive_tui.ui.widgets.message_view import MessageView
 
@@ -204,6 +205,22 @@ async def test_playing_the_user_the_planners_order_is_the_brief() -> None:
         assert order.intent in brief and order.content_payload[0] in brief and order.behavioral_directive in brief
         # the person scores as the user agent: the rubric is theirs to see
         assert screen.query_one(RubricPanel).hidden is None
+
+
+async def test_playing_the_user_the_box_says_the_session_ended_once_it_has() -> None:
+    """Not "the box opens when the Planner's order is in" after the Planner has ended the dialogue."""
+    env = sample_env()
+    events = online(env)
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = ProactBenchSessionScreen(env, spec(env.id, "online", human="user"), replay_events=[])
+        app.push_screen(screen)
+        await settle(pilot, screen)
+        box = screen.query_one(ComposeBox)
+        assert "Planner's order" in box.placeholder
+        screen._show(next(e for e in events if e.type == "session_ended"))
+        await pilot.pause()
+        assert box.placeholder == "The session has ended" and box.disabled
 
 
 async def test_setup_switches_the_fields_and_seats_with_the_protocol() -> None:

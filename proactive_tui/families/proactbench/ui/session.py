@@ -239,6 +239,7 @@ class ProactBenchSessionScreen(SessionScreenBase):
             self._await_person(event)
         elif t == "session_ended":
             self.awaiting = None
+            self.ended = event.reason  # before the box's placeholder is chosen (the base sets it after)
             self._set_compose(False)
             for card in self.cards.values():
                 if card.counted is None:
