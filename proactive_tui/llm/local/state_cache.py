@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 _FOLDER_PREFIX = "proactive-tui-kv-"
+_FILE_HEADER_BYTES = 64
+"""More than llama.cpp's session-file header (magic, version, token count)."""
 
 
 @dataclass
@@ -141,8 +143,9 @@ class FilePromptCache:
         import llama_cpp
 
         ctx = llama._ctx.ctx
-        self.make_room(int(llama_cpp.llama_state_get_size(ctx)))
         n_tokens = int(llama.n_tokens)
+        # The file is the state plus a small header and the tokens (4 bytes each).
+        self.make_room(int(llama_cpp.llama_state_get_size(ctx)) + 4 * n_tokens + _FILE_HEADER_BYTES)
         tokens = (llama_cpp.llama_token * max(1, n_tokens))(*llama.input_ids[:n_tokens].tolist())
         path = self.folder / f"{next(self._names)}.state"
         if not llama_cpp.llama_state_save_file(ctx, str(path).encode(), tokens, n_tokens):
