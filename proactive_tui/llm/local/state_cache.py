@@ -40,6 +40,13 @@ _FILE_HEADER_BYTES = 64
 """More than llama.cpp's session-file header (magic, version, token count)."""
 
 
+def _remove(folder: str, owner: int) -> None:
+    """Delete a cache's folder, in the process that made it only: a forked child that inherits the
+    cache (a worker process) must not delete its parent's states when it exits."""
+    if os.getpid() == owner:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @dataclass
 class FileState:
     """One saved context: where llama.cpp wrote it and what Python needs to resume from it.
@@ -72,7 +79,7 @@ class FilePromptCache:
         self._names = itertools.count()
         self.evictions = 0
         """How many states were dropped to stay within the budget (tests and benchmarks read it)."""
-        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.folder), True)
+        self._cleanup = weakref.finalize(self, _remove, str(self.folder), os.getpid())
 
     # -- the budget ------------------------------------------------------------------------
 
