@@ -71,6 +71,30 @@ def test_a_local_only_session_never_imports_litellm() -> None:
     assert seen["error"] == ["LocalCallError", 400]
 
 
+async def test_closing_a_direct_stream_cancels_the_generation(monkeypatch) -> None:
+    """The gateway closes a stream it stops reading (a cancelled turn); on the direct path that
+    must reach the worker's cancel event, as litellm's stream wrapper did, or the model would go
+    on generating behind the next call."""
+    from proactive_tui.llm.gateway import Gateway
+    from proactive_tui.llm.local import client
+    from proactive_tui.llm.settings import ModelSettings
+
+    made = []
+    original = client.build_request
+    monkeypatch.setattr(client, "build_request", lambda *a: made.append(original(*a)) or made[-1])
+    settings = ModelSettings(model="local/smollm2", max_tokens=200, seed=0)
+    stream = Gateway().stream(settings, [{"role": "user", "content": "Tell me a long story about a ship."}])
+    reader = stream.__aiter__()
+    await reader.__anext__()  # one delta, then the reader goes away
+    assert len(made) == 1 and not made[0].cancel.is_set()
+    await reader.aclose()
+    assert made[0].cancel.is_set()
+    assert 0 < len(stream.text) and stream.done is False
+    after = await Gateway().complete(ModelSettings(model="local/smollm2", max_tokens=4, seed=0),
+                                     [{"role": "user", "content": "Hi"}])
+    assert after.text.strip()
+
+
 def _fresh(llama, cache) -> None:
     """Every call below starts from an empty context and an empty cache, so the two paths
     evaluate the same tokens in the same batches."""

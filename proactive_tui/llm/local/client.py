@@ -78,9 +78,12 @@ class LocalStream:
     def __init__(self, request: Any, model: str) -> None:
         self._chunks = astream(request)
         self._model = model
+        self._reading: Any = None
 
     def __aiter__(self) -> AsyncIterator[Response]:
-        return self._iterate()
+        if self._reading is None:
+            self._reading = self._iterate()
+        return self._reading
 
     async def _iterate(self) -> AsyncIterator[Response]:
         async for chunk in self._chunks:
@@ -92,6 +95,8 @@ class LocalStream:
                 yield Response(choices=[Choice(delta=Message(content=chunk["text"]))], model=self._model)
 
     async def aclose(self) -> None:
+        if self._reading is not None:
+            await self._reading.aclose()
         await self._chunks.aclose()
 
 
