@@ -10,13 +10,15 @@ Why files: llama-cpp-python's `LlamaRAMCache` keeps each saved context as Python
 `Llama.save_state` through three full copies (a buffer of the state's size, a compacted copy, then
 `bytes`) and a fourth on restore, and it saves before it evicts. A session's states are ~23 KB of
 KV per token (a 1,400-token judge prompt is ~30 MB), so the cache plus those transient copies were
-~250 MB of the embedded session's peak RSS (issue 35, point 5). Here llama.cpp writes the context
+~180 MB of a one-turn embedded session's peak RSS, and more in longer sessions, the cache filling
+toward its budget (issue 35, point 5). Here llama.cpp writes the context
 straight to a file (`llama_state_save_file`, one layer's rows at a time through a small buffer)
 and reads it straight back (`llama_state_load_file`): the process holds no copy. The files live in
 a private temporary folder removed when the cache is collected or the process exits; the kernel
 keeps recently written ones in its page cache (reclaimable, not this process's memory), so a
 restore costs about a memory copy. The budget is kept by evicting the least recently used states
-*before* a new one is written, so the folder never holds more than `capacity_bytes` plus nothing.
+*before* a new one is written, so the folder never holds more than `capacity_bytes`, even while
+a state is being written.
 
 The Python side of a state (its tokens, the last logits row, the seed) is small and stays in memory,
 as `LlamaState`'s does.
