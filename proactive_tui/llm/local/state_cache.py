@@ -18,7 +18,7 @@ a private temporary folder removed when the cache is collected or the process ex
 keeps recently written ones in its page cache (reclaimable, not this process's memory), so a
 restore costs about a memory copy. The budget is kept by evicting the least recently used states
 *before* a new one is written, so the folder never holds more than `capacity_bytes`, even while
-a state is being written.
+a state is being written (but for a single state larger than the whole budget, kept alone).
 
 The Python side of a state (its tokens, the last logits row, the seed) is small and stays in memory,
 as `LlamaState`'s does.
