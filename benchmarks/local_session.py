@@ -13,7 +13,8 @@ Run: .venv/bin/python benchmarks/local_session.py [--env ENV_ID] [--threads N] [
 3. The ratio session / bare. Target: <= 1.5.
 
 With --compare-cache the session's calls are replayed through llama-cpp-python's create_completion
-twice, with the RAM prompt cache and without, to show what the cache saves on this call sequence.
+twice, with the prompt cache (its states in files, see `llm.local.state_cache`) and without, to show
+what the cache saves on this call sequence.
 Figures before issue 14: the default session took 28.7 s for 4,397 prompt and 448 completion tokens,
 653 MB RSS (quiet machine).
 """

@@ -8,8 +8,8 @@ the lines that state a figure against a target, `what: X ... (target <= Y ...)` 
 difference in ms, a time per turn: the form every script prints, the figure being the first
 number after the last colon before "target"); a script with none
 (figures for reference only) gets a row with "-". OK when the figure meets its target, else OVER.
-Scripts that are helpers, not benchmarks (`ptyapp.py`), or that need the embedded model's weights
-(`local_session.py`, run only with `--full`), are listed in SKIP.
+Scripts that are helpers, not benchmarks (`ptyapp.py`), are listed in SKIP; those that need the
+embedded model's weights (`local_session.py`, `local_memory.py`) in FULL_ONLY, run only with `--full`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from pydantic import BaseModel
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SKIP = {"run_all.py": "this script", "ptyapp.py": "a helper of startup.py and responsiveness.py"}
-FULL_ONLY = {"local_session.py": "needs the embedded model's weights and minutes of CPU"}
+FULL_ONLY = {"local_session.py": "needs the embedded model's weights and minutes of CPU",
+             "local_memory.py": "needs the embedded model's weights and minutes of CPU"}
 QUICK: dict[str, list[str]] = {
     "gateway_overhead.py": ["--calls", "100", "--rounds", "4"],
     "batch_throughput.py": ["--sessions", "48"],

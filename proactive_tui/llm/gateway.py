@@ -2,7 +2,8 @@
 
 Why one place: "any model" means any litellm model string, and retries, keys, usage, cost,
 structured output and cancellation must behave the same for the agent, the simulated user and the
-judge, and for the embedded offline model (registered with litellm as the `local` provider).
+judge, and for the embedded offline model (registered with litellm as the `local` provider, but
+called directly by the gateway, so a session on the embedded model alone never imports litellm).
 
 litellm is imported on first use (or by `preload()` in a background thread after the first
 screen paints) with `LITELLM_LOCAL_MODEL_COST_MAP=True`, so nothing tries the network at import.
@@ -99,6 +100,16 @@ def _quiet_litellm_logging() -> None:
         logger.addFilter(RedactingFilter())
         logger.propagate = True
         logger.setLevel(logging.WARNING)
+
+
+def _local_client() -> Any:
+    """What answers `local/...` seats: the embedded model's in-process client, which takes
+    litellm's `acompletion` arguments and returns objects read the same way, without importing
+    litellm (~200 MB and ~4 s that a session on the embedded model alone never needs; see
+    `proactive_tui.llm.local.client`)."""
+    from proactive_tui.llm.local import client
+
+    return client
 
 
 def preload() -> None:
@@ -634,7 +645,7 @@ class ModelStream:
         try:
             stream_args = {"stream": True, "stream_options": {"include_usage": True}} if self.streaming else {}
             request = gateway._request(settings, self.messages, structured=self.structured, **stream_args, **self.extra)
-            litellm = litellm_module()
+            litellm = _local_client() if settings.is_local else litellm_module()
             loop = asyncio.get_running_loop()
             limiter = gateway.limiter(settings)
             counters = gateway.stats.of(settings.model)

@@ -161,7 +161,9 @@ def model_problem(model: str) -> str | None:
         return url_in_model_message(model)
     if "/" in model:
         provider = provider_of(model)
-        if provider not in known_providers():
+        # The keyless providers (the embedded `local` among them) are known without asking litellm:
+        # checking a local-only session's seats must not import it (~200 MB, ~4 s; issue 35).
+        if provider not in KEYLESS_PROVIDERS and provider not in known_providers():
             return (
                 f"unknown provider {provider} in model {model!r}: use a litellm provider prefix, e.g. "
                 "openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen2.5 or local/smollm2 "

@@ -153,11 +153,9 @@ def get_llama() -> Any:
         _require_llama_cpp()
         path = model_path()
         silenced = _silence_llama_logs()
-        from llama_cpp import Llama
-
         redirect_guard = _no_fd_redirection() if silenced else contextlib.nullcontext()
         with redirect_guard:
-            _LLAMA = Llama(
+            _LLAMA = _cached_llama_class()(
                 model_path=str(path),
                 n_ctx=N_CTX,
                 n_threads=thread_count(),
@@ -184,29 +182,46 @@ def _drop_unused_logits(llama: Any) -> None:
 
 
 # Room for about one saved context per kind of call in a session (agent, user, turn check, live
-# score, plan): ~23 KB of KV per token, so a 1,000-token prompt is ~23 MB.
+# score, plan): ~23 KB of KV per token, so a 1,000-token prompt is ~23 MB. The states are files
+# (see `state_cache`), so this bounds disk and page cache, not the process's memory.
 PROMPT_CACHE_BYTES = 160 << 20
+
+_CACHED_LLAMA: type | None = None
+
+
+def _cached_llama_class() -> type:
+    """`llama_cpp.Llama` whose `save_state` / `load_state` go through the file-backed prompt cache
+    when one is set (`state_cache.FilePromptCache`): llama-cpp-python's own copy the whole context
+    into Python bytes three times to save it and once more to restore it. With any other cache, or
+    a state made elsewhere, they are llama-cpp-python's. Built on first use (imports llama_cpp)."""
+    global _CACHED_LLAMA
+    if _CACHED_LLAMA is None:
+        from llama_cpp import Llama
+
+        from proactive_tui.llm.local.state_cache import FilePromptCache, FileState
+
+        class CachedLlama(Llama):
+            def save_state(self) -> Any:
+                if isinstance(self.cache, FilePromptCache):
+                    return self.cache.save(self)
+                return super().save_state()
+
+            def load_state(self, state: Any) -> None:
+                if isinstance(state, FileState):
+                    FilePromptCache.load(self, state)
+                else:
+                    super().load_state(state)
+
+        _CACHED_LLAMA = CachedLlama
+    return _CACHED_LLAMA
 
 
 def _prefix_cache() -> Any:
-    """llama-cpp-python's RAM prompt cache, without the logits it would copy for nothing.
+    """The prompt cache the model is loaded with: longest-prefix reuse of saved contexts across
+    seats, kept in files so it costs the process no memory (see `state_cache`)."""
+    from proactive_tui.llm.local.state_cache import FilePromptCache
 
-    One context serves every seat in turn (agent, user, judge), so llama.cpp's own prefix reuse
-    (the previous call's tokens) almost never hits: the agent's turn-3 prompt shares its system
-    prompt and first turns with the agent's turn-2 prompt, not with the judge call that ran in
-    between. The RAM cache keeps the context after each call and restores the one sharing the
-    longest prefix. Its states would also hold the whole logits buffer (n_batch x 49k floats,
-    ~100 MB, unused without logits_all): `_drop_unused_logits` keeps one row, and so does this
-    cache should the buffer be whole (another llama-cpp-python version)."""
-    from llama_cpp.llama_cache import LlamaRAMCache
-
-    class PrefixCache(LlamaRAMCache):
-        def __setitem__(self, key: Any, value: Any) -> None:
-            if getattr(value, "scores", None) is not None and len(value.scores) > 1:
-                value.scores = value.scores[-1:].copy()
-            super().__setitem__(key, value)
-
-    return PrefixCache(capacity_bytes=PROMPT_CACHE_BYTES)
+    return FilePromptCache(capacity_bytes=PROMPT_CACHE_BYTES)
 
 
 THREADS_ENV = "PROACTIVE_TUI_LOCAL_THREADS"

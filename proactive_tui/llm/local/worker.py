@@ -10,7 +10,7 @@ Why it is shaped like this:
   every token; closing the stream or cancelling the awaiting task sets it, the worker leaves
   llama's iterator within a token and the lock is free for the next call.
 * **No litellm here.** Chunks are plain dicts shaped like litellm's `GenericStreamingChunk`;
-  litellm is imported only by `_error`, to raise the error class litellm maps to a status.
+  `_error` uses litellm's error class only when litellm is already loaded.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -74,14 +75,28 @@ def _grammar_for(request: _Request) -> Any:
     return LlamaGrammar.from_string(gbnf, verbose=False)
 
 
-def _error(status: int, message: str) -> Exception:
-    """litellm's CustomLLMError when litellm is loaded (it maps the status), else a RuntimeError."""
-    try:
-        from litellm.llms.custom_llm import CustomLLMError
+class LocalCallError(RuntimeError):
+    """A call the embedded model refuses, with the HTTP status a server would have answered
+    (`llm.errors.classify` reads `status_code`, as it does on litellm's errors)."""
 
-        return CustomLLMError(status_code=status, message=message)
-    except Exception:  # noqa: BLE001
-        return RuntimeError(message)
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.message = message
+
+
+def _error(status: int, message: str) -> Exception:
+    """litellm's CustomLLMError when litellm is already loaded (a call that came through it, which
+    maps the status), else our own error with the same status: importing litellm here would undo
+    the direct client's saving (~200 MB) on the first refused call."""
+    if "litellm" in sys.modules:
+        try:
+            from litellm.llms.custom_llm import CustomLLMError
+
+            return CustomLLMError(status_code=status, message=message)
+        except Exception:  # noqa: BLE001
+            pass
+    return LocalCallError(status, message)
 
 
 # Prose copied from the prompt is blocked from this many tokens on (see _NoCopy).
