@@ -270,6 +270,9 @@ def _worker_entry(conn: Any, others: list[Any], cap: int, planned: list[Any], bu
         other.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it says stop)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    import sys
+
+    sys.setprofile(None)  # a profiler of the parent (benchmarks/batch_throughput.py --profile) measures it alone
     asyncio.run(_Worker(conn, cap, planned, build, shares, gateway_options, store).main())
 
 
