@@ -88,7 +88,9 @@ class ForwardStore:
         self._send(("create", row))
 
     def append(self, session_id: str, seq: int, type_: str, payload: str, ts: str) -> None:
-        self._send(("append", session_id, seq, type_, payload, ts))
+        from proactive_tui.llm.redact import mask_json
+
+        self._send(("append", session_id, seq, type_, mask_json(payload), ts))
 
     def append_event(self, session_id: str, event: Any) -> None:
         from proactive_tui.store.db import event_json
@@ -96,7 +98,9 @@ class ForwardStore:
         self.append(session_id, event.seq, event.type, event_json(event), event.ts)
 
     def update_session(self, session_id: str, updated_at: str, **fields: Any) -> None:
-        self._send(("update", session_id, updated_at, fields))
+        from proactive_tui.store.db import mask_fields
+
+        self._send(("update", session_id, updated_at, mask_fields(fields)))
 
 
 class RemoteCharge:
@@ -163,12 +167,27 @@ class _Worker:
         self.tasks: set[asyncio.Task[None]] = set()
         self.parent_gone = False
         self._stats_sent: Any = None
+        self.outbox: list[tuple] = []
+        self._flush_soon = False
 
     def send(self, message: tuple) -> None:
+        """Queue a message for the parent; what one turn of the event loop queued goes as one list
+        (one pickle and one write for a call's several store writes, not one each: the parent
+        reads every worker's messages on its one core)."""
         if self.parent_gone:
             return
+        self.outbox.append(message)
+        if not self._flush_soon:
+            self._flush_soon = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        self._flush_soon = False
+        if not self.outbox or self.parent_gone:
+            return
+        batch, self.outbox = self.outbox, []
         try:
-            self.conn.send(message)
+            self.conn.send(batch)
         except (OSError, EOFError):  # the parent is gone: stop
             self._lost()
 
@@ -213,6 +232,7 @@ class _Worker:
             await asyncio.gather(*self.tasks, return_exceptions=True)  # recorders mark their rows interrupted
             self._push_stats()
             self.send(("bye",))
+            self.flush()
 
     def _readable(self) -> None:
         try:
@@ -286,11 +306,16 @@ class StoreWriter:
     other failure is reported once and storing stops."""
 
     def __init__(self, db: Any, warn: Callable[[str], None]) -> None:
+        from proactive_tui.store.recorder import WRITE_WAIT_S
+
         self.db = db
         self.warn = warn
         self.backlog: deque[tuple] = deque()
         self.failed = False
         self._retry: asyncio.TimerHandle | None = None
+        # set once, not around every write as `waiting_at_most` does: two more statements per
+        # event were a third of this process's database time
+        db._set_busy_timeout(WRITE_WAIT_S)
 
     def apply(self, op: tuple) -> None:
         if self.failed:
@@ -300,22 +325,21 @@ class StoreWriter:
             return
         self._try(op)
 
-    def _do(self, op: tuple, wait_s: float) -> None:
-        with self.db.waiting_at_most(wait_s):
-            kind = op[0]
-            if kind == "append":
-                self.db.append(*op[1:])
-            elif kind == "create":
-                self.db.create_session(op[1])
-            elif kind == "update":
-                self.db.update_session(op[1], op[2], **op[3])
+    def _do(self, op: tuple) -> None:
+        """One write; the workers masked its secrets (`ForwardStore`)."""
+        kind = op[0]
+        if kind == "append":
+            self.db.append(*op[1:], premasked=True)
+        elif kind == "create":
+            self.db.create_session(op[1])
+        elif kind == "update":
+            self.db.update_session(op[1], op[2], premasked=True, **op[3])
 
     def _try(self, op: tuple) -> None:
         from proactive_tui.store import StoreError
-        from proactive_tui.store.recorder import WRITE_WAIT_S
 
         try:
-            self._do(op, WRITE_WAIT_S)
+            self._do(op)
         except StoreError as exc:
             if not exc.transient:
                 self._fail(str(exc))
@@ -339,18 +363,24 @@ class StoreWriter:
         """Write the backlog, waiting for no lock; True when it is empty."""
         from proactive_tui.store import StoreError
 
-        while self.backlog and not self.failed:
-            try:
-                self._do(self.backlog[0], 0)
-            except StoreError as exc:
-                if exc.transient:
-                    return False
-                self._fail(str(exc))
-                return True
-            self.backlog.popleft()
-            if not self.backlog:
-                self.warn("the session database is writable again: every kept event is saved")
-        return True
+        from proactive_tui.store.recorder import WRITE_WAIT_S
+
+        self.db._set_busy_timeout(0)
+        try:
+            while self.backlog and not self.failed:
+                try:
+                    self._do(self.backlog[0])
+                except StoreError as exc:
+                    if exc.transient:
+                        return False
+                    self._fail(str(exc))
+                    return True
+                self.backlog.popleft()
+                if not self.backlog:
+                    self.warn("the session database is writable again: every kept event is saved")
+            return True
+        finally:
+            self.db._set_busy_timeout(WRITE_WAIT_S)
 
     async def close(self) -> None:
         from proactive_tui.store.recorder import CLOSE_POLL_S, CLOSE_RETRY_S
@@ -516,7 +546,8 @@ class WorkerPool:
     def _readable(self, seat: _Seat) -> None:
         try:
             while seat.conn.poll():
-                self._handle(seat, seat.conn.recv())
+                for message in seat.conn.recv():  # a worker sends lists (`_Worker.send`)
+                    self._handle(seat, message)
         except (EOFError, OSError):
             self._gone(seat)
 

@@ -435,12 +435,15 @@ class Store:
                 [values[c] for c in _COLUMNS],
             )
 
-    def append(self, session_id: str, seq: int, type_: str, payload: str, ts: str) -> None:
+    def append(self, session_id: str, seq: int, type_: str, payload: str, ts: str, *, premasked: bool = False) -> None:
         """Append one event; it is committed (its own transaction) when this returns. Every
-        secret the app knows is masked in it first (`redact.mask_json`: free when none is there)."""
-        from proactive_tui.llm.redact import mask_json
+        secret the app knows is masked in it first (`redact.mask_json`: free when none is there),
+        unless the caller did it (`premasked`: a batch's worker process masks what it sends, so
+        the one process writing for every worker does not spend its CPU on it)."""
+        if not premasked:
+            from proactive_tui.llm.redact import mask_json
 
-        payload = mask_json(payload)
+            payload = mask_json(payload)
         with self._guard("save an event") as conn:
             conn.execute("INSERT INTO events (session_id, seq, type, payload, ts) VALUES (?, ?, ?, ?, ?)",
                          (session_id, seq, type_, payload, ts))
@@ -448,12 +451,14 @@ class Store:
     def append_event(self, session_id: str, event: Any) -> None:
         self.append(session_id, event.seq, event.type, event_json(event), event.ts)
 
-    def update_session(self, session_id: str, updated_at: str, **fields: Any) -> None:
-        """Set columns of one session (status, summary, title...) and its `updated_at`."""
+    def update_session(self, session_id: str, updated_at: str, *, premasked: bool = False, **fields: Any) -> None:
+        """Set columns of one session (status, summary, title...) and its `updated_at`
+        (`premasked`: the fields' secrets are masked already, `mask_fields`)."""
         unknown = set(fields) - set(_COLUMNS)
         if unknown:
             raise ValueError(f"unknown session columns: {sorted(unknown)}")
-        values = {k: (json.dumps(v) if k in _JSON_COLUMNS and v is not None else v) for k, v in _masked(fields).items()}
+        values = {k: (json.dumps(v) if k in _JSON_COLUMNS and v is not None else v)
+                  for k, v in (fields if premasked else _masked(fields)).items()}
         values["updated_at"] = updated_at
         with self._guard("update a session") as conn:
             conn.execute(f"UPDATE sessions SET {', '.join(f'{k} = ?' for k in values)} WHERE id = ?",
@@ -636,6 +641,11 @@ def _masked(data: dict[str, Any]) -> dict[str, Any]:
     from proactive_tui.llm.redact import map_strings, mask_secrets
 
     return map_strings(data, mask_secrets)
+
+
+def mask_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """`update_session`'s fields as it masks them (for a caller that passes `premasked`)."""
+    return _masked(fields)
 
 
 def _encode(row: SessionRow) -> dict[str, Any]:
