@@ -360,7 +360,7 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     gateway_options = {"limits": config.models, "stream_replies": bool(getattr(args, "stream", False))}
     workers = worker_count(args, manifest.agents, resolve, reference, warn)
     pool = None
-    if workers > 1 and len(todo) > 1:
+    if min(workers, args.concurrency, len(todo)) > 1:  # one process's worth of work runs in this one
         from proactive_tui.evalrun.workers import WorkerPool
 
         # forked here, before the progress display's thread and the event loop start
