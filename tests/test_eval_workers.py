@@ -214,3 +214,64 @@ def test_a_stop_signal_leaves_a_resumable_folder_and_no_worker(tmp_path, signum,
         assert resume(out) == 0
     assert len(finished_keys(out)) == 12
     assert json.loads((out / "report.json").read_text())["partial"] is False
+
+
+# -- synth -----------------------------------------------------------------------------------------
+
+
+def synth_run(tmp_path: Path, server: FakeOpenAIServer, out: Path, *extra: str) -> list[str]:
+    from synth_fake import FATES, role_args, tree
+
+    tree_file = tmp_path / "tree.json"
+    tree_file.write_text(json.dumps(tree(fates=FATES)))
+    return ["synth", "proactiveeval", "--domain", "recommendation", "--n", str(len(FATES)), "--seed", "3",
+            "--out", str(out), "--tree", str(tree_file), *role_args(server.base_url), "--out-only", *extra]
+
+
+def test_synth_on_two_workers_writes_the_folder_of_one_process_byte_for_byte(tmp_path, capsys) -> None:
+    from synth_fake import responder
+    from synth_helpers import files
+
+    with FakeOpenAIServer(responder=responder) as server:
+        assert main(synth_run(tmp_path, server, tmp_path / "one", "--workers", "1", "--concurrency", "4")) == 0
+        one_err = capsys.readouterr().err
+        assert main(synth_run(tmp_path, server, tmp_path / "two", "--workers", "2", "--concurrency", "4")) == 0
+        two_err = capsys.readouterr().err
+    assert "worker processes" not in one_err and "2 worker processes" in two_err
+    one, two = files(tmp_path / "one"), files(tmp_path / "two")
+    assert one == two and "out/recommendation/fair.json" in one
+
+
+@needs_proc
+@pytest.mark.parametrize("how", ["kill -9 a worker", "SIGTERM"])
+def test_synth_stopped_or_missing_a_worker_resumes_to_the_uninterrupted_result(tmp_path, how) -> None:
+    from synth_fake import responder
+    from synth_helpers import files
+
+    cut, whole = tmp_path / "cut", tmp_path / "whole"
+    with FakeOpenAIServer(responder=responder, latency=0.05) as server:
+        argv = [sys.executable, "-m", "proactive_tui", *synth_run(tmp_path, server, cut, "--workers", "2")]
+        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, "COLUMNS": "200"}, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(lambda: len(children(proc.pid)) == 2, "two workers")
+            workers = children(proc.pid)
+            wait_for(lambda: len(list((cut / "items").rglob("*.json"))) >= 30, "30 step files")  # of about 170
+            if how == "SIGTERM":
+                proc.send_signal(signal.SIGTERM)
+            else:
+                os.kill(workers[0], signal.SIGKILL)
+            _, stderr = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        assert "Traceback" not in stderr
+        if how == "SIGTERM":
+            assert proc.returncode == 143 and "synth resume" in stderr
+        else:  # the other worker finished its items; the lost ones are unfinished
+            assert proc.returncode == 1 and "worker process 0 ended (killed by signal 9)" in stderr, stderr
+        assert all(gone(pid) for pid in workers)
+        assert main(["synth", "resume", str(cut)]) == 0
+        assert main(synth_run(tmp_path, server, whole, "--workers", "1")) == 0
+    assert files(cut) == files(whole)
