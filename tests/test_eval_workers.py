@@ -184,8 +184,10 @@ def test_a_worker_killed_mid_run_loses_only_its_sessions_and_resume_finishes(tmp
 
 
 @needs_proc
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "Ctrl-C"])
-def test_a_stop_signal_leaves_a_resumable_folder_and_no_worker(tmp_path, signum, code) -> None:
+@pytest.mark.parametrize(("signum", "code", "group"), [(signal.SIGTERM, 143, False), (signal.SIGTERM, 143, True),
+                                                     (signal.SIGINT, 130, True)],
+                         ids=["SIGTERM to the parent", "SIGTERM to the group", "Ctrl-C"])
+def test_a_stop_signal_leaves_a_resumable_folder_and_no_worker(tmp_path, signum, code, group) -> None:
     out = tmp_path / "out"
     with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.15) as server:
         # its own process group, so Ctrl-C can reach every process of it as a terminal's does
@@ -194,10 +196,10 @@ def test_a_stop_signal_leaves_a_resumable_folder_and_no_worker(tmp_path, signum,
             wait_for(lambda: len(children(proc.pid)) == 2, "two workers")
             workers = children(proc.pid)
             wait_for(lambda: finished_keys(out), "a first finished session")
-            if signum == signal.SIGINT:
-                os.killpg(proc.pid, signal.SIGINT)  # the parent and both workers, as a terminal sends it
-            else:
-                proc.send_signal(signal.SIGTERM)  # the parent alone, as `kill` or a scheduler sends it
+            if group:  # the parent and both workers: a terminal's Ctrl-C, Slurm's scancel
+                os.killpg(proc.pid, signum)
+            else:  # the parent alone, as `kill` or `docker stop` sends it
+                proc.send_signal(signum)
             _, stderr = proc.communicate(timeout=300)
         finally:
             if proc.poll() is None:

@@ -27,12 +27,13 @@ How it goes:
   pauses the model in the worker that got it and, through the parent, in every other worker.
 - The workers report their per-model counters (`stats`) twice a second and with every session's
   end; the parent adds them up in its gateway's `GatewayStats`, which the progress display reads.
-- Ctrl-C reaches every process of the terminal's group: workers ignore it, the parent asks them
-  to `stop` (their running sessions are cancelled, their store rows marked interrupted as in one
+- Ctrl-C reaches every process of the terminal's group (a scheduler's SIGTERM often the job's):
+  workers ignore both, the parent asks them to `stop` (their running sessions are cancelled, their store rows marked interrupted as in one
   process), waits for each to say `bye`, then ends any that did not. A worker that dies loses
   only its sessions in flight: they are written as failed (resume runs them again), its store rows
   left running are marked interrupted, its held limiter slots given back, and the groups it had
-  not started go to the other workers. A parent that dies closes the pipes: the workers stop.
+  not started go to the other workers. A parent that dies takes its workers with it (Linux:
+  PR_SET_PDEATHSIG; elsewhere its closed pipes stop them).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 from collections import deque
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
@@ -279,17 +281,37 @@ class _Worker:
             self._push_stats()
 
 
-def _worker_entry(conn: Any, others: list[Any], cap: int, make_job: Any, gateway_options: dict[str, Any]) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Linux: the kernel kills this worker the moment its parent dies (kill -9 included), so no
+    call of a batch whose writer is gone is still sent; it would be lost, and a resume could not
+    tell it from its own. Elsewhere the closed pipe stops the worker at its next read."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+
+
+def _worker_entry(conn: Any, others: list[Any], cap: int, make_job: Any, gateway_options: dict[str, Any],
+                  parent: int) -> None:
     """A forked worker's life: its own event loop over the pipe, then out."""
+    _die_with_parent(parent)
     for other in others:  # the parent's ends of the other workers' pipes: theirs alone to hold
         other.close()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it says stop)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # Ctrl-C reaches the terminal's whole group, and a scheduler's SIGTERM often the job's whole
+    # group (Slurm's scancel, systemd): both are the parent's to handle, which tells its workers
+    # to stop, so their sessions end as interrupted rather than lost
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     with contextlib.suppress(ValueError):
         signal.set_wakeup_fd(-1)  # a parent's running loop wrote signals there: its pipe, not ours
     asyncio.events._set_running_loop(None)  # forked from a running loop (synth): this process starts its own
-    import sys
-
     sys.setprofile(None)  # a profiler of the parent (benchmarks/batch_throughput.py --profile) measures it alone
     asyncio.run(_Worker(conn, cap, make_job, gateway_options).main())
 
@@ -485,7 +507,7 @@ class WorkerPool:
             mine, theirs = context.Pipe(duplex=True)
             process = context.Process(
                 target=_worker_entry, name=f"proactive-tui {self.name} worker {index}", daemon=True,
-                args=(theirs, list(parents), cap, self.make_job, self.gateway_options))
+                args=(theirs, list(parents), cap, self.make_job, self.gateway_options, os.getpid()))
             process.start()
             theirs.close()
             parents.append(mine)
