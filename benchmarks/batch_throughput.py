@@ -19,11 +19,14 @@ its dialogue, so the second term is conservative). litellm spends about 12 ms of
 reply here, so one process saturates its core at about 9 calls in flight, long before 32: the
 batch is CPU-bound, and its floor is max(ideal, CPU seconds / cores), the CPU being this process's
 and its workers' (the fake server's is not counted, though it shares the cores). Printed per run:
-wall, calls per second, CPU (parent and workers apart) and wall / max(ideal, CPU / cores); then the
+wall, calls per second, CPU (parent and workers apart), wall / max(ideal, CPU / cores), and the same
+with the fake server's CPU counted (it shares the cores); then the
 figures with their targets: N workers' throughput over one worker's (target >= 1.7 at N=2 on a
 2-core machine) and, for N workers, wall / max(ideal, CPU / cores) (target <= 1.15); the medians
 over rounds when there are several, and the load average before and after, since other processes
-on the machine take the same cores. `--profile` prints where the parent spends its CPU in the
+on the machine take the same cores; and, before and after, how much more work N pure-Python
+processes do than one on this machine as loaded (a 2-second spin each): the ceiling of the
+speed-up, to read the speed-up against. `--profile` prints where the parent spends its CPU in the
 N-worker run (cProfile on CPU time): it should do little besides writing. Process start (a fresh
 interpreter to the CLI parsed and litellm imported) is on its own line, measured in a child process.
 """
@@ -93,13 +96,35 @@ def cpu_now() -> tuple[float, float]:
     return t.user + t.system, t.children_user + t.children_system
 
 
+SPIN = ("import time\nend = time.perf_counter() + {seconds!r}\nn = 0\n"
+        "while time.perf_counter() < end:\n    n += 1\nprint(n)\n")
+
+
+def machine_speedup(n: int, seconds: float = 2.0) -> float:
+    """How much more pure-Python work N processes do than one, right now: the most N workers can
+    gain on this machine as loaded (other processes take the same cores)."""
+    def spin(count: int) -> int:
+        procs = [subprocess.Popen([sys.executable, "-c", SPIN.format(seconds=seconds)], stdout=subprocess.PIPE,
+                                  text=True) for _ in range(count)]
+        return sum(int(p.communicate()[0]) for p in procs)
+
+    one = spin(1)
+    return spin(n) / one
+
+
+def server_cpu(pid: int) -> float:
+    """The fake server's CPU so far (it shares the cores with the batch), seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def load() -> str:
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
 
 
 def run_once(workers: int, index: int, args: argparse.Namespace, base_url: str, work: Path,
-             profile: bool) -> dict:
+             profile: bool, server_pid: int) -> dict:
     """One batch with `--workers workers` into a fresh folder and store; its figures."""
     from proactive_tui.cli.eval_batch import run_batch_eval
     from proactive_tui.cli.main import build_parser
@@ -118,13 +143,13 @@ def run_once(workers: int, index: int, args: argparse.Namespace, base_url: str, 
         import cProfile
 
         profiler = cProfile.Profile(time.process_time)  # CPU, not the waits
-    start, (own0, kids0) = time.perf_counter(), cpu_now()
+    start, (own0, kids0), served0 = time.perf_counter(), cpu_now(), server_cpu(server_pid)
     if profiler is not None:
         profiler.enable()
     code = run_batch_eval(ns)
     if profiler is not None:
         profiler.disable()
-    wall, (own1, kids1) = time.perf_counter() - start, cpu_now()
+    wall, (own1, kids1), served = time.perf_counter() - start, cpu_now(), server_cpu(server_pid) - served0
     sessions = calls_per_session(out)
     total = sum(sessions)
     ideal = max(total * args.latency / args.concurrency, max(sessions) * args.latency) if sessions else float("nan")
@@ -132,7 +157,8 @@ def run_once(workers: int, index: int, args: argparse.Namespace, base_url: str, 
     cores = usable_cores()
     figures = {"workers": workers, "code": code, "sessions": len(sessions), "calls": total, "wall": wall,
                "ideal": ideal, "parent_cpu": own1 - own0, "workers_cpu": kids1 - kids0, "cpu": cpu,
-               "per_s": total / wall, "floor_ratio": wall / max(ideal, cpu / cores),
+               "per_s": total / wall, "floor_ratio": wall / max(ideal, cpu / cores), "server_cpu": served,
+               "floor_with_server": wall / max(ideal, (cpu + served) / cores),
                "range": (min(sessions), max(sessions)) if sessions else (0, 0)}
     if profiler is not None:
         import io
@@ -177,6 +203,7 @@ def main() -> None:
         return await real(*a, **kw)
 
     before = load()
+    machine = [machine_speedup(n)]
     proc, base_url = start_server(args.latency)
     runs: list[dict] = []
     try:
@@ -184,7 +211,7 @@ def main() -> None:
             for workers in (1, n):
                 litellm.acompletion = counted if workers == 1 else real
                 counted_calls[0] = 0
-                figures = run_once(workers, len(runs), args, base_url, work, args.profile and workers > 1)
+                figures = run_once(workers, len(runs), args, base_url, work, args.profile and workers > 1, proc.pid)
                 figures["counted"] = counted_calls[0] if workers == 1 else None
                 runs.append(figures)
     finally:
@@ -192,6 +219,7 @@ def main() -> None:
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(timeout=10)
     after = load()
+    machine.append(machine_speedup(n))
     cores = usable_cores()
     first = runs[0]
     print(f"\n{first['sessions']} ProactiveEval sessions a run, {first['calls']} calls ({first['range'][0]}-"
@@ -205,7 +233,8 @@ def main() -> None:
         print(f"  --workers {r['workers']}: exit {r['code']}, wall {r['wall']:.2f} s, {r['per_s']:.1f} calls/s, "
               f"ideal {r['ideal']:.2f} s, CPU {r['cpu']:.2f} s (parent {r['parent_cpu']:.2f}, workers "
               f"{r['workers_cpu']:.2f}; {r['cpu'] / max(1, r['calls']) * 1000:.1f} ms a call), "
-              f"wall / max(ideal, CPU / {cores}) = {r['floor_ratio']:.3f}{check}")
+              f"wall / max(ideal, CPU / {cores}) = {r['floor_ratio']:.3f}; the fake server's CPU {r['server_cpu']:.2f} s, "
+              f"counted too: {r['floor_with_server']:.3f}{check}")
     ones = [r for r in runs if r["workers"] == 1]
     many = [r for r in runs if r["workers"] == n]
     speedups = [m["per_s"] / o["per_s"] for o, m in zip(ones, many)]
@@ -216,6 +245,10 @@ def main() -> None:
     print(f"ratio wall / max(ideal, CPU / cores), {n} workers ({label}per round "
           f"{', '.join(format(m['floor_ratio'], '.3f') for m in many)}): {median([m['floor_ratio'] for m in many]):.3f}  "
           f"(target <= {TARGET})")
+    print(f"  the same with the fake server's CPU counted (it runs on the same cores): "
+          f"{median([m['floor_with_server'] for m in many]):.3f}")
+    print(f"the machine as loaded: {n} pure-Python processes did {machine[0]:.2f}x (before) and {machine[1]:.2f}x "
+          f"(after) the work of one: the most {n} workers could gain here, whatever the batch does")
     print(f"parent CPU in the {n}-worker runs: {median([m['parent_cpu'] for m in many]):.2f} s "
           f"({median([m['parent_cpu'] / max(1, m['calls']) for m in many]) * 1000:.2f} ms a call): what writing "
           "the store and the folder and handing out work cost")
