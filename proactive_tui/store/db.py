@@ -427,8 +427,9 @@ class Store:
 
     # -- writing --------------------------------------------------------------------------------
 
-    def create_session(self, row: SessionRow) -> None:
-        values = _encode(row)
+    def create_session(self, row: SessionRow, *, premasked: bool = False) -> None:
+        """Add a session's row (`premasked`: its secrets are masked already, `masked_row`)."""
+        values = _encode(row, premasked)
         with self._guard("record a new session") as conn:
             conn.execute(
                 f"INSERT INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})",
@@ -648,8 +649,13 @@ def mask_fields(fields: dict[str, Any]) -> dict[str, Any]:
     return _masked(fields)
 
 
-def _encode(row: SessionRow) -> dict[str, Any]:
-    data = _masked(row.model_dump())
+def masked_row(row: SessionRow) -> SessionRow:
+    """The row as `create_session` masks it (for a caller that passes `premasked`)."""
+    return SessionRow.model_validate(_masked(row.model_dump()))
+
+
+def _encode(row: SessionRow, premasked: bool = False) -> dict[str, Any]:
+    data = row.model_dump() if premasked else _masked(row.model_dump())
     for col in _JSON_COLUMNS:
         if data[col] is not None:
             data[col] = json.dumps(data[col])
