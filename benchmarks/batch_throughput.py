@@ -24,9 +24,9 @@ with the fake server's CPU counted (it shares the cores); then the
 figures with their targets: N workers' throughput over one worker's (target >= 1.7 at N=2 on a
 2-core machine) and, for N workers, wall / max(ideal, CPU / cores) (target <= 1.15); the medians
 over rounds when there are several, and the load average before and after, since other processes
-on the machine take the same cores; and, before and after, how much more work N pure-Python
-processes do than one on this machine as loaded (a 2-second spin each): the ceiling of the
-speed-up, to read the speed-up against. `--profile` prints where the parent spends its CPU in the
+on the machine take the same cores; and, before and after, the cores N CPU-bound processes
+started from here get (a 2-second spin each; `cores_available`), with wall / max(ideal, CPU / those
+cores): on a loaded machine the figures are read against that ceiling. `--profile` prints where the parent spends its CPU in the
 N-worker run (cProfile on CPU time): it should do little besides writing. Process start (a fresh
 interpreter to the CLI parsed and litellm imported) is on its own line, measured in a child process.
 """
@@ -97,19 +97,20 @@ def cpu_now() -> tuple[float, float]:
 
 
 SPIN = ("import time\nend = time.perf_counter() + {seconds!r}\nn = 0\n"
-        "while time.perf_counter() < end:\n    n += 1\nprint(n)\n")
+        "while time.perf_counter() < end:\n    n += 1\nprint(time.process_time())\n")
 
 
-def machine_speedup(n: int, seconds: float = 2.0) -> float:
-    """How much more pure-Python work N processes do than one, right now: the most N workers can
-    gain on this machine as loaded (other processes take the same cores)."""
-    def spin(count: int) -> int:
-        procs = [subprocess.Popen([sys.executable, "-c", SPIN.format(seconds=seconds)], stdout=subprocess.PIPE,
-                                  text=True) for _ in range(count)]
-        return sum(int(p.communicate()[0]) for p in procs)
-
-    one = spin(1)
-    return spin(n) / one
+def cores_available(n: int, seconds: float = 2.0) -> float:
+    """The cores N CPU-bound processes started from here get right now: their CPU seconds over
+    the wall seconds they spun. On an idle 2-core machine, 2.0 for N=2. Other processes take the
+    same cores, and Linux's autogroup scheduling gives one terminal session's processes one share
+    together however many they are, so on a loaded machine it can be near 1 even for N=2: the
+    most N workers can gain here, whatever the batch does."""
+    start = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", SPIN.format(seconds=seconds)], stdout=subprocess.PIPE, text=True)
+             for _ in range(n)]
+    cpu = sum(float(p.communicate()[0]) for p in procs)
+    return cpu / (time.perf_counter() - start)
 
 
 def server_cpu(pid: int) -> float:
@@ -203,7 +204,7 @@ def main() -> None:
         return await real(*a, **kw)
 
     before = load()
-    machine = [machine_speedup(n)]
+    machine = [cores_available(n)]
     proc, base_url = start_server(args.latency)
     runs: list[dict] = []
     try:
@@ -219,7 +220,10 @@ def main() -> None:
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(timeout=10)
     after = load()
-    machine.append(machine_speedup(n))
+    machine.append(cores_available(n))
+    available = min(cores, max(0.1, statistics.mean(machine)))
+    for r in runs:
+        r["floor_available"] = r["wall"] / max(r["ideal"], r["cpu"] / available)
     cores = usable_cores()
     first = runs[0]
     print(f"\n{first['sessions']} ProactiveEval sessions a run, {first['calls']} calls ({first['range'][0]}-"
@@ -247,8 +251,10 @@ def main() -> None:
           f"(target <= {TARGET})")
     print(f"  the same with the fake server's CPU counted (it runs on the same cores): "
           f"{median([m['floor_with_server'] for m in many]):.3f}")
-    print(f"the machine as loaded: {n} pure-Python processes did {machine[0]:.2f}x (before) and {machine[1]:.2f}x "
-          f"(after) the work of one: the most {n} workers could gain here, whatever the batch does")
+    print(f"the machine as loaded: {n} CPU-bound processes started from here got {machine[0]:.2f} cores (before) and "
+          f"{machine[1]:.2f} (after) of {cores}: what {n} workers can use here, whatever the batch does")
+    print(f"  wall / max(ideal, CPU / those {available:.2f} cores), {n} workers: "
+          f"{median([m['floor_available'] for m in many]):.3f}; 1 worker: {median([o['floor_available'] for o in ones]):.3f}")
     print(f"parent CPU in the {n}-worker runs: {median([m['parent_cpu'] for m in many]):.2f} s "
           f"({median([m['parent_cpu'] / max(1, m['calls']) for m in many]) * 1000:.2f} ms a call): what writing "
           "the store and the folder and handing out work cost")
