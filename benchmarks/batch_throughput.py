@@ -221,7 +221,7 @@ def main() -> None:
         proc.wait(timeout=10)
     after = load()
     machine.append(cores_available(n))
-    available = min(cores, max(0.1, statistics.mean(machine)))
+    available = min(usable_cores(), max(0.1, statistics.mean(machine)))
     for r in runs:
         r["floor_available"] = r["wall"] / max(r["ideal"], r["cpu"] / available)
     cores = usable_cores()
