@@ -277,3 +277,24 @@ def test_synth_stopped_or_missing_a_worker_resumes_to_the_uninterrupted_result(t
         assert main(["synth", "resume", str(cut)]) == 0
         assert main(synth_run(tmp_path, server, whole, "--workers", "1")) == 0
     assert files(cut) == files(whole)
+
+
+def test_the_embedded_model_keeps_a_batch_in_one_process() -> None:
+    """One copy of the model per process, and its one-call-at-a-time gate holds only within one:
+    a seat on `local/...` runs the batch here, by default and when --workers asks for more."""
+    import argparse
+
+    from proactive_tui.cli.eval_batch import worker_count
+    from proactive_tui.llm.settings import ModelSettings, RoleSettings
+
+    def resolve(agent: str, seed: int) -> RoleSettings:
+        return RoleSettings(agent=ModelSettings(model=agent), user=ModelSettings(model="openai/u"),
+                            judge=ModelSettings(model="local/smollm2"))
+
+    said: list[str] = []
+    assert worker_count(argparse.Namespace(workers=None), ["openai/a"], resolve, False, said.append) == 1
+    assert said == []
+    assert worker_count(argparse.Namespace(workers=4), ["openai/a"], resolve, False, said.append) == 1
+    assert said and "embedded model" in said[0]
+    # --reference seats no model: the workers are free to run it
+    assert worker_count(argparse.Namespace(workers=3), ["openai/a"], resolve, True, said.append) == 3

@@ -2,9 +2,10 @@
 
 `run_planned` runs a list of planned sessions `concurrency` at a time and reports each one through
 `on_done` as it ends (finished or failed; one cut off by a stop is not reported), in this process
-or on worker processes (`evalrun.workers`). It knows nothing of folders, reports or
-displays: the batch command writes records from `on_done` and hands in the gateway, which
-carries the per-model limits (`llm.limits`) and the per-model counters a progress display reads.
+or on worker processes (`evalrun.workers`). It writes no folder, report or display: each end
+comes to `on_done` with its folder file already rendered (`folder.EndedSession`, made where the
+session ran), the batch command writes it, and hands in the gateway, which carries the per-model
+limits (`llm.limits`) and the per-model counters a progress display reads.
 """
 
 from __future__ import annotations
