@@ -1,30 +1,40 @@
-"""Batch throughput: ProactiveEval sessions through `eval` against the fake server at 100 ms a call.
+"""Batch throughput: ProactiveEval sessions through `eval` against the fake server at 100 ms a call,
+on one worker (this process alone) and on N worker processes, in one run.
 
 Run: PYTHONPATH=. .venv/bin/python benchmarks/batch_throughput.py [--sessions 120] [--concurrency 32]
+     [--workers N] [--rounds 2] [--profile]
 
-The batch command itself (`run_batch_eval`: planning, the runner, the store, the folder, the
-report) runs in this process against a fake server (a child process) that answers every call after `--latency`
-seconds; every agent, user and judge seat is an `openai/` model at that server. Calls are
-counted per session (a context variable set as each session is built, read by a counting wrapper
-around `litellm.acompletion`), so the ideal wall time is
+The batch command itself (`run_batch_eval`: planning, the runner or the worker pool, the store,
+the folder, the report) runs in this process against a fake server (a child process) that answers
+every call after `--latency` seconds; every agent, user and judge seat is an `openai/` model at that
+server. Each round runs the same batch with `--workers 1` and with `--workers N` (default: the
+usable cores), alternating, each into a fresh folder and session store. Calls are counted per
+session from the run records (every seat's calls; checked against a count at `litellm.acompletion`
+on the one-worker run), so the ideal wall time is
 
     max(total calls x latency / concurrency, the longest session's calls x latency)
 
 (all seats busy all the time, or the longest session end to end; a session's judge calls overlap
-its dialogue, so the second term is conservative). Printed: the batch wall time, the ideal and
-their ratio (target <= 1.15), excluding process start; process start (a fresh interpreter to the
-CLI parsed and litellm imported, ready to plan) on its own line, measured in a child process.
-The process's CPU time during the batch is printed too: litellm spends about 11 ms of CPU on a
-whole reply here (30 ms streamed; a batch asks for whole replies unless `--stream`), so at 100 ms a
-call one process saturates its core at about 9 calls in flight, long before 32. The last line
-divides the wall time by max(ideal, that CPU time): how much the batch loses beyond the CPU its
-calls cost. The fake server keeps connections alive (`keep_alive`), as real servers do.
+its dialogue, so the second term is conservative). litellm spends about 12 ms of CPU on a whole
+reply here, so one process saturates its core at about 9 calls in flight, long before 32: the
+batch is CPU-bound, and its floor is max(ideal, CPU seconds / cores), the CPU being this process's
+and its workers' (the fake server's is not counted, though it shares the cores). Printed per run:
+wall, calls per second, CPU (parent and workers apart), wall / max(ideal, CPU / cores), and the same
+with the fake server's CPU counted (it shares the cores); then the
+figures with their targets: N workers' throughput over one worker's (target >= 1.7 at N=2 on a
+2-core machine) and, for N workers, wall / max(ideal, CPU / cores) (target <= 1.15); the medians
+over rounds when there are several, and the load average before and after, since other processes
+on the machine take the same cores; and, before and after, the cores N CPU-bound processes
+started from here get (a 2-second spin each; `cores_available`), with wall / max(ideal, CPU / those
+cores): on a loaded machine the figures are read against that ceiling. `--profile` prints where the parent spends its CPU in the
+N-worker run (cProfile on CPU time): it should do little besides writing. Process start (a fresh
+interpreter to the CLI parsed and litellm imported) is on its own line, measured in a child process.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextvars
+import statistics
 import os
 import subprocess
 import sys
@@ -36,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 TARGET = 1.15
+SPEEDUP_TARGET = 1.7
 READY = ("import time; t = time.perf_counter()\n"
          "from proactive_tui.cli.main import build_parser; build_parser()\n"
          "from proactive_tui.llm.gateway import litellm_module; litellm_module()\n"
@@ -68,71 +79,190 @@ def process_start() -> tuple[float, float]:
     return time.perf_counter() - start, float(out.stdout.strip().splitlines()[-1])
 
 
+def calls_per_session(folder: Path) -> list[int]:
+    """Every finished session's model calls, from its run record (all seats)."""
+    import json
+
+    out = []
+    for path in sorted((folder / "sessions").glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))["record"]
+        out.append(sum(seat.get("calls", 0) for seat in (record.get("totals", {}).get("by_seat") or {}).values()))
+    return out
+
+
+def cpu_now() -> tuple[float, float]:
+    """(this process's CPU, its waited-for children's CPU), seconds."""
+    t = os.times()
+    return t.user + t.system, t.children_user + t.children_system
+
+
+SPIN = ("import time\nend = time.perf_counter() + {seconds!r}\nn = 0\n"
+        "while time.perf_counter() < end:\n    n += 1\nprint(time.process_time())\n")
+
+
+def cores_available(n: int, seconds: float = 2.0) -> float:
+    """The cores N CPU-bound processes started from here get right now: their CPU seconds over
+    the wall seconds they spun. On an idle 2-core machine, 2.0 for N=2. Other processes take the
+    same cores, and Linux's autogroup scheduling gives one terminal session's processes one share
+    together however many they are, so on a loaded machine it can be near 1 even for N=2: the
+    most N workers can gain here, whatever the batch does."""
+    start = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", SPIN.format(seconds=seconds)], stdout=subprocess.PIPE, text=True)
+             for _ in range(n)]
+    cpu = sum(float(p.communicate()[0]) for p in procs)
+    return cpu / (time.perf_counter() - start)
+
+
+def server_cpu(pid: int) -> float:
+    """The fake server's CPU so far (it shares the cores with the batch), seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def run_once(workers: int, index: int, args: argparse.Namespace, base_url: str, work: Path,
+             profile: bool, server_pid: int) -> dict:
+    """One batch with `--workers workers` into a fresh folder and store; its figures."""
+    from proactive_tui.cli.eval_batch import run_batch_eval
+    from proactive_tui.cli.main import build_parser
+
+    os.environ["PROACTIVE_TUI_DATA"] = str(work / f"data-{index}")
+    out = work / f"out-{index}-w{workers}"
+    repeats = max(1, args.sessions // 24)
+    argv = ["eval", "run", "proactiveeval", "--agent", "openai/a", "--user", "openai/u", "--judge", "openai/j",
+            "--api-base", base_url, "--agreeableness", "low", "--repeats", str(repeats),
+            "--max-turns", str(args.max_turns), "--concurrency", str(args.concurrency), "--out", str(out),
+            "--workers", str(workers)]
+    ns = build_parser().parse_args(argv)
+    ns.envs = list(getattr(ns, "sub_envs", []) or [])
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile(time.process_time)  # CPU, not the waits
+    start, (own0, kids0), served0 = time.perf_counter(), cpu_now(), server_cpu(server_pid)
+    if profiler is not None:
+        profiler.enable()
+    code = run_batch_eval(ns)
+    if profiler is not None:
+        profiler.disable()
+    wall, (own1, kids1), served = time.perf_counter() - start, cpu_now(), server_cpu(server_pid) - served0
+    sessions = calls_per_session(out)
+    total = sum(sessions)
+    ideal = max(total * args.latency / args.concurrency, max(sessions) * args.latency) if sessions else float("nan")
+    cpu = (own1 - own0) + (kids1 - kids0)
+    cores = usable_cores()
+    figures = {"workers": workers, "code": code, "sessions": len(sessions), "calls": total, "wall": wall,
+               "ideal": ideal, "parent_cpu": own1 - own0, "workers_cpu": kids1 - kids0, "cpu": cpu,
+               "per_s": total / wall, "floor_ratio": wall / max(ideal, cpu / cores), "server_cpu": served,
+               "floor_with_server": wall / max(ideal, (cpu + served) / cores),
+               "range": (min(sessions), max(sessions)) if sessions else (0, 0)}
+    if profiler is not None:
+        import io
+        import pstats
+
+        text = io.StringIO()
+        pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(25)
+        figures["profile"] = text.getvalue()
+    return figures
+
+
+def usable_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=120, help="a multiple of 24 (the bundled environments)")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--max-turns", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=0, help="N for the N-worker runs (default: the usable cores)")
+    parser.add_argument("--rounds", type=int, default=1, help="pairs of runs (1 worker, N workers), alternating")
+    parser.add_argument("--profile", action="store_true", help="where the parent spends its CPU (N-worker runs)")
     args = parser.parse_args()
+    n = args.workers or max(2, usable_cores())
     work = Path(tempfile.mkdtemp(prefix="batch-throughput-"))
     os.environ["PROACTIVE_TUI_CONFIG"] = str(work / "config.toml")
-    os.environ["PROACTIVE_TUI_DATA"] = str(work / "data")
 
     total_start, imports = process_start()
-    from proactive_tui.cli.eval_batch import run_batch_eval
-    from proactive_tui.cli.main import build_parser
-    from proactive_tui.core.spec import build_session
     from proactive_tui.llm.gateway import litellm_module
 
     litellm = litellm_module()  # imported before the clock: process start, on its own line
-    session_of: contextvars.ContextVar[int] = contextvars.ContextVar("session_of", default=-1)
-    calls: dict[int, int] = {}
+    counted_calls = [0]
     real = litellm.acompletion
 
-    async def counted(*a, **kw):
-        sid = session_of.get()
-        calls[sid] = calls.get(sid, 0) + 1
+    async def counted(*a, **kw):  # in this process only: the one-worker run's check of the records' count
+        counted_calls[0] += 1
         return await real(*a, **kw)
 
-    def build(spec, env, gateway):
-        session_of.set(len(calls))  # the session's task (and the tasks it starts) carry its number
-        calls[len(calls)] = 0
-        return build_session(spec, env, gateway)
-
-    litellm.acompletion = counted
-    repeats = max(1, args.sessions // 24)
+    before = load()
+    machine = [cores_available(n)]
     proc, base_url = start_server(args.latency)
+    runs: list[dict] = []
     try:
-        argv = ["eval", "run", "proactiveeval", "--agent", "openai/a", "--user", "openai/u", "--judge", "openai/j",
-                "--api-base", base_url, "--agreeableness", "low", "--repeats", str(repeats),
-                "--max-turns", str(args.max_turns), "--concurrency", str(args.concurrency), "--out", str(work / "out")]
-        ns = build_parser().parse_args(argv)
-        ns.envs = list(getattr(ns, "sub_envs", []) or [])
-        start, cpu_start = time.perf_counter(), time.process_time()
-        code = run_batch_eval(ns, build=build)
-        wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        for round_ in range(args.rounds):
+            for workers in (1, n):
+                litellm.acompletion = counted if workers == 1 else real
+                counted_calls[0] = 0
+                figures = run_once(workers, len(runs), args, base_url, work, args.profile and workers > 1, proc.pid)
+                figures["counted"] = counted_calls[0] if workers == 1 else None
+                runs.append(figures)
     finally:
+        litellm.acompletion = real
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(timeout=10)
-    litellm.acompletion = real
-    sessions = [n for sid, n in calls.items() if sid >= 0]
-    total = sum(sessions)
-    ideal = max(total * args.latency / args.concurrency, max(sessions) * args.latency)
-    print(f"\n{len(sessions)} ProactiveEval sessions (exit {code}), {total} calls ({min(sessions)}-{max(sessions)} a "
-          f"session), {args.latency * 1000:.0f} ms a call, --concurrency {args.concurrency}")
+    after = load()
+    machine.append(cores_available(n))
+    available = min(usable_cores(), max(0.1, statistics.mean(machine)))
+    for r in runs:
+        r["floor_available"] = r["wall"] / max(r["ideal"], r["cpu"] / available)
+    cores = usable_cores()
+    first = runs[0]
+    print(f"\n{first['sessions']} ProactiveEval sessions a run, {first['calls']} calls ({first['range'][0]}-"
+          f"{first['range'][1]} a session), {args.latency * 1000:.0f} ms a call, --concurrency {args.concurrency}, "
+          f"{cores} usable cores")
     print(f"process start (interpreter to CLI and litellm ready): {total_start:.2f} s, of which imports {imports:.2f} s")
-    print(f"batch wall {wall:.2f} s, ideal {ideal:.2f} s = max({total} x {args.latency:g} / {args.concurrency}, "
-          f"{max(sessions)} x {args.latency:g})")
-    print(f"CPU of this process during the batch: {cpu:.2f} s ({cpu / total * 1000:.1f} ms a call; litellm's own "
-          "share is what gateway_overhead.py calls bare): when it nears the wall time the batch is CPU-bound")
-    ratio = wall / ideal
-    print(f"ratio wall / ideal: {ratio:.3f}  (target <= {TARGET}: {'OK' if ratio <= TARGET else 'OVER'})")
-    floor = max(ideal, cpu)  # one event loop: the process's CPU cannot overlap itself
-    print(f"ratio wall / max(ideal, this process's CPU) = {wall / floor:.3f}: what the batch loses beyond the "
-          f"CPU its calls need ({cpu / total * 1000:.1f} ms a call, most of it litellm's; one core bounds one process)")
-    with open("/proc/loadavg") as f:
-        print(f"load average at the end: {f.read().split()[0]} (on {os.cpu_count()} CPUs)")
+    for r in runs:
+        check = ""
+        if r["counted"] is not None and r["counted"] != r["calls"]:
+            check = f"  (litellm saw {r['counted']} calls: the records' count is off)"
+        print(f"  --workers {r['workers']}: exit {r['code']}, wall {r['wall']:.2f} s, {r['per_s']:.1f} calls/s, "
+              f"ideal {r['ideal']:.2f} s, CPU {r['cpu']:.2f} s (parent {r['parent_cpu']:.2f}, workers "
+              f"{r['workers_cpu']:.2f}; {r['cpu'] / max(1, r['calls']) * 1000:.1f} ms a call), "
+              f"wall / max(ideal, CPU / {cores}) = {r['floor_ratio']:.3f}; the fake server's CPU {r['server_cpu']:.2f} s, "
+              f"counted too: {r['floor_with_server']:.3f}{check}")
+    ones = [r for r in runs if r["workers"] == 1]
+    many = [r for r in runs if r["workers"] == n]
+    speedups = [m["per_s"] / o["per_s"] for o, m in zip(ones, many)]
+    median = statistics.median
+    label = "median over rounds, " if args.rounds > 1 else ""
+    print(f"throughput of {n} workers / 1 worker ({label}per round {', '.join(f'{x:.2f}' for x in speedups)}): "
+          f"{median(speedups):.3f}x  (target >= {SPEEDUP_TARGET})")
+    print(f"ratio wall / max(ideal, CPU / cores), {n} workers ({label}per round "
+          f"{', '.join(format(m['floor_ratio'], '.3f') for m in many)}): {median([m['floor_ratio'] for m in many]):.3f}  "
+          f"(target <= {TARGET})")
+    print(f"  the same with the fake server's CPU counted (it runs on the same cores): "
+          f"{median([m['floor_with_server'] for m in many]):.3f}")
+    print(f"the machine as loaded: {n} CPU-bound processes started from here got {machine[0]:.2f} cores (before) and "
+          f"{machine[1]:.2f} (after) of {cores}: what {n} workers can use here, whatever the batch does")
+    print(f"  wall / max(ideal, CPU / those {available:.2f} cores), {n} workers: "
+          f"{median([m['floor_available'] for m in many]):.3f}; 1 worker: {median([o['floor_available'] for o in ones]):.3f}")
+    print(f"parent CPU in the {n}-worker runs: {median([m['parent_cpu'] for m in many]):.2f} s "
+          f"({median([m['parent_cpu'] / max(1, m['calls']) for m in many]) * 1000:.2f} ms a call): what writing "
+          "the store and the folder and handing out work cost")
+    print(f"load average (1, 5, 15 min) before: {before}; after: {after} (on {os.cpu_count()} CPUs)")
+    for m in many:
+        if "profile" in m:
+            print(f"\nthe parent's CPU, --workers {m['workers']} (cProfile, CPU time, top 25 by own time):")
+            print(m["profile"])
 
 
 if __name__ == "__main__":

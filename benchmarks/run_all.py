@@ -41,7 +41,8 @@ QUICK: dict[str, list[str]] = {
 }
 """Options that make a script's run short; the figures are noisier than a full run's."""
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-TARGET = re.compile(r"target\s*(?P<op><=|<)\s*(?P<value>\d+(?:\.\d+)?)", re.IGNORECASE)
+TARGET = re.compile(r"target\s*(?P<op><=|<|>=)\s*(?P<value>\d+(?:\.\d+)?)", re.IGNORECASE)
+"""A ceiling (`<=`, `<`) or a floor (`>=`: a speed-up such as batch_throughput.py's N workers over one)."""
 
 
 class Row(BaseModel):
@@ -71,7 +72,7 @@ def figures(script: str, output: str) -> list[Row]:
         if number is None:
             continue
         value, limit = float(number.group()), float(target["value"])
-        ok = value <= limit if target["op"] == "<=" else value < limit
+        ok = {"<=": value <= limit, "<": value < limit, ">=": value >= limit}[target["op"]]
         rows.append(Row(script=script, what=what.strip()[:60], ratio=value,
                         target=f"{target['op']} {target['value']}", verdict="OK" if ok else "OVER"))
     return rows

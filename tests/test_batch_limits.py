@@ -49,7 +49,7 @@ def test_a_batch_at_concurrency_8_keeps_a_limited_model_to_its_bound_and_not_the
         code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "openai/a", "--agent", "openai/b",
                      "--user", "openai/u", "--judge", "openai/j", "--api-base", server.base_url,
                      "--agreeableness", "low", "--max-turns", "1", "--repeats", "6", "--concurrency", "8",
-                     "--no-store", "--out", str(tmp_path / "out")])
+                     "--workers", "1", "--no-store", "--out", str(tmp_path / "out")])  # across workers: test_eval_workers
         peaks = dict(server.max_in_flight)
     assert code == 0
     assert peaks["a"] == 2  # the bound holds and is used

@@ -13,11 +13,13 @@ from typing import Any
 
 def shared_option_problem(args: Any) -> str | None:
     """What is wrong with the options every eval command shares, found before anything runs: a
-    `--concurrency` below 1 (a semaphore of 0 would wait for ever) or an `--out` that cannot be
+    `--concurrency` or `--workers` below 1 (a semaphore of 0 would wait for ever) or an `--out` that cannot be
     written (found only after the whole batch otherwise), an `--api-base` that is not an http(s)
     URL (every session of the batch would otherwise retry it as a 500)."""
     if getattr(args, "concurrency", 1) < 1:
         return "--concurrency must be at least 1"
+    if (getattr(args, "workers", None) or 1) < 1 or getattr(args, "workers", None) == 0:
+        return "--workers must be at least 1"
     from proactive_tui.llm.keys import api_base_problem
 
     bad_base = api_base_problem(getattr(args, "api_base", None))

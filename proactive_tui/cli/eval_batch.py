@@ -26,7 +26,7 @@ from proactive_tui.textsafe import plain
 
 BATCH_COMMAND = "run"
 RESUME_COMMAND = "resume"
-RUNTIME_OPTIONS = ("concurrency", "no_store", "stream", "structured_mode")
+RUNTIME_OPTIONS = ("concurrency", "workers", "no_store", "stream", "structured_mode")
 """Options `eval resume` may change: how the rest is run, never what a session is
 (`--structured-mode` comes with every eval command, `eval_cmd.add_parser`)."""
 
@@ -59,6 +59,10 @@ def add_batch_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every model seat")
     p.add_argument("--repeats", type=int, default=1, metavar="K", help="runs of every session (seeds 0..K-1; default 1)")
     p.add_argument("--concurrency", type=int, default=2, metavar="N", help="sessions at once (default 2)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="processes running the sessions, sharing --concurrency and the per-model limits; this one "
+                        "alone writes the folder and the history (default: the usable cores; 1 when a seat is the "
+                        "embedded model)")
     p.add_argument("--out", metavar="DIR", help="the batch folder: manifest, one record per session, report.json, "
                                                 "report.csv, report.md (default: eval-<UTC time> here)")
     p.add_argument("--resume", action="store_true", help="continue the batch in --out: run only what has no finished record")
@@ -101,6 +105,7 @@ def add_resume_parser(sub: argparse._SubParsersAction) -> None:
                                    "how it runs may change here.")
     p.add_argument("folder", metavar="DIR", help="the batch folder (the command's --out)")
     p.add_argument("--concurrency", type=int, metavar="N", help="sessions at once (default: the folder's)")
+    p.add_argument("--workers", type=int, metavar="N", help="processes running the sessions (default: the folder's)")
     p.add_argument("--no-store", action="store_true", default=None, help="do not save the sessions in the history")
     p.add_argument("--stream", action="store_true", default=None, help="ask providers for streamed replies")
     p.set_defaults(func=resume_batch_eval)
@@ -275,7 +280,7 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     import os
 
     from proactive_tui.evalrun.folder import (
-        BatchCommand, SessionResult, finished, read_results, write_command, write_failure, write_manifest, write_result,
+        BatchCommand, read_results, write_command, write_ended, write_manifest,
     )
     from proactive_tui.evalrun.report import build_report, status_line, write_report
     from proactive_tui.evalrun.runner import run_planned
@@ -290,7 +295,8 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
         err.print(Text(plain(f"error: {message}"), style="red"))
         return code
 
-    problem = shared_option_problem(argparse.Namespace(concurrency=args.concurrency, api_base=args.api_base))
+    problem = shared_option_problem(argparse.Namespace(concurrency=args.concurrency, api_base=args.api_base,
+                                                       workers=getattr(args, "workers", None)))
     if problem:
         return fail(problem, 2)
     if getattr(args, "stored", False):
@@ -340,33 +346,6 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     err.print(Text(plain(f"{len(planned)} sessions{shard} ({len(done)} already finished, {len(todo)} to run) -> {out}"),
                    style="dim"))
 
-    from proactive_tui.cli.progress import BatchProgress, ProgressDisplay
-    from proactive_tui.llm.gateway import Gateway
-
-    gateway = Gateway(limits=config.models, stream_replies=bool(getattr(args, "stream", False)))
-    progress = BatchProgress(todo, gateway.stats)
-    display = ProgressDisplay(err, progress)
-
-    def on_done(outcome: Any) -> None:
-        item = outcome.planned
-        ok = outcome.error is None and finished(outcome.record)
-        progress.record(item.key.agent, ok)
-        display.update()
-        if ok:
-            write_result(out, SessionResult(key=item.key, seed=item.seed, record=outcome.record))
-            # every headline score with its name: a first-found figure alone read as the guidance
-            # score when only the plan had one
-            headline = ", ".join(f"{s.label} {s.display}" for s in outcome.record.scores if s.headline)
-            err.print(Text(f"  done {item.key.id}: {outcome.record.termination.reason} {headline}".rstrip(), style="dim"))
-        else:
-            reason = outcome.error or (outcome.record.termination.reason if outcome.record and outcome.record.termination
-                                       else "no end")
-            write_failure(out, item.key, item.seed, reason, outcome.record)
-            err.print(Text(plain(f"  failed {item.key.id}: {reason} (`eval resume` runs it again)"), style="yellow"))
-
-    def warn(message: str) -> None:
-        err.print(Text(plain(f"warning: {message}"), style="yellow"))
-
     from proactive_tui.core import registry
 
     # work the sessions share (ProactiveEval: one plan per environment, agent and repeat), with
@@ -374,11 +353,49 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     earlier = read_results(out, transcripts=False) if done else []
     shares = {name: share for name in manifest.families
               if (share := registry.get(name).batch_share(earlier)) is not None}
+
+    def warn(message: str) -> None:
+        err.print(Text(plain(f"warning: {message}"), style="yellow"))
+
+    gateway_options = {"limits": config.models, "stream_replies": bool(getattr(args, "stream", False))}
+    workers = worker_count(args, manifest.agents, resolve, reference, warn)
+    pool = None
+    if min(workers, args.concurrency, len(todo)) > 1:  # one process's worth of work runs in this one
+        from proactive_tui.evalrun.workers import WorkerPool
+
+        # forked here, before the progress display's thread and the event loop start
+        pool = WorkerPool.for_sessions(workers, args.concurrency, todo, build, shares, gateway_options,
+                                       store=not args.no_store)
+        pool.start()
+        err.print(Text(f"{pool.count} worker processes", style="dim"))
+
+    from proactive_tui.cli.progress import BatchProgress, ProgressDisplay
+    from proactive_tui.llm.gateway import Gateway
+
+    gateway = Gateway(**gateway_options)
+    progress = BatchProgress(todo, gateway.stats)
+    display = ProgressDisplay(err, progress)
+
+    def on_done(ended: Any) -> None:
+        progress.record(ended.key.agent, ended.ok)
+        display.update()
+        write_ended(out, ended)
+        if ended.ok:
+            # every headline score with its name: a first-found figure alone read as the guidance
+            # score when only the plan had one
+            err.print(Text(f"  done {ended.key.id}: {ended.reason} {ended.headline}".rstrip(), style="dim"))
+        else:
+            err.print(Text(plain(f"  failed {ended.key.id}: {ended.reason} (`eval resume` runs it again)"),
+                           style="yellow"))
+
     try:
         stopped = run_with_signals(lambda: run_planned(todo, args.concurrency, on_done, store=not args.no_store,
-                                                       warn=warn, build=build, gateway=gateway, shares=shares))
+                                                       warn=warn, build=build, gateway=gateway, shares=shares,
+                                                       pool=pool))
     finally:
         display.close()  # the summary, also after Ctrl-C/SIGTERM
+        if pool is not None:
+            pool.terminate()
     report = build_report(manifest, read_results(out, transcripts=False))
     write_report(out, report)
     print_report(console, report)
@@ -387,6 +404,30 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
         err.print(Text(plain(f"stopped ({stopped}); `proactive-tui eval resume {out}` runs what is left"), style="yellow"))
         return 143 if stopped == "SIGTERM" else 130
     return 1 if report.missing else 0
+
+
+def worker_count(args: argparse.Namespace, agents: list[str], resolve: Any, reference: bool,
+                 warn: Any) -> int:
+    """How many processes run the sessions: `--workers`, else the usable cores; one when a seat is
+    the embedded model (each worker would load its own copy, and its one-call-at-a-time gate holds
+    only within a process) or when this platform cannot fork."""
+    from proactive_tui.evalrun.workers import can_fork, usable_cores
+
+    asked = getattr(args, "workers", None)
+    count = asked if asked is not None else usable_cores()
+    if count <= 1:
+        return 1
+    local = not reference and any(resolve(agent, 0).for_role(role).is_local
+                                  for agent in agents for role in ("agent", "user", "judge"))
+    if local:
+        if asked is not None:
+            warn("--workers: a seat is the embedded model, which runs in one process; the sessions run in this one")
+        return 1
+    if not can_fork():
+        if asked is not None:
+            warn("--workers: this platform cannot fork worker processes; the sessions run in this one")
+        return 1
+    return count
 
 
 def run_with_signals(make: Any) -> str | None:

@@ -22,6 +22,7 @@ configured that is the embedded `local/smollm2`, a demo: the command says so.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import re
 import time
@@ -33,7 +34,7 @@ from proactive_tui.textsafe import plain
 
 RESUME = "resume"
 MERGE = "merge"
-RUNTIME_OPTIONS = ("concurrency", "structured_mode")
+RUNTIME_OPTIONS = ("concurrency", "workers", "structured_mode")
 """Options `synth resume` may change: how the run goes, never what it makes."""
 PLAIN_EVERY_S = 30.0
 
@@ -66,6 +67,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                             "role is refused with the list; unnamed roles take the session defaults")
         f.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every role")
         f.add_argument("--concurrency", type=int, default=4, metavar="C", help="model calls at once (default 4)")
+        f.add_argument("--workers", type=int, metavar="N",
+                       help="processes running the items, sharing --concurrency and the per-model limits; this one "
+                            "alone writes the folder (default: the usable cores; 1 when a role is the embedded model)")
         f.add_argument("--shard", metavar="I/N", help="run slice I (0-based) of N of the items; `synth merge` "
                                                       "combines the folders")
         f.add_argument("--out-only", action="store_true",
@@ -79,6 +83,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                    "are called. A folder of another config is refused.")
     r.add_argument("folder", metavar="DIR")
     r.add_argument("--concurrency", type=int, metavar="C", help="model calls at once (default: the folder's)")
+    r.add_argument("--workers", type=int, metavar="N", help="processes running the items (default: the folder's)")
     r.set_defaults(func=resume_synth)
     m = sub.add_parser(MERGE, help="combine the shard folders of one run",
                        description="Combine shard folders (`--shard I/N`) of one run into --out; shards of another "
@@ -263,15 +268,19 @@ def run_synth(args: argparse.Namespace) -> int:
     err.print(Text(f"{len(manifest.planned)} items{where} ({done} already done) -> {folder}; roles: "
                    + ", ".join(f"{r}={m}" for r, m in manifest.models.items()), style="dim"))
 
-    gateway = Gateway(limits=config.models, stream_replies=False)
+    gateway_options = {"limits": config.models, "stream_replies": False}
+    gateway = Gateway(**gateway_options)
     progress = SynthProgress(pipeline.stages, len(manifest.planned) - done)
     view = ProgressView(err, progress)
     run = engine.Run(folder, roles, gateway, args.seed, args.concurrency, on_event=view.event)
     outcome: dict[str, Any] = {}
+    workers = synth_workers(args, roles, len(manifest.planned) - done, err)
 
     async def work() -> None:
         if getattr(args, "tree_only", False):
             await engine.run_shared(pipeline, run)
+        elif workers > 1:
+            await run_on_workers(pipeline, manifest, run, workers, gateway_options, view, err)
         else:
             outcome["result"] = await engine.run_pipeline(pipeline, manifest, run)
 
@@ -296,6 +305,72 @@ def run_synth(args: argparse.Namespace) -> int:
         err.print(Text(plain(f"topic tree in {folder / 'tree.json'} (edit it, then give it with --tree)")))
         return 0
     return _conclude(err, folder, pipeline, manifest, stopped, install=not args.out_only and shard is None)
+
+
+def synth_workers(args: argparse.Namespace, roles: dict[str, Any], todo: int, err: Any) -> int:
+    """How many processes run the items: `--workers`, else the usable cores; one when a role is the
+    embedded model (one copy per process, one call at a time only within a process), when this
+    platform cannot fork, or when one process's worth is left (a call slot or an item)."""
+    from rich.text import Text
+
+    from proactive_tui.evalrun.workers import can_fork, usable_cores
+
+    asked = getattr(args, "workers", None)
+    count = asked if asked is not None else usable_cores()
+    if min(count, args.concurrency, todo) <= 1 or getattr(args, "tree_only", False):
+        return 1
+    why = ("a role is the embedded model, which runs in one process" if any(s.is_local for s in roles.values())
+           else "this platform cannot fork worker processes" if not can_fork() else "")
+    if why:
+        if asked is not None:
+            err.print(Text(plain(f"warning: --workers: {why}; the items run in this one"), style="yellow"))
+        return 1
+    return count
+
+
+async def run_on_workers(pipeline: Any, manifest: Any, run: Any, workers: int, gateway_options: dict[str, Any],
+                         view: Any, err: Any) -> None:
+    """The items on worker processes (`evalrun.workers`): the shared stages (the topic tree) here
+    first, then the workers forked with it, each running whole items; this process writes every
+    file they send and shows their progress. A worker that dies loses its items in flight: they
+    have no result, so `synth resume` runs them again (their steps on disk are reused)."""
+    from rich.text import Text
+
+    from proactive_tui.evalrun.workers import WorkerPool
+    from proactive_tui.synth import engine
+
+    folder = run.folder
+    engine.remove_partial_writes(folder)
+    items = engine.todo_items(folder, manifest)
+    if not items:
+        return
+    shared = await pipeline.prepare(engine.StepContext(run, engine.SHARED, folder / engine.SHARED))
+    await asyncio.sleep(0)
+    pool = WorkerPool(workers, run.concurrency, [[i] for i in range(len(items))],
+                      engine.worker_job(pipeline, folder, run.roles, run.seed, items, shared), gateway_options,
+                      per_slot=engine.ITEMS_PER_SLOT, name="synth")
+    live = getattr(view, "live", None)
+    if live is not None:
+        live.stop()  # its refresh thread must not be running when the workers are forked
+    # the shared stage's file writes ran in the loop's default executor: its idle threads are
+    # still there, and a fork must copy no thread that might hold a lock
+    await asyncio.get_running_loop().shutdown_default_executor()
+    try:
+        pool.start()
+    finally:
+        if live is not None:
+            live.start()
+    err.print(Text(f"{pool.count} worker processes", style="dim"))
+
+    def lost(index: int, why: str) -> None:
+        view.event(engine.Event(kind="item_failed", item=items[index], message=why))
+
+    try:
+        await pool.run(lambda result: None, db=None, warn=lambda message: err.print(
+            Text(plain(f"warning: {message}"), style="yellow")), gateway=run.gateway, on_lost=lost,
+            on_event=view.event)
+    finally:
+        pool.terminate()
 
 
 def _conclude(err: Any, folder: Path, pipeline: Any, manifest: Any, stopped: str | None, install: bool) -> int:

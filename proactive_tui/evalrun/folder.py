@@ -107,10 +107,53 @@ def write_result(folder: Path, result: SessionResult) -> Path:
     return path
 
 
-def write_failure(folder: Path, key: SessionKey, seed: int, reason: str, record: Any = None) -> None:
+def failure_text(key: SessionKey, seed: int, reason: str, record: Any = None) -> str:
     data = {"key": key.model_dump(), "key_id": key.id, "seed": seed, "reason": reason,
             "record": record.model_dump(mode="json") if record is not None else None}
-    write_atomic(folder / FAILED / f"{key.id}.json", json_text(data, indent=1))
+    return json_text(data, indent=1)
+
+
+def write_failure(folder: Path, key: SessionKey, seed: int, reason: str, record: Any = None) -> None:
+    write_atomic(folder / FAILED / f"{key.id}.json", failure_text(key, seed, reason, record))
+
+
+class EndedSession(BaseModel):
+    """One planned session's end as the folder will keep it, with its file already rendered.
+
+    Why rendered before it reaches the folder's writer: in a batch on worker processes the parent
+    is the folder's only writer and its CPU is shared with the workers on the same cores; turning
+    a record (every message of the session) into JSON is the costly part of keeping it, so the
+    worker that ran the session does it and the parent only writes the text (`write_ended`)."""
+
+    key: SessionKey
+    seed: int
+    ok: bool
+    """Finished (`finished`) with no error: `text` is its `sessions/<key>.json`, else its `failed/` file."""
+    reason: str
+    """The termination reason, or the error, or "no end"."""
+    headline: str = ""
+    """Every headline score with its name ("Guidance 7/10, ..."), for the progress line."""
+    text: str
+
+
+def render_ended(key: SessionKey, seed: int, record: Any, error: str | None) -> EndedSession:
+    """An outcome (its record, None when it never started, and its error) as `EndedSession`."""
+    ok = error is None and finished(record)
+    if ok:
+        headline = ", ".join(f"{s.label} {s.display}" for s in record.scores if s.headline)
+        text = json_text(SessionResult(key=key, seed=seed, record=record).dump(), indent=1)
+        return EndedSession(key=key, seed=seed, ok=True, reason=record.termination.reason, headline=headline, text=text)
+    reason = error or (record.termination.reason if record is not None and record.termination else "no end")
+    return EndedSession(key=key, seed=seed, ok=False, reason=reason, text=failure_text(key, seed, reason, record))
+
+
+def write_ended(folder: Path, ended: EndedSession) -> None:
+    """Keep a session's end: its record in `sessions/` (and no `failed/` entry left), or its failure."""
+    if ended.ok:
+        write_atomic(folder / SESSIONS / f"{ended.key.id}.json", ended.text)
+        (folder / FAILED / f"{ended.key.id}.json").unlink(missing_ok=True)
+    else:
+        write_atomic(folder / FAILED / f"{ended.key.id}.json", ended.text)
 
 
 def finished_ids(folder: Path) -> set[str]:

@@ -226,8 +226,13 @@ class Gateway:
         limits: dict[str, ModelLimits] | None = None,
         stats: GatewayStats | None = None,
         stream_replies: bool = True,
+        limiter_factory: Callable[[str, ModelLimits, bool], Any] | None = None,
     ) -> None:
         self.on_retry = on_retry
+        self.limiter_factory = limiter_factory
+        """(model, its limits, is local) -> the gate its calls pass; `ModelLimiter` unless given. A
+        batch's worker process gives one that asks the parent for slots (`evalrun.workers`), so
+        the limits hold across every worker together."""
         self.stream_replies = stream_replies
         """Whether a caller that takes deltas gets a streamed call. A headless batch turns it off:
         nobody watches its tokens, and litellm spends about 2.5 times the CPU on a streamed call
@@ -263,7 +268,8 @@ class Gateway:
         limiter = self._limiters.get(settings.model)
         if limiter is None:
             limits = self.limits.get(settings.model) or ModelLimits()
-            limiter = self._limiters[settings.model] = ModelLimiter(limits, local=settings.is_local)
+            make = self.limiter_factory or (lambda model, limits, local: ModelLimiter(limits, local=local))
+            limiter = self._limiters[settings.model] = make(settings.model, limits, settings.is_local)
         return limiter
 
     @property

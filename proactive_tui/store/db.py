@@ -427,20 +427,24 @@ class Store:
 
     # -- writing --------------------------------------------------------------------------------
 
-    def create_session(self, row: SessionRow) -> None:
-        values = _encode(row)
+    def create_session(self, row: SessionRow, *, premasked: bool = False) -> None:
+        """Add a session's row (`premasked`: its secrets are masked already, `masked_row`)."""
+        values = _encode(row, premasked)
         with self._guard("record a new session") as conn:
             conn.execute(
                 f"INSERT INTO sessions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})",
                 [values[c] for c in _COLUMNS],
             )
 
-    def append(self, session_id: str, seq: int, type_: str, payload: str, ts: str) -> None:
+    def append(self, session_id: str, seq: int, type_: str, payload: str, ts: str, *, premasked: bool = False) -> None:
         """Append one event; it is committed (its own transaction) when this returns. Every
-        secret the app knows is masked in it first (`redact.mask_json`: free when none is there)."""
-        from proactive_tui.llm.redact import mask_json
+        secret the app knows is masked in it first (`redact.mask_json`: free when none is there),
+        unless the caller did it (`premasked`: a batch's worker process masks what it sends, so
+        the one process writing for every worker does not spend its CPU on it)."""
+        if not premasked:
+            from proactive_tui.llm.redact import mask_json
 
-        payload = mask_json(payload)
+            payload = mask_json(payload)
         with self._guard("save an event") as conn:
             conn.execute("INSERT INTO events (session_id, seq, type, payload, ts) VALUES (?, ?, ?, ?, ?)",
                          (session_id, seq, type_, payload, ts))
@@ -448,12 +452,14 @@ class Store:
     def append_event(self, session_id: str, event: Any) -> None:
         self.append(session_id, event.seq, event.type, event_json(event), event.ts)
 
-    def update_session(self, session_id: str, updated_at: str, **fields: Any) -> None:
-        """Set columns of one session (status, summary, title...) and its `updated_at`."""
+    def update_session(self, session_id: str, updated_at: str, *, premasked: bool = False, **fields: Any) -> None:
+        """Set columns of one session (status, summary, title...) and its `updated_at`
+        (`premasked`: the fields' secrets are masked already, `mask_fields`)."""
         unknown = set(fields) - set(_COLUMNS)
         if unknown:
             raise ValueError(f"unknown session columns: {sorted(unknown)}")
-        values = {k: (json.dumps(v) if k in _JSON_COLUMNS and v is not None else v) for k, v in _masked(fields).items()}
+        values = {k: (json.dumps(v) if k in _JSON_COLUMNS and v is not None else v)
+                  for k, v in (fields if premasked else _masked(fields)).items()}
         values["updated_at"] = updated_at
         with self._guard("update a session") as conn:
             conn.execute(f"UPDATE sessions SET {', '.join(f'{k} = ?' for k in values)} WHERE id = ?",
@@ -638,8 +644,18 @@ def _masked(data: dict[str, Any]) -> dict[str, Any]:
     return map_strings(data, mask_secrets)
 
 
-def _encode(row: SessionRow) -> dict[str, Any]:
-    data = _masked(row.model_dump())
+def mask_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """`update_session`'s fields as it masks them (for a caller that passes `premasked`)."""
+    return _masked(fields)
+
+
+def masked_row(row: SessionRow) -> SessionRow:
+    """The row as `create_session` masks it (for a caller that passes `premasked`)."""
+    return SessionRow.model_validate(_masked(row.model_dump()))
+
+
+def _encode(row: SessionRow, premasked: bool = False) -> dict[str, Any]:
+    data = row.model_dump() if premasked else _masked(row.model_dump())
     for col in _JSON_COLUMNS:
         if data[col] is not None:
             data[col] = json.dumps(data[col])

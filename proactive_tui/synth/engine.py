@@ -295,8 +295,12 @@ class Run:
 
     def __init__(self, folder: Path, roles: dict[str, ModelSettings], gateway: Any, seed: int, concurrency: int,
                  on_event: Callable[[Event], None] | None = None,
-                 gate: Callable[[str, str, str], Awaitable[None]] | None = None) -> None:
+                 gate: Callable[[str, str, str], Awaitable[None]] | None = None,
+                 forward: Callable[[Path, str], None] | None = None) -> None:
         self.folder = folder
+        self.forward = forward
+        """In a worker process (`synth --workers`): hands a file's text to the parent, the folder's
+        only writer, instead of writing it (`write_file`)."""
         self.roles = roles
         self.gateway = gateway
         self.seed = seed
@@ -306,6 +310,17 @@ class Run:
         self.gate = gate
         """Awaited before every model call (scope, stage, step): the studio's step / pause. A
         step read from its file passes without it (nothing is spent)."""
+
+    async def write_file(self, path: Path, value: Any) -> None:
+        """Write a step or result file (atomically, fsynced) in a worker thread: an fsync waits for
+        the disk, and the event loop must go on sending the other items' calls meanwhile (the step is
+        on disk before its caller continues, as before). In a worker process the parent writes it,
+        in the order this process sent its files (an item's steps before its result)."""
+        text = file_text(value)
+        if self.forward is not None:
+            self.forward(path, text)
+            return
+        await asyncio.to_thread(write_atomic, path, text)
 
 
 class StepContext:
@@ -347,25 +362,18 @@ class StepContext:
                 reason = unusable_reply(exc)
                 if reason is None:
                     raise
-                await _write(path, StepRecord(**base, **_usage(traces), rejection=reason, detail=exc.message))
+                await self.run.write_file(path, StepRecord(**base, **_usage(traces), rejection=reason, detail=exc.message))
                 raise Reject(reason, exc.message) from None
             except BaseException:
                 self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope, step=step))
                 raise
-        await _write(path, StepRecord(**base, **_usage(traces), output=reply.value.model_dump(mode="json")))
+        await self.run.write_file(path, StepRecord(**base, **_usage(traces), output=reply.value.model_dump(mode="json")))
         self.run.on_event(Event(kind="call_end", stage=stage, item=self.scope, step=step))
         return reply.value
 
     def edited_steps(self) -> list[str]:
         """The steps of this scope a person rewrote (for the record's provenance)."""
         return edited_steps(self.directory)
-
-
-async def _write(path: Path, value: Any) -> None:
-    """Write a step or result file (atomically, fsynced) in a worker thread: an fsync waits for
-    the disk, and the event loop must go on sending the other items' calls meanwhile (the step is
-    on disk before its caller continues, as before)."""
-    await asyncio.to_thread(write_atomic, path, file_text(value))
 
 
 def _usage(traces: list[trace.CallTrace]) -> dict[str, Any]:
@@ -446,27 +454,56 @@ async def run_pipeline(pipeline: Pipeline, manifest: Manifest, run: Run, items: 
 
     async def one(item_id: str) -> None:
         async with gate:
-            ctx = StepContext(run, item_id, item_dir(folder, item_id))
-            run.on_event(Event(kind="item_start", item=item_id))
-            try:
-                outcome = await pipeline.run_item(ctx, item_id, shared)
-            except Reject as exc:
-                outcome = Outcome(item=item_id, status="rejected", reason=exc.reason, detail=exc.detail,
-                                  record=exc.record, tier=exc.tier, group=exc.group)
-            except ModelError as exc:
-                result.failed[item_id] = exc.message
-                run.on_event(Event(kind="item_failed", item=item_id, message=exc.message))
-                return
-            outcome.edited_steps = ctx.edited_steps()
-            await _write(ctx.directory / RESULT, outcome)
-            result.ran += 1
-            run.on_event(Event(kind="item_end", item=item_id, outcome=outcome))
+            await run_item(pipeline, run, item_id, shared, result)
 
     await asyncio.gather(*(one(i) for i in todo))
     return result
 
 
 # -- what a person does in the studio ------------------------------------------------------------
+
+async def run_item(pipeline: Pipeline, run: Run, item_id: str, shared: Any, result: RunResult | None = None) -> None:
+    """One item to its result (kept or rejected, written), or to a failed call (no result: the
+    next resume runs it again). Here or in a worker process (`worker_job`)."""
+    ctx = StepContext(run, item_id, item_dir(run.folder, item_id))
+    run.on_event(Event(kind="item_start", item=item_id))
+    try:
+        outcome = await pipeline.run_item(ctx, item_id, shared)
+    except Reject as exc:
+        outcome = Outcome(item=item_id, status="rejected", reason=exc.reason, detail=exc.detail,
+                          record=exc.record, tier=exc.tier, group=exc.group)
+    except ModelError as exc:
+        if result is not None:
+            result.failed[item_id] = exc.message
+        run.on_event(Event(kind="item_failed", item=item_id, message=exc.message))
+        return
+    outcome.edited_steps = ctx.edited_steps()
+    await run.write_file(ctx.directory / RESULT, outcome)
+    if result is not None:
+        result.ran += 1
+    run.on_event(Event(kind="item_end", item=item_id, outcome=outcome))
+
+
+def todo_items(folder: Path, manifest: Manifest) -> list[str]:
+    """This folder's planned items that have no result yet."""
+    return [i for i in manifest.planned if not has_result(folder, i)]
+
+
+def worker_job(pipeline: Pipeline, folder: Path, roles: dict[str, ModelSettings], seed: int, items: list[str],
+               shared: Any) -> Callable[[Any], Any]:
+    """`make_job` of `synth --workers` (`evalrun.workers.WorkerPool`): unit i is item `items[i]`,
+    run as in one process, its events and files sent to the parent. The worker's part of the call
+    slots is its cap over `ITEMS_PER_SLOT` (items under way per slot, as `run_pipeline` runs)."""
+    def make(worker: Any) -> Any:
+        run = Run(folder, roles, worker.gateway, seed, max(1, worker.cap // ITEMS_PER_SLOT),
+                  on_event=lambda event: worker.send(("event", event)),
+                  forward=lambda path, text: worker.send(("write", str(path), text)))
+
+        async def job(index: int) -> None:
+            await run_item(pipeline, run, items[index], shared)
+        return job
+    return make
+
 
 def item_dir(folder: Path, item_id: str) -> Path:
     return folder / ITEMS / _slug(item_id)

@@ -114,7 +114,8 @@ def prepare(args: argparse.Namespace) -> Prepared:
     from proactive_tui.evalrun.plan import Shard
     from proactive_tui.synth import engine
 
-    problem = shared_option_problem(argparse.Namespace(concurrency=args.concurrency, api_base=args.api_base))
+    problem = shared_option_problem(argparse.Namespace(concurrency=args.concurrency, api_base=args.api_base,
+                                                       workers=getattr(args, "workers", None)))
     if problem:
         raise SetupError(problem)
     if args.n < 1:
