@@ -43,7 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ptyapp import BARE_PREVIEW_COMMAND, COMMANDS, HIDDEN, SHOWN, PtyApp, other_tree_command  # noqa: E402
+from ptyapp import APP_COMMAND, HIDDEN, SHOWN, PtyApp, bare_command, other_tree_command  # noqa: E402
 
 KEY_TIMEOUT_S = 20.0
 SESSION_TIMEOUT_S = 120.0
@@ -101,13 +101,13 @@ def main() -> None:
     parser.add_argument("--other-tree", type=Path, metavar="PATH",
                         help="also run the app from another source tree (e.g. a checkout of main), for before/after in one run")
     args = parser.parse_args()
-    app = COMMANDS["proactive-tui"]
+    app = APP_COMMAND
     commands = {
         "proactive-tui": app,
         "preload thread": ["env", "PROACTIVE_TUI_PRELOAD=thread", *app],
         "preload off": ["env", "PROACTIVE_TUI_PRELOAD=off", *app],
-        "bare textual": COMMANDS["bare textual"],
-        "bare + preview": BARE_PREVIEW_COMMAND,
+        "bare textual": bare_command(),
+        "bare + preview": bare_command(preview=True),
     }
     if args.other_tree:
         commands["other tree"] = other_tree_command(args.other_tree)
