@@ -98,16 +98,18 @@ def test_stale_index_is_rebuilt(tmp_path: Path) -> None:
 def test_corrupt_index_is_ignored_and_rebuilt(tmp_path: Path) -> None:
     sources = _sources(tmp_path)
     load_paths(sources, lazy=True)
-    indexes = sorted(catalog.cache_folder().glob("*.json"))
-    assert indexes
+    indexes = sorted(catalog.cache_folder().glob("*"))  # the indexes and their words files
+    assert any(p.suffix == ".words" for p in indexes) and any(p.suffix == ".json" for p in indexes)
     for n, path in enumerate(indexes):
         stored = path.read_text(encoding="utf-8")
         # torn JSON, then a whole one with a wrong column type, then an empty file
         path.write_text([stored[: len(stored) // 2], stored.replace('"persuasion"', "7"), ""][n % 3], encoding="utf-8")
     eager = load_paths(sources)
     _same(eager, load_paths(sources, lazy=True))
+    assert [e.id for e in EnvironmentIndex(load_paths(sources, lazy=True).environments).matches("café")] == \
+        [e.id for e in EnvironmentIndex(eager.environments).matches("café")]
     for path in indexes:
-        if not path.name.endswith(".words.json"):
+        if path.suffix == ".json":
             assert isinstance(json.loads(path.read_text(encoding="utf-8"))["entries"], list)  # written again
 
 

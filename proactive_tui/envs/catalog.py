@@ -148,12 +148,13 @@ class CatalogFile:
         self._words: list[Any] | None = None
 
     def described(self, entry: Entry) -> str | None:
+        """From the words file, read only as far as this entry (the filter warms its haystacks in
+        order, a slice at a time, so the file is never parsed whole in one go)."""
         if self._words is None and self.words_path is not None and self.key is not None:
-            self._words = _read_words(self.words_path, self.key)
-            self.words_path = None  # read once, whether or not it was good
-        if self._words is not None and entry._row < len(self._words):
-            return self._words[entry._row]
-        return described(entry.parse())
+            self._words = _Words.open(self.words_path, self.key)
+            self.words_path = None  # opened once, whether or not it was good
+        found = self._words.get(entry._row) if self._words is not None else _MISSING
+        return described(entry.parse()) if found is _MISSING else found
 
     def environment(self, entry: Entry) -> Any:
         from proactive_tui.core import registry
@@ -304,15 +305,49 @@ def described(env: Any) -> str | None:
     return " ".join(bodies) if bodies else None
 
 
-def _read_words(path: Path, key: dict[str, Any]) -> list[Any] | None:
-    try:
-        stored = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return None
-    if not isinstance(stored, dict) or stored.get("key") != key or not isinstance(stored.get("words"), list):
-        return None
-    words = stored["words"]
-    return words if set(map(type, words)) <= {str, _NONE} else None
+_MISSING = object()
+
+
+class _Words:
+    """A words file: a first line holding the index's key, then one JSON string (or null) per
+    entry. Read forward line by line as entries ask; a bad line ends its use (the records are
+    parsed instead)."""
+
+    __slots__ = ("handle", "words")
+
+    def __init__(self, handle: Any) -> None:
+        self.handle, self.words = handle, []
+
+    @classmethod
+    def open(cls, path: Path, key: dict[str, Any]) -> "_Words | None":
+        try:
+            handle = open(path, encoding="utf-8")
+            if json.loads(handle.readline() or "null") != {"key": key}:
+                handle.close()
+                return None
+        except (OSError, ValueError, RecursionError):
+            return None
+        return cls(handle)
+
+    def get(self, row: int) -> Any:
+        while len(self.words) <= row and self.handle is not None:
+            line = self.handle.readline()
+            try:
+                value = json.loads(line) if line else _MISSING
+            except (ValueError, RecursionError):
+                value = _MISSING
+            if value is _MISSING or not isinstance(value, (str, _NONE)):
+                self.handle.close()
+                self.handle = None
+                break
+            self.words.append(value)
+        return self.words[row] if row < len(self.words) else _MISSING
+
+
+def _write_words(path: Path, key: dict[str, Any], words: list[str | None]) -> None:
+    lines = [json.dumps({"key": key}, ensure_ascii=False)]
+    lines += [json.dumps(word, ensure_ascii=False) for word in words]
+    _write_text(path, "\n".join(lines) + "\n")
 
 
 def _write_index(path: Path, key: dict[str, Any], family: str | None, problems: list[Any], rows: list[list[Any]]) -> None:
@@ -321,9 +356,12 @@ def _write_index(path: Path, key: dict[str, Any], family: str | None, problems: 
 
 
 def _write(path: Path, value: Any) -> None:
+    _write_text(path, json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def _write_text(path: Path, body: str) -> None:
     """Written to a temporary file and renamed, so a reader never meets half an index; a cache that
     cannot be written (read-only home, full disk) only means the next start loads in full again."""
-    body = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
@@ -339,7 +377,7 @@ def _write(path: Path, value: Any) -> None:
 
 
 def _words_path(index: Path) -> Path:
-    return index.with_suffix(".words.json")
+    return index.with_suffix(".words")
 
 
 def array_spans(path: Path) -> list[tuple[int, int]] | None:
@@ -428,7 +466,7 @@ def load_file(file: Any, companions: dict[str, Any], loader: Any) -> tuple[list[
     if key is not None:
         if after == key:  # not changed while it was read: an index of what is there now
             _write_index(where, key, name, problems, rows)
-            _write(_words_path(where), {"key": key, "words": [described(env) for env in envs]})
+            _write_words(_words_path(where), key, [described(env) for env in envs])
     catalog = CatalogFile(file, name, companions, key["size"] if key else -1, key["mtime_ns"] if key else -1)
     if key is not None and after == key:
         catalog.words_path, catalog.key = _words_path(where), key
