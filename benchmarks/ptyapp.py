@@ -11,10 +11,11 @@ so "the key was answered" means those bytes reached the terminal.
 
 - proactive-tui: `python -m proactive_tui`, exactly the console script's path (CLI parser, the
   app, the picker, and the model preload as a person gets it by default).
-- bare: a plain Textual `App` with a `DataTable` of the same environments (read with the same
-  loader, since showing them is part of the job) and one label answering `r`.
+- bare: a plain Textual `App` with a `DataTable` of the same environments and one label answering
+  `r`. It imports nothing of the project: the rows are read here, by the benchmark, and written
+  into its source as a literal (`bare_command`), so it pays for Textual and the table alone.
 - bare + preview: the same plus a scrollable preview of the first environment's description
-  (the picker's text, from `envs.describe`), re-rendered on `r`.
+  (the picker's text, from `envs.describe`, also written in as a literal), re-rendered on `r`.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]")  # styles and cursor moves, s
 BARE = """
 from textual.app import App
 from textual.widgets import DataTable, Label
-from proactive_tui.envs import load_default
+
+ROWS = __ROWS__
 
 class Bare(App):
     BINDINGS = [("r", "toggle", "toggle"), ("ctrl+q", "quit", "quit")]
@@ -53,11 +55,10 @@ class Bare(App):
         yield Label("Preview · reference shown", id="label")
 
     def on_mount(self):
-        envs = load_default().environments
         table = self.query_one(DataTable)
         table.add_columns("id", "family", "domain", "tier", "title")
-        for env in envs:
-            table.add_row(env.id, env.family, env.domain, env.tier or "-", env.title)
+        for row in ROWS:
+            table.add_row(*row)
         table.focus()
 
     def action_toggle(self):
@@ -72,8 +73,9 @@ BARE_PREVIEW = """
 from textual.app import App
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
-from proactive_tui.envs import load_default
-from proactive_tui.envs.describe import describe
+
+ROWS = __ROWS__
+TEXTS = __TEXTS__
 
 class BarePreview(App):
     BINDINGS = [("r", "toggle", "toggle"), ("ctrl+q", "quit", "quit")]
@@ -81,20 +83,19 @@ class BarePreview(App):
     shown = True
 
     def compose(self):
-        self.envs = load_default().environments
         with Horizontal():
             yield DataTable()
             with VerticalScroll(id="preview"):
                 yield Static(self.text(), markup=False)
 
     def text(self):
-        return "\\n\\n".join(f"{heading}\\n{body}" for heading, body in describe(self.envs[0], reveal_reference=self.shown))
+        return TEXTS[self.shown]
 
     def on_mount(self):
         table = self.query_one(DataTable)
         table.add_columns("id", "family", "domain", "tier", "title")
-        for env in self.envs:
-            table.add_row(env.id, env.family, env.domain, env.tier or "-", env.title)
+        for row in ROWS:
+            table.add_row(*row)
         table.focus()
         self.title_preview()
 
@@ -110,14 +111,34 @@ class BarePreview(App):
 BarePreview().run()
 """
 
-COMMANDS = {
-    "proactive-tui": [sys.executable, "-m", "proactive_tui"],
-    "bare textual": [sys.executable, "-c", BARE],
-}
-BARE_PREVIEW_COMMAND = [sys.executable, "-c", BARE_PREVIEW]
-"""The bare app plus a preview pane showing the same description as the picker's, which `r`
-re-renders with the reference shown or hidden: the same per-key rendering work as the picker,
-done by Textual alone (the responsiveness benchmark's reference)."""
+APP_COMMAND = [sys.executable, "-m", "proactive_tui"]
+"""proactive-tui exactly as the console script starts it."""
+
+
+def reference_data() -> tuple[list[tuple[str, ...]], dict[bool, str]]:
+    """The rows the picker lists (id, family, domain, tier, title) and the first environment's
+    description with the reference shown and hidden, read here, in the benchmark's own process,
+    with the project's loader. The bare apps get them as literals in their source, so they show
+    the same data while importing nothing but Textual (the issue 35 reference: a bare app that
+    imported the project's loader was itself 1.21x a truly bare one)."""
+    from proactive_tui.envs import load_paths
+    from proactive_tui.envs.describe import describe
+    from proactive_tui.paths import sample_sources
+
+    envs = load_paths(sample_sources()).environments  # what the app lists with an empty data folder (PtyApp's home)
+    rows = [(env.id, env.family, env.domain, env.tier or "-", env.title) for env in envs]
+    texts = {reveal: "\n\n".join(f"{heading}\n{body}" for heading, body in describe(envs[0], reveal_reference=reveal))
+             for reveal in (True, False)}
+    return rows, texts
+
+
+def bare_command(preview: bool = False) -> list[str]:
+    """A bare Textual app with a `DataTable` of the same environments and a label answering `r`
+    (with `preview`: a preview pane of the first environment's description, re-rendered on `r`,
+    the same per-key rendering work as the picker, done by Textual alone). No project import."""
+    rows, texts = reference_data()
+    code = (BARE_PREVIEW if preview else BARE).replace("__ROWS__", repr(rows)).replace("__TEXTS__", repr(texts))
+    return [sys.executable, "-c", code]
 
 
 def other_tree_command(tree: Path) -> list[str]:

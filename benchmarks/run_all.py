@@ -38,6 +38,7 @@ QUICK: dict[str, list[str]] = {
     "import_cost.py": ["--runs", "5"],
     "large_env_file.py": ["--runs", "1", "--records", "10000"],
     "envs_list_large.py": ["--records", "20000", "--show-timeout", "60"],
+    "large_picker.py": ["--runs", "1"],
 }
 """Options that make a script's run short; the figures are noisier than a full run's."""
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

@@ -29,6 +29,19 @@ def data_dir() -> Path:
     return Path(override).expanduser() if override else Path(_dirs().user_data_dir)
 
 
+def cache_dir() -> Path:
+    """What can be rebuilt from other files (the environment catalog, `envs.catalog`):
+    `PROACTIVE_TUI_CACHE`, else `cache` in the data folder when `PROACTIVE_TUI_DATA` moves that
+    (tests and benchmarks then keep their caches in their own folders too), else the platform's
+    cache folder."""
+    override = os.environ.get("PROACTIVE_TUI_CACHE")
+    if override:
+        return Path(override).expanduser()
+    if os.environ.get("PROACTIVE_TUI_DATA"):
+        return data_dir() / "cache"
+    return Path(_dirs().user_cache_dir)
+
+
 def user_envs_dir() -> Path:
     """Drop environment files here to have them listed next to the samples."""
     return data_dir() / "envs"

@@ -53,6 +53,18 @@ def test_runs_straight_through_when_nobody_is_typing(fresh_module: str) -> None:
     assert loaded == [42] and loader.waited_s == 0
 
 
+def test_keys_a_reading_pause_apart_keep_it_waiting() -> None:
+    """A person reading as they browse presses a key every 0.6 s or so: the preload stays parked
+    in those pauses (an import step under way when the next key comes would hold it up), and
+    runs once they stop for longer than `ACTIVE_S`, or as soon as a session needs it."""
+    loader = preload.Preloader(lambda: None)
+    loader.last_input = 100.0
+    assert loader.busy(100.6)
+    assert not loader.busy(100.0 + preload.ACTIVE_S + 0.01)
+    loader.hurry()
+    assert not loader.busy(100.6)
+
+
 def test_a_failing_load_is_reported_not_raised() -> None:
     seen: list[Exception] = []
 

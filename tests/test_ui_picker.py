@@ -699,4 +699,5 @@ async def test_ctrl_r_lists_environments_written_since_start_and_keeps_the_filte
         await wait_for(pilot, lambda: len(app.screen.index) == before + 1)
         assert app.screen.filter_input.value == "persuasion" and len(app.screen.shown) == shown_before + 1
         ours = [e for e in app.screen.shown if "sleep diary" in e.model_dump_json()]
-        assert len(ours) == 1 and app.environments.get(ours[0].id) is ours[0]
+        # the picker lists catalog entries (envs.catalog); the app's set gives the parsed environment
+        assert len(ours) == 1 and app.environments.get(ours[0].id) is ours[0].full()

@@ -101,10 +101,40 @@ def _batch_options_first(argv: list[str]) -> list[str]:
     return argv
 
 
+def leave_now(code: int) -> None:
+    """End the process at once after the playground closed, without the interpreter's teardown.
+
+    Why: with a large environment file the teardown (module globals cleared, every environment
+    object freed, collector passes over them) took 4-7 s after the screen was already gone, and a
+    person waited that long for their shell. The exit handlers still run and the output is
+    flushed; only the freeing is skipped, which the operating system does at once. When a thread
+    that the interpreter would wait for is still running (a store write, say), the usual exit is
+    kept, so nothing is cut short.
+    """
+    import threading
+
+    main = threading.main_thread()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not main):
+        return
+    import atexit
+    import os
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     playground = _playground_args(argv)
     if playground is not None:
-        return _open_playground(playground)
+        code = _open_playground(playground)
+        if argv is None:  # the process's own entry (console script, python -m): nothing runs after us
+            leave_now(code)
+        return code
     parser = build_parser()
     from proactive_tui.cli.compare_cmd import insert_run
 

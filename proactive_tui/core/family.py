@@ -182,6 +182,17 @@ class Family:
     def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]) -> tuple[list[Any], list["LoadProblem"]]:
         raise NotImplementedError
 
+    reads_records: ClassVar[bool] = False
+    """Whether `load_record` can build one environment from one element of a file's JSON array,
+    so the environment catalog (`envs.catalog`) parses a record of a large file on demand instead
+    of the whole file (ProactiveEval's tier files)."""
+
+    def load_record(self, file: FileCandidate, raw: Any, position: int) -> Any | None:
+        """The environment `load_file` makes of the element at `position` of the file's JSON array
+        (`raw`), or None when that element is no valid environment. Only asked of a family with
+        `reads_records`; the result must equal the one `load_file` gives for that record."""
+        raise NotImplementedError
+
     def skip_file(self, file: FileCandidate) -> bool:
         """Files this family knows to ignore without reading (ProactiveEval's `eval.json` beside
         `fair.json`)."""

@@ -66,11 +66,16 @@ class EnvironmentSet(BaseModel):
     files_read: int = 0
 
     def get(self, env_id: str, source: str | None = None) -> Environment | None:
+        found = self._find(env_id, source)
+        return _full(found) if found is not None else None
+
+    def _find(self, env_id: str, source: str | None = None) -> Environment | None:
         """The environment listed as `env_id`, or named `<source>:<natural id>` (a qualified id
         names its environment whether or not another source shares the natural id). With
         `source` (an environment's `source` as a session recorded it), the holder of that natural
         id read from that file is preferred: a session on a built-in sample recorded the plain id,
-        which one's own data may hold today."""
+        which one's own data may hold today. A lazily loaded set's entry is parsed into its
+        environment here (`envs.catalog`)."""
         if source is not None:
             from proactive_tui.envs.describe import shown_source
 
@@ -97,7 +102,7 @@ class EnvironmentSet(BaseModel):
         for env in self.environments:
             file = getattr(env, "_file", None)
             if file is not None and (file.resolve() == wanted or wanted in file.resolve().parents):
-                out.append(env)
+                out.append(_full(env))
         return out
 
     def counts(self) -> Counter[tuple[str, str]]:
@@ -110,6 +115,12 @@ class EnvironmentSet(BaseModel):
             for env in self.environments
             if (family is None or env.family == family) and (domain is None or env.domain == domain)
         ]
+
+
+def _full(env: Any) -> Any:
+    """An environment for a catalog entry (lazy load), else `env` itself."""
+    full = getattr(type(env), "full", None)
+    return env.full() if callable(full) else env
 
 
 def _display(path: Path) -> str:
@@ -209,14 +220,21 @@ def _no_gc_pauses():
             gc.enable()
 
 
-def load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
+def load_paths(paths: Iterable[Path | str | EnvSource], *, lazy: bool = False) -> EnvironmentSet:
     """Load every environment under the given files and folders, in order (ids unique by source:
-    see `envs.sources`)."""
+    see `envs.sources`).
+
+    `lazy`: list each file's environments from its cached index (`envs.catalog`) as entries that
+    parse into the family's environment on first use (`catalog.Entry.full`), reading a file in
+    full only when its index is missing or stale (the playground's picker). The ids, shared ids,
+    duplicates and problems are those of the eager load."""
     with _no_gc_pauses():
-        return _load_paths(paths)
+        return _load_paths(paths, lazy)
 
 
-def _load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
+def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False) -> EnvironmentSet:
+    if lazy:
+        from proactive_tui.envs import catalog
     result = EnvironmentSet()
     families = _families()
     companions = {name: fam for fam in families.values() for name in fam.companion_files}
@@ -263,7 +281,11 @@ def _load_paths(paths: Iterable[Path | str | EnvSource]) -> EnvironmentSet:
         for file in files:
             if file.path.name in companions:
                 continue
-            envs, problems = _load_file(file, families, by_dir.get(file.path.parent, {}))
+            companions_here = by_dir.get(file.path.parent, {})
+            if lazy:
+                envs, problems, _ = catalog.load_file(file, companions_here, lambda f, c: _load_file(f, families, c))
+            else:
+                envs, problems = _load_file(file, families, companions_here)
             result.files_read += 1
             result.problems.extend(problems)
             for env in envs:

@@ -167,7 +167,9 @@ class ProactiveApp(App[None]):
         from proactive_tui.envs import load_default
         from proactive_tui.ui.screens.picker import PickerScreen
 
-        self.environments = load_default(self.extra_envs)
+        # From the catalog (envs.catalog): each file's index, its records parsed when shown or
+        # chosen, so a file of 100,000 records draws in a second and holds only its index.
+        self.environments = load_default(self.extra_envs, lazy=True)
         count = len(self.environments.environments)
         self.sub_title = f"{count} environment{'s' if count != 1 else ''}"
         if self.environments.problems:
@@ -262,7 +264,7 @@ class ProactiveApp(App[None]):
     def _reload_environments(self) -> None:
         from proactive_tui.envs import load_default
 
-        loaded = load_default(self.extra_envs)
+        loaded = load_default(self.extra_envs, lazy=True)
         self.call_from_thread(self._environments_reloaded, loaded)
 
     def _environments_reloaded(self, loaded: Any) -> None:

@@ -131,6 +131,18 @@ def _haystack(env: Any, families: dict[str, Any]) -> str:
     if family is None:
         family = families[env.family] = _family_parts(env.family)
     found, citation = family
+    if hasattr(type(env), "described"):  # a catalog entry (envs.catalog): its words from the index
+        try:
+            described = env.described()
+        except LookupError:  # its file changed since the start: what the index knows
+            described = None
+        bodies = [header_text(env)]
+        if found is not None:
+            if citation is not None:
+                bodies.append(citation)
+            if described:
+                bodies.append(described)
+        return f"{env.search_text()} {' '.join(bodies).lower()}"
     bodies = [header_text(env)]
     if found is not None:
         if citation is not None:

@@ -37,8 +37,12 @@ import threading
 import time
 from typing import Callable
 
-ACTIVE_S = 0.5
-"""Input within this many seconds means a person is using the screen: the preload waits."""
+ACTIVE_S = 1.0
+"""Input within this many seconds means a person is using the screen: the preload waits.
+
+Longer than the pause between keys of a person reading as they browse (0.6 s, which
+`benchmarks/responsiveness.py` measures): at 0.5 s the preload woke in each such pause, and an
+import step under way when the next key came held that key up."""
 POLL_S = 0.05
 """How often a waiting preload looks again."""
 SWITCH_INTERVAL_S = 0.0005
@@ -113,9 +117,14 @@ class Preloader:
         """Before an import of the preload thread: wait while a person is active."""
         if threading.current_thread() is not self._thread:
             return
-        while not self._hurry and time.monotonic() - self.last_input < ACTIVE_S:
+        while self.busy(time.monotonic()):
             time.sleep(POLL_S)
             self.waited_s += POLL_S
+
+    def busy(self, now: float) -> bool:
+        """Whether the preload waits at `now` (monotonic seconds): a person's input within
+        `ACTIVE_S`, and nobody has asked it to hurry."""
+        return not self._hurry and now - self.last_input < ACTIVE_S
 
 
 _current: Preloader | None = None

@@ -85,6 +85,20 @@ class ProactiveEvalFamily(Family):
                                                                 "with a ProactiveEval domain folder name")]
         return env_module.load_tier_file(file.path, file.display, domain, file.path.stem, data)
 
+    reads_records = True
+
+    def load_record(self, file: FileCandidate, raw: Any, position: int):
+        """One record of a tier file, as `load_file` reads it (the catalog's on-demand parse)."""
+        from pydantic import ValidationError
+
+        domain = env_module.canonical_domain(file.path.parent.name)
+        if not domain or file.path.name not in env_module.TIER_FILES or not isinstance(raw, dict):
+            return None
+        try:
+            return env_module.load_item(raw, file.display, domain, file.path.stem, position)
+        except ValidationError:
+            return None
+
     def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
         """A tier file of one item, `proactiveeval/<label>/<domain>/<tier>.json` (upstream's layout
         fixes the file's name, so the new name is the folder). Its `meta` names the environment it

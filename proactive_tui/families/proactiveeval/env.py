@@ -140,24 +140,27 @@ def load_tier_file(path: Path, display: str, domain: str, tier: str, data: Any) 
             problems.append(LoadProblem(file=display, record=index, message=f"expected an object, got {json_kind(raw)}"))
             continue
         try:
-            item = ProactiveEvalItem.model_validate(raw)
+            envs.append(load_item(raw, display, domain, tier, index))
         except ValidationError as exc:
             problems.extend(problems_from_validation(display, index, exc))
-            continue
-        topic = item.topic_text()
-        envs.append(
-            ProactiveEvalEnv(
-                id=record_id(raw, domain, tier, index),
-                title=one_line(topic or item.target, 70),
-                summary=one_line(item.environment.trigger_factor),
-                domain=domain,
-                tier=tier,
-                source=f"{display} record {index}",
-                index=index,
-                item=item,
-            )
-        )
     return envs, problems
+
+
+def load_item(raw: dict[str, Any], display: str, domain: str, tier: str, index: int) -> ProactiveEvalEnv:
+    """The environment of record `index` of a tier file (raises pydantic's ValidationError): one
+    place for the whole-file load and the catalog's record-by-record one (`envs.catalog`)."""
+    item = ProactiveEvalItem.model_validate(raw)
+    topic = item.topic_text()
+    return ProactiveEvalEnv(
+        id=record_id(raw, domain, tier, index),
+        title=one_line(topic or item.target, 70),
+        summary=one_line(item.environment.trigger_factor),
+        domain=domain,
+        tier=tier,
+        source=f"{display} record {index}",
+        index=index,
+        item=item,
+    )
 
 
 def describe(env: ProactiveEvalEnv, reveal: bool) -> list[tuple[str, str]]:

@@ -19,6 +19,7 @@ from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.widgets import Input, Tree
 
+from proactive_tui.envs.catalog import EnvironmentGone, full
 from proactive_tui.envs.describe import describe
 from proactive_tui.ui.env_index import (LEAVES_PER_GROUP, EnvironmentIndex, Group, MoreEnvironments, first_environment,
                                         group, is_environment, mixed_families)
@@ -44,6 +45,15 @@ def more_sections(more: MoreEnvironments) -> list[Section]:
     return [("", f"{' / '.join(more.group.path)}\n{more.count:,} more environment(s) not listed here "
                  f"(a branch lists its first {LEAVES_PER_GROUP:,}).\n"
                  "Type a word of the id, title or description (/ goes to the filter) to list them.")]
+
+
+def _parsed(env: Any) -> Any:
+    """The environment itself for a catalog entry (None when its file no longer holds it: the
+    preview then starts empty and says so when the cursor reaches it)."""
+    try:
+        return full(env) if env is not None else None
+    except EnvironmentGone:
+        return None
 
 
 class PickerScreen(Screen[None]):
@@ -107,7 +117,7 @@ class PickerScreen(Screen[None]):
             # Composed with the first environment's description already in place, so the first
             # paint is the finished screen rather than an empty pane that fills a frame later.
             self._groups = group(self.shown, self.mixed)
-            first = first_environment(self._groups)
+            first = _parsed(first_environment(self._groups))
             yield DescriptionView(describe(first, reveal_reference=self.reveal_reference) if first else (), id="preview")
         yield KeyBar()
 
@@ -285,13 +295,23 @@ class PickerScreen(Screen[None]):
         elif isinstance(data, MoreEnvironments):
             self.preview.show(more_sections(data))
         elif data is not None:
-            self.current = data
-            self.preview.show(describe(data, reveal_reference=self.reveal_reference))
+            try:
+                self.current = full(data)
+            except EnvironmentGone as exc:
+                self.current = None
+                self.preview.show([("", f"{exc}")])
+                return
+            self.preview.show(describe(self.current, reveal_reference=self.reveal_reference))
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
         data = event.node.data
         if is_environment(data):
-            self.post_message(EnvironmentChosen(data, reveal_reference=self.reveal_reference))
+            try:
+                env = full(data)
+            except EnvironmentGone as exc:
+                self.notify(str(exc), severity="warning", markup=False)
+                return
+            self.post_message(EnvironmentChosen(env, reveal_reference=self.reveal_reference))
 
     def action_toggle_reference(self) -> None:
         self.reveal_reference = not self.reveal_reference
@@ -301,8 +321,8 @@ class PickerScreen(Screen[None]):
             return
         self._update_preview_title()
         node = self.tree.cursor_node
-        if node is not None and is_environment(node.data):
-            self.preview.sections = tuple(describe(node.data, reveal_reference=reveal))
+        if node is not None and is_environment(node.data) and self.current is not None:
+            self.preview.sections = tuple(describe(self.current, reveal_reference=reveal))
 
     def _update_preview_title(self) -> None:
         state = "reference shown" if self.reveal_reference else "reference hidden"
