@@ -113,7 +113,9 @@ def test_wheel_holds_the_package_data(built: dict[str, Path]) -> None:
     expected = shipped_files()
     assert len([n for n in expected if "/data/real/" in n]) == 13  # 12 traces + splits.json
     study = {n for n in expected if "/proactbench/data/" in n}
-    assert len(study) == 21 and "proactive_tui/families/proactbench/data/NOTICE.md" in study  # 18 raters + items + LICENSE
+    # the rating study (18 raters + items), the pairwise study (8 voters + items), LICENSE, NOTICE
+    assert len(study) == 30 and "proactive_tui/families/proactbench/data/NOTICE.md" in study
+    assert len([n for n in study if "/pairwise/results/P" in n]) == 8
     assert {"proactive_tui/data/themes/" + f"{t}.toml" for t in THEMES} <= expected
     assert {f"proactive_tui/export/viewer_assets/viewer.{x}" for x in ("html", "css", "js")} <= expected
     assert sorted(expected - names) == []
