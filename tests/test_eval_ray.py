@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -159,3 +160,32 @@ def test_importing_the_package_never_imports_ray() -> None:
             "proactive_tui.cli.synth_cmd, proactive_tui.evalrun.ray_run\nprint('ray' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "False", done.stderr
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "Ctrl-C"])
+def test_a_stop_signal_cancels_the_ray_tasks_and_leaves_a_resumable_folder(tmp_path, signum, code) -> None:
+    from test_eval_workers import finished_keys, store_statuses, wait_for
+
+    out = tmp_path / "out"
+    with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.15) as server:
+        # its own Ray instance (a subprocess): the module's is this process's
+        argv = [sys.executable, "-m", "proactive_tui", *eval_argv(server, out, "--repeats", "3", "--concurrency", "2",
+                                                                  "--ray")]
+        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, "COLUMNS": "200"}, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(lambda: finished_keys(out), "a first finished session")
+            proc.send_signal(signum)
+            _, stderr = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        assert proc.returncode == code, stderr
+        assert "Traceback" not in stderr and "eval resume" in stderr
+        report = json.loads((out / "report.json").read_text())
+        assert report["partial"] is True and report["finished"] == len(finished_keys(out)) < 12
+        assert "running" not in store_statuses()  # a cancelled task stored nothing
+        assert main(["eval", "resume", str(out)]) == 0  # on the module's Ray (the folder's --ray)
+    assert len(finished_keys(out)) == 12
+    assert json.loads((out / "report.json").read_text())["partial"] is False
