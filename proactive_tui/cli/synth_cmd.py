@@ -414,6 +414,14 @@ async def run_on_ray(pipeline: Any, manifest: Any, run: Any, address: str, gatew
     items = engine.todo_items(folder, manifest)
     if not items:
         return
+    from proactive_tui.evalrun.ray_run import LOCAL
+
+    begun = [i for i in items if engine.item_dir(folder, i).is_dir()]
+    if address != LOCAL and begun:
+        # a task reads an item's earlier steps (and a person's edits) from the folder: on another
+        # node they are not there, and it would call again and send steps written over them
+        raise engine.SynthError(f"--ray {address}: {len(begun)} unfinished items have steps in {folder} that the "
+                                "cluster's nodes may not see; resume them with --ray (a local instance) or --workers")
     shared = await pipeline.prepare(engine.StepContext(run, engine.SHARED, folder / engine.SHARED))
     # one item a task, at most --concurrency items at once: each item's calls one at a time, so
     # the calls at once stay within --concurrency, as in one process
