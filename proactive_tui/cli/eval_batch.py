@@ -26,7 +26,7 @@ from proactive_tui.textsafe import plain
 
 BATCH_COMMAND = "run"
 RESUME_COMMAND = "resume"
-RUNTIME_OPTIONS = ("concurrency", "workers", "no_store", "stream", "structured_mode")
+RUNTIME_OPTIONS = ("concurrency", "workers", "ray", "no_store", "stream", "structured_mode")
 """Options `eval resume` may change: how the rest is run, never what a session is
 (`--structured-mode` comes with every eval command, `eval_cmd.add_parser`)."""
 
@@ -63,6 +63,11 @@ def add_batch_parser(sub: argparse._SubParsersAction) -> None:
                    help="processes running the sessions, sharing --concurrency and the per-model limits; this one "
                         "alone writes the folder and the history (default: the usable cores; 1 when a seat is the "
                         "embedded model)")
+    p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                   help="run the sessions as Ray tasks: on the cluster at ADDRESS (`auto`: the one `ray start` runs "
+                        "here; `ray://HOST:10001`), or on a Ray instance started for this command when no address "
+                        "is given; this process alone writes the folder and the history (needs "
+                        "`pip install 'proactive-tui[ray]'`)")
     p.add_argument("--out", metavar="DIR", help="the batch folder: manifest, one record per session, report.json, "
                                                 "report.csv, report.md (default: eval-<UTC time> here)")
     p.add_argument("--resume", action="store_true", help="continue the batch in --out: run only what has no finished record")
@@ -106,6 +111,8 @@ def add_resume_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("folder", metavar="DIR", help="the batch folder (the command's --out)")
     p.add_argument("--concurrency", type=int, metavar="N", help="sessions at once (default: the folder's)")
     p.add_argument("--workers", type=int, metavar="N", help="processes running the sessions (default: the folder's)")
+    p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                   help="run the rest as Ray tasks (default: as the folder's command did)")
     p.add_argument("--no-store", action="store_true", default=None, help="do not save the sessions in the history")
     p.add_argument("--stream", action="store_true", default=None, help="ask providers for streamed replies")
     p.set_defaults(func=resume_batch_eval)
@@ -139,6 +146,10 @@ def resume_batch_eval(args: argparse.Namespace) -> int:
 
     options = dict(command.options)
     options.update({k: getattr(args, k) for k in RUNTIME_OPTIONS if getattr(args, k, None) is not None})
+    if getattr(args, "workers", None) is not None and getattr(args, "ray", None) is None:
+        options["ray"] = None  # the folder ran on Ray; this resume runs on worker processes
+    elif getattr(args, "ray", None) is not None:
+        options["workers"] = None
     again = argparse.Namespace(**options)
     again.resume, again.out = True, str(folder)
     model_flags.apply(again)  # the folder's --structured-mode (main applied only this command line's)
@@ -301,6 +312,13 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
         return fail(problem, 2)
     if getattr(args, "stored", False):
         return fail(RETIRED["stored"], 2)
+    if getattr(args, "ray", None):  # before any folder is made
+        from proactive_tui.evalrun.ray_run import ray_module
+
+        try:
+            ray_module()
+        except ImportError as exc:
+            return fail(str(exc), 2)
     if args.out and args.out.lower().endswith(".json"):
         return fail(RETIRED["out"].format(folder=args.out[: -len(".json")] or "runs/batch"), 2)
     reference = bool(getattr(args, "reference", False))
@@ -358,9 +376,25 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
         err.print(Text(plain(f"warning: {message}"), style="yellow"))
 
     gateway_options = {"limits": config.models, "stream_replies": bool(getattr(args, "stream", False))}
-    workers = worker_count(args, manifest.agents, resolve, reference, warn)
-    pool = None
-    if min(workers, args.concurrency, len(todo)) > 1:  # one process's worth of work runs in this one
+    on_ray = getattr(args, "ray", None)
+    pool: Any = None
+    if on_ray:
+        pool = ray_batch(on_ray, args, todo, build, shares, gateway_options, manifest.agents, resolve, reference)
+        if isinstance(pool, str):
+            return fail(pool, 2)
+        if not todo:
+            pool = None
+    workers = 1 if on_ray else worker_count(args, manifest.agents, resolve, reference, warn)
+    if pool is not None:
+        from proactive_tui.evalrun.ray_run import where
+
+        try:
+            pool.start()
+        except Exception as exc:  # a cluster that cannot be reached: one line, nothing ran
+            pool.terminate()
+            return fail(f"--ray: {type(exc).__name__}: {exc}", 1)
+        err.print(Text(plain(where(pool)), style="dim"))
+    elif min(workers, args.concurrency, len(todo)) > 1:  # one process's worth of work runs in this one
         from proactive_tui.evalrun.workers import WorkerPool
 
         # forked here, before the progress display's thread and the event loop start
@@ -404,6 +438,27 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
         err.print(Text(plain(f"stopped ({stopped}); `proactive-tui eval resume {out}` runs what is left"), style="yellow"))
         return 143 if stopped == "SIGTERM" else 130
     return 1 if report.missing else 0
+
+
+def ray_batch(address: str, args: argparse.Namespace, todo: list[Any], build: Any, shares: Any,
+              gateway_options: dict[str, Any], agents: list[str], resolve: Any, reference: bool) -> Any:
+    """`--ray`: the batch's `RayBatch` (not started), or the line saying why it cannot run on Ray
+    (Ray not installed, `--workers` beside it, a seat Ray cannot take)."""
+    from proactive_tui.evalrun.ray_run import RayBatch, ray_module, ray_problem
+
+    if getattr(args, "workers", None) is not None:
+        return "--ray and --workers: Ray places the sessions itself; give one of them"
+    try:
+        ray_module()
+    except ImportError as exc:
+        return str(exc)
+    if not reference:
+        problem = ray_problem([resolve(agent, 0).for_role(role) for agent in agents
+                               for role in ("agent", "user", "judge")])
+        if problem:
+            return problem
+    return RayBatch.for_sessions(address, args.concurrency, todo, build, shares, gateway_options,
+                                 store=not args.no_store)
 
 
 def worker_count(args: argparse.Namespace, agents: list[str], resolve: Any, reference: bool,

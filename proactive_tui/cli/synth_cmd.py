@@ -34,7 +34,7 @@ from proactive_tui.textsafe import plain
 
 RESUME = "resume"
 MERGE = "merge"
-RUNTIME_OPTIONS = ("concurrency", "workers", "structured_mode")
+RUNTIME_OPTIONS = ("concurrency", "workers", "ray", "structured_mode")
 """Options `synth resume` may change: how the run goes, never what it makes."""
 PLAIN_EVERY_S = 30.0
 
@@ -70,6 +70,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         f.add_argument("--workers", type=int, metavar="N",
                        help="processes running the items, sharing --concurrency and the per-model limits; this one "
                             "alone writes the folder (default: the usable cores; 1 when a role is the embedded model)")
+        f.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                       help="run the items as Ray tasks: on the cluster at ADDRESS (`auto`, `ray://HOST:10001`), or on "
+                            "a Ray instance started for this command when no address is given; this process alone "
+                            "writes the folder (needs `pip install 'proactive-tui[ray]'`)")
         f.add_argument("--shard", metavar="I/N", help="run slice I (0-based) of N of the items; `synth merge` "
                                                       "combines the folders")
         f.add_argument("--out-only", action="store_true",
@@ -84,6 +88,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("folder", metavar="DIR")
     r.add_argument("--concurrency", type=int, metavar="C", help="model calls at once (default: the folder's)")
     r.add_argument("--workers", type=int, metavar="N", help="processes running the items (default: the folder's)")
+    r.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                   help="run the rest as Ray tasks (default: as the folder's command did)")
     r.set_defaults(func=resume_synth)
     m = sub.add_parser(MERGE, help="combine the shard folders of one run",
                        description="Combine shard folders (`--shard I/N`) of one run into --out; shards of another "
@@ -255,6 +261,16 @@ def run_synth(args: argparse.Namespace) -> int:
     from proactive_tui.synth import engine, setup
 
     err, _out = _consoles()
+    on_ray = getattr(args, "ray", None)
+    if on_ray:  # before any folder is made
+        from proactive_tui.evalrun.ray_run import ray_module
+
+        if getattr(args, "workers", None) is not None:
+            return _fail(err, "--ray and --workers: Ray places the items itself; give one of them", 2)
+        try:
+            ray_module()
+        except ImportError as exc:
+            return _fail(err, str(exc), 2)
     try:
         prepared = setup.prepare(args)
     except setup.SetupError as exc:
@@ -274,11 +290,20 @@ def run_synth(args: argparse.Namespace) -> int:
     view = ProgressView(err, progress)
     run = engine.Run(folder, roles, gateway, args.seed, args.concurrency, on_event=view.event)
     outcome: dict[str, Any] = {}
-    workers = synth_workers(args, roles, len(manifest.planned) - done, err)
+    workers = 1 if on_ray else synth_workers(args, roles, len(manifest.planned) - done, err)
+    if on_ray and not getattr(args, "tree_only", False):
+        from proactive_tui.evalrun.ray_run import ray_problem
+
+        problem = ray_problem(list(roles.values()))
+        if problem:
+            view.close()
+            return _fail(err, problem, 2)
 
     async def work() -> None:
         if getattr(args, "tree_only", False):
             await engine.run_shared(pipeline, run)
+        elif on_ray:
+            await run_on_ray(pipeline, manifest, run, on_ray, gateway_options, view, err)
         elif workers > 1:
             await run_on_workers(pipeline, manifest, run, workers, gateway_options, view, err)
         else:
@@ -373,6 +398,50 @@ async def run_on_workers(pipeline: Any, manifest: Any, run: Any, workers: int, g
         pool.terminate()
 
 
+async def run_on_ray(pipeline: Any, manifest: Any, run: Any, address: str, gateway_options: dict[str, Any],
+                     view: Any, err: Any) -> None:
+    """The items as Ray tasks (`evalrun.ray_run`): the shared stages (the topic tree) here first,
+    then one task per item, each the same unit as a worker's (`engine.worker_job`); this process
+    writes every file a task returns, in the order it made them, and shows its progress. An item
+    Ray gave up on has no result: `synth resume` runs it again."""
+    from rich.text import Text
+
+    from proactive_tui.evalrun.ray_run import RayBatch, where
+    from proactive_tui.synth import engine
+
+    folder = run.folder
+    engine.remove_partial_writes(folder)
+    items = engine.todo_items(folder, manifest)
+    if not items:
+        return
+    from proactive_tui.evalrun.ray_run import LOCAL
+
+    begun = [i for i in items if engine.item_dir(folder, i).is_dir()]
+    if address != LOCAL and begun:
+        # a task reads an item's earlier steps (and a person's edits) from the folder: on another
+        # node they are not there, and it would call again and send steps written over them
+        raise engine.SynthError(f"--ray {address}: {len(begun)} unfinished items have steps in {folder} that the "
+                                "cluster's nodes may not see; resume them with --ray (a local instance) or --workers")
+    shared = await pipeline.prepare(engine.StepContext(run, engine.SHARED, folder / engine.SHARED))
+    # one item a task, at most --concurrency items at once: each item's calls one at a time, so
+    # the calls at once stay within --concurrency, as in one process
+    batch = RayBatch(address, run.concurrency, [[i] for i in range(len(items))],
+                     engine.worker_job(pipeline, folder, run.roles, run.seed, items, shared), gateway_options,
+                     per_slot=engine.ITEMS_PER_SLOT, name="synth")
+    try:
+        batch.start()
+        err.print(Text(plain(where(batch)), style="dim"))
+
+        def lost(index: int, why: str) -> None:
+            view.event(engine.Event(kind="item_failed", item=items[index], message=why))
+
+        await batch.run(lambda result: None, db=None, warn=lambda message: err.print(
+            Text(plain(f"warning: {message}"), style="yellow")), gateway=run.gateway, on_lost=lost,
+            on_event=view.event)
+    finally:
+        batch.terminate()
+
+
 def _conclude(err: Any, folder: Path, pipeline: Any, manifest: Any, stopped: str | None, install: bool) -> int:
     from rich.text import Text
 
@@ -414,6 +483,10 @@ def resume_synth(args: argparse.Namespace) -> int:
         return _fail(err, str(exc).splitlines()[0], 1)
     options = dict(command.options)
     options.update({k: getattr(args, k) for k in RUNTIME_OPTIONS if getattr(args, k, None) is not None})
+    if getattr(args, "workers", None) is not None and getattr(args, "ray", None) is None:
+        options["ray"] = None  # the folder ran on Ray; this resume runs on worker processes
+    elif getattr(args, "ray", None) is not None:
+        options["workers"] = None
     again = argparse.Namespace(**options)
     again.resume, again.out = True, str(folder)
     model_flags.apply(again)

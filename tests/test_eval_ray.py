@@ -1,0 +1,191 @@
+"""`eval --ray` and `synth --ray`: the batch's work units as Ray tasks, this process the only writer
+(evalrun/ray_run.py).
+
+One local Ray instance with 2 CPUs serves the whole module (`cluster`): the commands find it
+initialised and join it instead of starting their own, and it is shut down at the end. Every model
+call goes through the real litellm path, from Ray's worker processes, to the project's fake server.
+Waits are for a condition, bounded only as hang guards; nothing asserts on time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="Ray is in the test lock (`pip install 'proactive-tui[ray]'`)")
+
+from conftest import ROOT  # noqa: E402
+from proactive_tui.cli.main import main  # noqa: E402
+from proactive_tui.evalrun.folder import FAILED, SESSIONS  # noqa: E402
+from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder  # noqa: E402
+from test_eval_workers import eval_argv, folder_sessions, normalized, synth_run, write_config  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cluster():
+    """One local Ray for the module: 2 CPUs, as CI has; its workers inherit this environment
+    (PYTHONPATH reaches the package and this module, a test's config path is sent as an argument)."""
+    import logging
+
+    paths = [str(ROOT), str(Path(__file__).parent), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in dict.fromkeys(paths) if p)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+             logging_level=logging.WARNING)
+    yield
+    ray.shutdown()
+
+
+def reports_of(*folders: Path) -> list[dict]:
+    reports = [json.loads((folder / "report.json").read_text()) for folder in folders]
+    for report in reports:
+        report.pop("timing")
+    return reports
+
+
+def test_ray_gives_the_folder_report_and_store_of_one_process(tmp_path, capsys) -> None:
+    from proactive_tui.store import load_record, open_store
+
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
+        assert main(eval_argv(server, tmp_path / "one", "--repeats", "2", "--concurrency", "4", "--workers", "1")) == 0
+        capsys.readouterr()
+        assert main(eval_argv(server, tmp_path / "ray", "--repeats", "2", "--concurrency", "4", "--ray")) == 0
+        ray_err = capsys.readouterr().err
+    assert "Ray tasks on a local Ray instance (2 CPUs)" in ray_err and "Traceback" not in ray_err
+    one, on_ray = folder_sessions(tmp_path / "one"), folder_sessions(tmp_path / "ray")
+    assert len(one) == 8 and one == on_ray
+    first, second = reports_of(tmp_path / "one", tmp_path / "ray")
+    assert first == second
+    # this process stored every task's session whole, once: the store's record is the folder's
+    with open_store() as store:
+        for path in sorted((tmp_path / "ray" / SESSIONS).glob("*.json")):
+            saved = json.loads(path.read_text())["record"]
+            stored = load_record(store, saved["id"]).model_dump(mode="json")
+            assert normalized(stored, {}) == normalized(saved, {})
+            assert store.session(saved["id"]).status == "finished"
+
+
+def test_synth_on_ray_writes_the_folder_of_one_process_byte_for_byte(tmp_path, capsys) -> None:
+    from synth_fake import responder
+    from synth_helpers import files
+
+    with FakeOpenAIServer(responder=responder) as server:
+        assert main(synth_run(tmp_path, server, tmp_path / "one", "--workers", "1", "--concurrency", "2")) == 0
+        capsys.readouterr()
+        assert main(synth_run(tmp_path, server, tmp_path / "ray", "--ray", "--concurrency", "2")) == 0
+        ray_err = capsys.readouterr().err
+    assert "Ray tasks on a local Ray instance" in ray_err and "Traceback" not in ray_err
+    one, on_ray = files(tmp_path / "one"), files(tmp_path / "ray")
+    assert one == on_ray and "out/recommendation/fair.json" in one
+
+
+def test_a_parallel_limit_holds_across_ray_tasks(tmp_path) -> None:
+    # two calls of `a` at once for the whole cluster (each task alone would allow two), and a
+    # tokens-per-minute limit, so every call of `a` also takes and settles tokens at the actor
+    write_config('[models."openai/a"]\nmax_parallel_requests = 2\ntpm = 100000000\n')
+    with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.3) as server:
+        code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "openai/a", "--agent", "openai/b",
+                     "--user", "openai/u", "--judge", "openai/j", "--api-base", server.base_url,
+                     "--agreeableness", "low", "--max-turns", "1", "--repeats", "4", "--concurrency", "8",
+                     "--ray", "--no-store", "--out", str(tmp_path / "out")])
+        peaks = dict(server.max_in_flight)
+    assert code == 0
+    assert peaks["a"] == 2  # the bound holds over every task, and is used
+    assert peaks["b"] > 2  # a model with no limit runs as wide as the batch
+
+
+def die_once(marker: Path) -> None:
+    """Kill the Ray worker process running this, the first time only (the marker says it did)."""
+    if not marker.exists():
+        marker.write_text("died")
+        os._exit(1)
+
+
+def test_a_killed_ray_worker_is_retried_and_the_result_is_right(tmp_path) -> None:
+    from ray import cloudpickle
+
+    from proactive_tui.cli.eval_batch import run_batch_eval
+    from proactive_tui.core.spec import build_session
+    from proactive_tui.store import open_store
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray's workers need not import this file
+    marker = tmp_path / "died"
+
+    def build(spec, env, gateway):
+        if env.id.endswith("/0") and spec.roles.agent.seed == 1:  # one session of one unit, after others ran
+            die_once(marker)
+        return build_session(spec, env, gateway)
+
+    from proactive_tui.cli import model_flags
+    from proactive_tui.cli.main import build_parser
+
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
+        assert main(eval_argv(server, tmp_path / "one", "--repeats", "2", "--concurrency", "4", "--workers", "1")) == 0
+        args = build_parser().parse_args(eval_argv(server, tmp_path / "ray", "--repeats", "2", "--concurrency", "4",
+                                                   "--ray"))
+        model_flags.apply(args)
+        assert run_batch_eval(args, build=build) == 0
+    assert marker.exists()  # a worker died mid-unit, and Ray ran the unit again
+    assert folder_sessions(tmp_path / "one") == folder_sessions(tmp_path / "ray")
+    assert not list((tmp_path / "ray" / FAILED).glob("*.json"))
+    # the dead attempt wrote nothing: each session is stored once, finished
+    saved = {json.loads(p.read_text())["record"]["id"] for p in (tmp_path / "ray" / SESSIONS).glob("*.json")}
+    with open_store() as store:
+        rows = store.sessions(env_id="proactiveeval/persuasion")
+    ray_rows = [row for row in rows if row.id in saved]
+    assert len(ray_rows) == 8 and all(row.status == "finished" for row in ray_rows)
+    assert len(rows) == 16  # the one-process run's eight and these eight: no half-written ninth
+
+
+def test_ray_not_installed_is_one_clear_line(tmp_path) -> None:
+    # a fresh interpreter in which `import ray` fails, as where the extra is not installed
+    code = ("import sys; sys.modules['ray'] = None\n"
+            "from proactive_tui.cli.main import main\n"
+            f"sys.exit(main(['eval', 'proactiveeval/persuasion/fair/0', '--agent', 'openai/a', '--ray', "
+            f"'--out', {str(tmp_path / 'out')!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: --ray needs Ray, which is not installed: pip install 'proactive-tui[ray]'"
+    assert not (tmp_path / "out").exists()
+
+
+def test_importing_the_package_never_imports_ray() -> None:
+    code = ("import sys\nimport proactive_tui, proactive_tui.cli.main, proactive_tui.cli.eval_batch, "
+            "proactive_tui.cli.synth_cmd, proactive_tui.evalrun.ray_run\nprint('ray' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "Ctrl-C"])
+def test_a_stop_signal_cancels_the_ray_tasks_and_leaves_a_resumable_folder(tmp_path, signum, code) -> None:
+    from test_eval_workers import finished_keys, store_statuses, wait_for
+
+    out = tmp_path / "out"
+    with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.15) as server:
+        # its own Ray instance (a subprocess): the module's is this process's
+        argv = [sys.executable, "-m", "proactive_tui", *eval_argv(server, out, "--repeats", "3", "--concurrency", "2",
+                                                                  "--ray")]
+        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, "COLUMNS": "200"}, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(lambda: finished_keys(out), "a first finished session")
+            proc.send_signal(signum)
+            _, stderr = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        assert proc.returncode == code, stderr
+        assert "Traceback" not in stderr and "eval resume" in stderr
+        report = json.loads((out / "report.json").read_text())
+        assert report["partial"] is True and report["finished"] == len(finished_keys(out)) < 12
+        assert "running" not in store_statuses()  # a cancelled task stored nothing
+        assert main(["eval", "resume", str(out)]) == 0  # on the module's Ray (the folder's --ray)
+    assert len(finished_keys(out)) == 12
+    assert json.loads((out / "report.json").read_text())["partial"] is False
