@@ -8,7 +8,7 @@ transcript, the judge panels and the call inspector exactly as they filled the f
 Pacing: between two events the demo waits the gap between their recorded `ts`, divided by
 `speed`, and never more than `MAX_GAP_S` at once (a person who left the recording idle for a
 minute would otherwise stall a two-minute show). `speed` 0, or `step`, starts paused: nothing
-passes the start of a turn (`TURN_STARTS`) until `step()` or `play()`, the screens' s/a keys
+passes the start of a step (the family's `step_starts`) until `step()` or `play()`, the screens' s/a keys
 (p pauses again, as in a live session).
 
 Why only stored sessions: a run-record file holds the messages, the family's section and the
@@ -33,10 +33,6 @@ from proactive_tui.core.session import SessionBase
 MAX_GAP_S = 3.0
 """The longest single wait of a demo, in seconds (after dividing by the speed)."""
 
-TURN_STARTS = ("message_started", "proactivebench.trace_observation")
-"""Events that open a step of the demo, where pause and step hold: a message (ProactiveEval,
-Chronos; each message is a step, which a person stepping through a demo reads one at a time) and
-a trace event shown to the agent (ProactiveBench, whose turns are the trace's events)."""
 
 SKIPPED = ("awaiting_human",)
 """Recorded events a demo does not re-emit: nobody is asked to type in a demo (the person's
@@ -67,6 +63,16 @@ def gaps(events: list[Any]) -> list[float]:
     return out
 
 
+def step_starts(family: str | None) -> tuple[str, ...]:
+    """The event types that open a step of `family`'s demo (`Family.step_starts`; a message for a
+    family that is not installed)."""
+    from proactive_tui.core import registry
+    from proactive_tui.core.family import Family
+
+    found = registry.find(family) if family else None
+    return (found or Family).step_starts
+
+
 class RecordedSession(SessionBase):
     """A stored session's events, emitted again in order at the recorded pace / `speed`.
 
@@ -82,6 +88,7 @@ class RecordedSession(SessionBase):
         if speed < 0:
             raise DemoError(f"speed must be 0 (step by step) or more, not {speed}")
         self.recorded = list(events)
+        self.step_starts = step_starts(getattr(start, "family", None))
         self.speed = speed
         self.max_gap_s = max_gap_s
         self._sleep = sleep
@@ -99,7 +106,7 @@ class RecordedSession(SessionBase):
             for event, gap in zip(self.recorded, gaps(self.recorded)):
                 if event.type in SKIPPED:
                     continue
-                if event.type in TURN_STARTS:
+                if event.type in self.step_starts:
                     await self.checkpoint()
                 wait = self.wait_for(gap)
                 if wait > 0:

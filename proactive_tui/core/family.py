@@ -138,6 +138,10 @@ class Family:
     turn_unit: ClassVar[TurnUnit] = TurnUnit(name="turn", plural="turns",
                                              meaning="one agent message and the reply to it")
     """What one step of a session is, declared once (see `TurnUnit`)."""
+    step_starts: ClassVar[tuple[str, ...]] = ("message_started",)
+    """The event types that open a step of a demo, where its pause and step hold (`core.demo`): a
+    message by default, each read one at a time; ProactiveBench's trace event, whose turns are the
+    trace's events."""
 
     settings_model: ClassVar[type[BaseModel]]
     """Typed protocol settings: the defaults live here once."""

@@ -34,6 +34,7 @@ class ProactiveBenchFamily(Family):
     settings_model = ProactiveBenchSettings
     turn_unit = TurnUnit(name="event", plural="events",
                          meaning="one observed event of the trace: the agent's answer to it and the judge's verdict")
+    step_starts = ("proactivebench.trace_observation",)
 
     @property
     def section_model(self) -> type:  # type: ignore[override]

@@ -12,10 +12,19 @@ A fatal error leaves nothing that still claims to be under way: the moment it ar
 still streaming are closed (cut off, as the record keeps them) so no "typing…" stays, and if the
 event stream then ends or breaks without `session_ended`, the screen says the session stopped.
 
-A subclass supplies `compose`, `on_mount` (which calls `run_session()`), `apply(event)`,
-`transcript_text()`, its `BINDINGS`, `PALETTE` and `PANEL_ID`, and extends `check_action` for its own
-actions (falling back to `super().check_action`). This class defines no BINDINGS or CSS: Textual
-merges those along the class hierarchy, and each screen keeps its own.
+Events: `apply` shows every event type the families share (`SHARED_EVENTS`: the messages, a person
+asked, the end, usage, retries, errors) the same way for all, and hands the rest to the family's
+`apply_own`. Where a family shows a shared event differently it overrides a small hook, not the
+dispatch: `message_begun` (the status line as a message starts), `shows_delta` (Chronos shows the
+agent's JSON only once complete), `message_text` (what a finished message reads as), `message_ended`,
+`message_dropped`, `await_person`, `set_seat_input` (open or close where the person types),
+`session_over` (what else a family settles at the end), `end_note` and `finished_activity`. So a fix
+to how a message streams or a session ends is made once, and a family's screen reads as what it adds.
+
+A subclass supplies `compose`, `on_mount` (which calls `run_session()`, or `replay()`),
+`apply_own(event)`, `transcript_text()`, its `BINDINGS`, `PALETTE` and `PANEL_ID`, and extends
+`check_action` for its own actions (falling back to `super().check_action`). This class defines no
+BINDINGS or CSS: Textual merges those along the class hierarchy, and each screen keeps its own.
 
 Leaving, the same in every family and seat: esc in a text box (a compose box, a field of the agent's
 form) first leaves the box (`leave_box`, bound to escape before `back`), so the session's keys work
@@ -31,10 +40,11 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any, AsyncIterator, Callable, Iterable
+from typing import Any, AsyncIterator, Iterable
 
 from textual import work
 from textual.screen import Screen
+from textual.widget import Widget
 
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.core.run_record import RunRecordBuilder
@@ -52,6 +62,11 @@ COMMON_ENDED_TEXT = {
 """Reasons every family may end with, in words; a family's ENDED_TEXT says its own (and may
 override these)."""
 
+SHARED_EVENTS = frozenset({"message_started", "message_delta", "message_done", "message_discarded",
+                           "awaiting_human", "session_ended", "usage_recorded", "retrying", "error"})
+"""The engine events every family emits and `SessionScreenBase.apply` shows itself; a family's
+screen shows only its own (`apply_own`)."""
+
 
 class SessionScreenBase(Screen[None]):
     PALETTE: tuple[tuple[str, str, str], ...] = ()
@@ -63,10 +78,9 @@ class SessionScreenBase(Screen[None]):
     RECORD = True
     """Record the session into the app's store as it runs (`proactive_tui.ui.recording.recorded`)."""
 
-    replay_events: list[Any] | None = None
-
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,
-                 fork: Any = None, branch: Any = None, rerun: Any = None) -> None:
+                 fork: Any = None, branch: Any = None, rerun: Any = None,
+                 replay_events: list[Any] | None = None) -> None:
         """`session_factory(spec, env)` -> (session, seats) replaces the model-backed default
         (tests seat scripted participants this way; when resuming it is also given `resume_from=`
         and `branch=`, when forking `fork=`).
@@ -74,8 +88,11 @@ class SessionScreenBase(Screen[None]):
         (History, `r`), for families that are `resumable`; `branch` (a `core.fork.BranchStart`)
         when that session is a branch. `fork`: a `core.fork.ForkPlan`: this screen runs a new
         branch of a stored session (`F`). `rerun`: a `core.rerun.RerunPlan`: this screen runs a
-        stored session again against a new agent (History, `n`)."""
+        stored session again against a new agent (History, `n`). `replay_events`: show a recorded
+        session (events from the store) without starting one (`replay`), for `replayable` families;
+        the controls that need a live session stay off."""
         super().__init__()
+        self.replay_events = replay_events
         self._header: str | None = None
         """This screen's header line while another screen is on top (`on_screen_suspend`)."""
         self.env = env
@@ -265,13 +282,40 @@ class SessionScreenBase(Screen[None]):
         self.errors.append(f"display: {type(exc).__name__}: {exc}")
 
     def apply(self, event: Any) -> Any:
-        """Show one engine event (may return an awaitable the worker waits for)."""
-        raise NotImplementedError
-
-    def _apply_common(self, event: Any) -> None:
-        """The events every screen shows the same way: usage, retries, errors."""
+        """Show one engine event (may return an awaitable the worker waits for): a shared event
+        here, any other by the family's `apply_own`."""
         t = event.type
-        if t == "usage_recorded":
+        if t not in SHARED_EVENTS:
+            return self.apply_own(event)
+        if t == "message_started":
+            speaker = self.speaker_for(event.role, event.model)
+            self.transcript.start_message(event.message_id, event.role, event.turn, speaker)
+            self.message_begun(event, speaker)
+        elif t == "message_delta":
+            if self.shows_delta(event):
+                self.transcript.append(event.message_id, event.text)
+                if self.status.retry:
+                    self.status.set(retry="")
+        elif t == "message_done":
+            m = event.message
+            self.transcript.finish(m.id, m.role, m.turn, self.speaker_for(m.role, m.model), self.message_text(m),
+                                   m.partial)
+            self._update_usage()
+            self.message_ended(m)
+        elif t == "message_discarded":
+            self.message_dropped(event)
+            for transcript in self.query(Transcript):
+                transcript.discard(event.message_id)
+        elif t == "awaiting_human":
+            self.await_person(event)
+        elif t == "session_ended":
+            self.awaiting = None
+            self.ended = event.reason  # before the seat's input closes: its placeholder says it ended
+            self.set_seat_input(False)
+            self.session_over(event)
+            self._announce_end(event)
+            self.refresh_bindings()
+        elif t == "usage_recorded":
             self._update_usage()
         elif t == "retrying":
             self.status.set(retry=f"{event.seat}: Retrying {event.attempt}/{event.max_attempts} in {event.wait_s:.0f}s")
@@ -281,17 +325,111 @@ class SessionScreenBase(Screen[None]):
                 self._fatal = True
                 self._close_streaming()
                 self.status.set(activity="stopped by an error (e: details)")
+        return None
 
-    def _announce_end(self, event: Any, note: Callable[..., Any], clean: Callable[[str], str] = str) -> None:
-        """On `session_ended`: remember why, say so with `note(text, kind="end")` (the detail passed
-        through `clean`) and stop the status line's clock."""
+    def apply_own(self, event: Any) -> Any:
+        """Show one of the family's own events (may return an awaitable the worker waits for);
+        an event type a screen does not show is ignored."""
+        return None
+
+    # -- hooks: how a family shows the shared events ---------------------------------------------
+
+    def message_begun(self, event: Any, speaker: str) -> None:
+        """A message started (its view is in the transcript): by default the status line counts
+        the turn and drops a retry note."""
+        self.status.set(turn=max(self.status.turn, event.turn), retry="")
+
+    def shows_delta(self, event: Any) -> bool:
+        """Whether a streamed chunk is shown as it comes (else the message shows once complete)."""
+        return True
+
+    def message_text(self, message: Any) -> str:
+        """What a finished message reads as in the transcript: a complete reply with no text says
+        so, rather than leaving an empty bubble."""
+        return message.content if message.content.strip() or message.partial else "(no text)"
+
+    def message_ended(self, message: Any) -> None:
+        """A message is complete (shown, usage counted): what the family does next."""
+
+    def message_dropped(self, event: Any) -> None:
+        """A message is discarded (a retry replaces it), before its view goes."""
+
+    def await_person(self, event: Any) -> None:
+        """The engine asks the person in `event.seat` (`awaiting_human`): open where they type."""
+        self.awaiting = event.seat
+        self.set_seat_input(True)
+
+    def set_seat_input(self, enabled: bool) -> None:
+        """Open or close where the person types (by default the compose box: placeholder, enabled,
+        focus), also closed when the session ends."""
+        from proactive_tui.ui.widgets.compose_box import ComposeBox
+
+        for box in self.query(ComposeBox):
+            box.placeholder = self.input_placeholder() if enabled else self.idle_placeholder()
+            box.disabled = not enabled
+            if enabled:
+                box.focus()
+        self.refresh_bindings()
+
+    def input_placeholder(self) -> str:
+        """The compose box's placeholder while it is the person's turn."""
+        return "Write your message…"
+
+    def idle_placeholder(self) -> str:
+        """The compose box's placeholder while it is not the person's turn."""
+        return "The session has ended" if self.ended is not None else "Wait for your turn…"
+
+    def session_over(self, event: Any) -> None:
+        """`session_ended` arrived (`ended` is set, the person's input closed): what else the family
+        settles before the end is announced."""
+
+    def end_note(self, text: str) -> None:
+        """Where the end of the session is written: the transcript."""
+        self.transcript.note(text, kind="end")
+
+    def finished_activity(self, reason: str) -> str:
+        """The status line once the session ended."""
+        return f"finished: {self.ended_text(reason)}"
+
+    def _announce_end(self, event: Any) -> None:
+        """On `session_ended`: say why (`end_note`) and stop the status line's clock."""
         self.ended = event.reason
         text = self.ended_text(event.reason)
         for transcript in self.query(Transcript):
             transcript.close_open()
-        note(f"Session ended: {text}" + (f" ({clean(event.detail)})" if event.detail else ""), kind="end")
+        self.end_note(f"Session ended: {text}" + (f" ({plain(event.detail)})" if event.detail else ""))
         status = self.status
-        status.set(activity=f"finished: {text}", finished=status.clock(), retry="")
+        status.set(activity=self.finished_activity(event.reason), finished=status.clock(), retry="")
+
+    # -- the transcript -----------------------------------------------------------------------------
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    def speaker_for(self, seat: str, model: str) -> str:
+        """Who wrote a message, as the transcript names them ("you" for the person's seat)."""
+        from proactive_tui.core.writers import speaker
+
+        return speaker(model, played=self.spec.seats.get(seat) == "human")
+
+    def mount_in_transcript(self, widget: Widget) -> None:
+        """Add a widget (a note, a card) at the end of the transcript, which keeps following the
+        newest line only if the person had not scrolled up."""
+        transcript = self.transcript
+        follow = transcript.at_bottom
+        transcript.mount(widget)
+        transcript._follow(follow)
+
+    def replay(self) -> None:
+        """Apply the recorded events as they were emitted; nobody is asked to type."""
+        for event in self.replay_events or []:
+            if event.type != "awaiting_human":
+                self._show(event)
+        status = self.status
+        if self.ended is None:
+            status.set(activity="replay: the recording ends here (the session did not finish)", finished=status.clock())
+        self.refresh_bindings()
 
     def ended_text(self, reason: str) -> str:
         """A session_ended reason in words (an unknown code is still readable: `a_b` -> "a b")."""

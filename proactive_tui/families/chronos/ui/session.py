@@ -29,7 +29,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widget import Widget
 from textual.widgets import Static
 
 from proactive_tui.core.spec import SessionSpec
@@ -230,56 +229,45 @@ class ChronosSessionScreen(SessionScreenBase):
 
     # -- showing events (the worker is SessionScreenBase.run_session) ----------------------
 
-    @property
-    def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
+    def message_begun(self, event: Any, speaker: str) -> None:
+        """The status line counts agent turns (`_agent_turn_begins`), not messages."""
+        status = self.status
+        person = self.spec.seats.get(event.role) == "human"  # a person's message starts once it is written
+        if event.role == "agent":
+            self._agent_turn_begins(event.turn)
+            status.set(retry="")
+            if not person:
+                status.set(activity="agent is thinking…")
+        elif not person:
+            status.set(retry="", activity="the user is typing…")
 
-    def _mount_note(self, widget: Widget) -> None:
-        transcript = self.transcript
-        follow = transcript.at_bottom
-        transcript.mount(widget)
-        transcript._follow(follow)
+    def shows_delta(self, event: Any) -> bool:
+        """The agent writes JSON: its text is shown once the reply is complete."""
+        return not event.message_id.startswith("agent-")
 
-    def _speaker(self, role: str, model: str) -> str:
-        from proactive_tui.core.writers import speaker
+    def message_text(self, message: Any) -> str:
+        content = response_text(message.content) if message.role == "agent" and not message.partial \
+            else message.content
+        return content if content.strip() else "(no text)"
 
-        return speaker(model, played=self.spec.seats.get(role) == "human")
+    def message_ended(self, message: Any) -> None:
+        status = self.status
+        if message.role == "user":
+            self._last_input = "user"
+            if message.turn > 1:  # the details the brief asked for count as told (as the engine counts them)
+                self._told |= self._due
+                self._due = set()
+                self._update_persona_card()
+            offer = getattr(self._brief, "situation", "") in ("offer_meets", "offer_fails") and message.turn > 1
+            status.set(activity="the judge reads the user's reply…" if offer and self._judge_reads and not self._commanded
+                       else "the agent answers next")
+        else:
+            status.set(activity=self._dormant_text() if self._dormant else "")
 
-    def apply(self, event: Any) -> None:
-        status = self.query_one(StatusLine)
+    def apply_own(self, event: Any) -> None:
+        status = self.status
         t = event.type
-        if t == "message_started":
-            self.transcript.start_message(event.message_id, event.role, event.turn, self._speaker(event.role, event.model))
-            person = self.spec.seats.get(event.role) == "human"  # a person's message starts once it is written
-            if event.role == "agent":
-                self._agent_turn_begins(event.turn)
-                status.set(retry="")
-                if not person:
-                    status.set(activity="agent is thinking…")
-            elif not person:
-                status.set(retry="", activity="the user is typing…")
-        elif t == "message_delta":
-            if event.message_id.startswith("agent-"):
-                return  # the agent writes JSON: its text is shown once the reply is complete
-            self.transcript.append(event.message_id, event.text)
-        elif t == "message_done":
-            m = event.message
-            content = response_text(m.content) if m.role == "agent" and not m.partial else m.content
-            content = content if content.strip() else "(no text)"
-            self.transcript.finish(m.id, m.role, m.turn, self._speaker(m.role, m.model), content, m.partial)
-            self._update_usage()
-            if m.role == "user":
-                self._last_input = "user"
-                if m.turn > 1:  # the details the brief asked for count as told (as the engine counts them)
-                    self._told |= self._due
-                    self._due = set()
-                    self._update_persona_card()
-                offer = getattr(self._brief, "situation", "") in ("offer_meets", "offer_fails") and m.turn > 1
-                status.set(activity="the judge reads the user's reply…" if offer and self._judge_reads and not self._commanded
-                           else "the agent answers next")
-            else:
-                status.set(activity=self._dormant_text() if self._dormant else "")
-        elif t == "chronos.timeline_advanced":
+        if t == "chronos.timeline_advanced":
             self.query_one(TimelinePanel).show_view(event.view)
             if event.cause in ("monitor", "fast_forward"):
                 state = event.view.states[event.view.current]
@@ -289,7 +277,7 @@ class ChronosSessionScreen(SessionScreenBase):
             self._last_input = event.source
             self.query_one(TimelinePanel).show_seen(event.state_index)
             note = ObservationNote(event, where=f"{self.turn_unit.name} {self.unit_number(event.turn)}")
-            self._mount_note(note)
+            self.mount_in_transcript(note)
             if note.handover and not self._dormant:
                 status.set(activity="the agent checked enough in a row: the user's turn")
         elif t == "chronos.timeline_reminders":
@@ -316,7 +304,7 @@ class ChronosSessionScreen(SessionScreenBase):
             view = next((v for v in reversed(list(self.transcript.views.values())) if v.role == "agent"), None)
             if view is not None and not o.delivered:
                 view.add_class("silent")
-            self._mount_note(TurnTag(o))
+            self.mount_in_transcript(TurnTag(o))
         elif t == "chronos.timeline_outcome":
             verdict = self.query_one(TimelineVerdict)
             read = [o for o in self.query_one(TimelineTurns).outcomes.values() if o.user_read_by]
@@ -327,15 +315,6 @@ class ChronosSessionScreen(SessionScreenBase):
             self._brief = event.brief
             self._due = {c.key for c in event.brief.reveal}
             self._update_persona_card()
-        elif t == "awaiting_human":
-            self._await_person(event)
-        elif t == "session_ended":
-            self.awaiting = None
-            self._set_controls(False)
-            self._announce_end(event, self.transcript.note)
-            self.refresh_bindings()
-        else:
-            self._apply_common(event)
 
     # -- a person in a seat -----------------------------------------------------------------
 
@@ -364,7 +343,7 @@ class ChronosSessionScreen(SessionScreenBase):
             self.counted_turns += 1
         self.query_one(StatusLine).set(turn=self.counted_turns)
 
-    def _await_person(self, event: Any) -> None:
+    def await_person(self, event: Any) -> None:
         if event.seat == "agent":
             self._agent_turn_begins(event.turn)
         self.awaiting = event.seat
@@ -382,7 +361,7 @@ class ChronosSessionScreen(SessionScreenBase):
             hint.update(Text(plain(self._hint_text(event)), style="italic"))
         for box in self.query(".hint"):
             box.scroll_home(animate=False)
-        self._set_controls(True)
+        self.set_seat_input(True)
         self._enable_commands()
         self.refresh_bindings()
 
@@ -394,7 +373,8 @@ class ChronosSessionScreen(SessionScreenBase):
             for button in self.query(f"#cmd-{name}"):
                 button.disabled = not allowed
 
-    def _set_controls(self, enabled: bool) -> None:
+    def set_seat_input(self, enabled: bool) -> None:
+        """The compose box (the user seat), the command buttons and the agent's form."""
         for widget in self.query("#compose, #user-controls, #action-form"):
             widget.disabled = not enabled
         if enabled:
@@ -415,7 +395,7 @@ class ChronosSessionScreen(SessionScreenBase):
         seat, self.awaiting = self.awaiting, None
         self._commanded = seat == "user" and text.strip().startswith("/")
         participant.submit(text)
-        self._set_controls(False)
+        self.set_seat_input(False)
         if seat == "agent":
             activity = "sent: the protocol reads your reply"
         elif text.strip().lower().startswith(("/dormant", "/wait")):
@@ -465,7 +445,7 @@ class ChronosSessionScreen(SessionScreenBase):
         if participant is not None and hasattr(participant, "stop") and self.awaiting:
             participant.stop()
             self.awaiting = None
-            self._set_controls(False)
+            self.set_seat_input(False)
             self.query_one(StatusLine).set(activity="leaving the session…")
         elif self.running:
             self.session.stop()  # not your turn: the session stops where it is

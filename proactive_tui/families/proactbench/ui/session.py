@@ -32,7 +32,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widget import Widget
 from textual.widgets import Static
 
 from proactive_tui.core.spec import SessionSpec
@@ -95,8 +94,8 @@ class ProactBenchSessionScreen(SessionScreenBase):
                  replay_events: list[Any] | None = None, resume_from: Any = None,
                  fork: Any = None, branch: Any = None, rerun: Any = None) -> None:
         """`replay_events`: show a recorded session (events from the store) without starting one."""
-        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch, rerun=rerun)
-        self.replay_events = replay_events
+        super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch, rerun=rerun,
+                         replay_events=replay_events)
         settings = spec.settings
         self.online = settings.get("protocol", "offline") == "online"
         limit = settings.get("max_triggers")
@@ -124,7 +123,7 @@ class ProactBenchSessionScreen(SessionScreenBase):
                 yield Transcript(unit=self.turn_unit.name, number_of=self.unit_number, id="transcript")
                 if self.human_seat:
                     yield Static("", id="person-hint")
-                    yield ComposeBox(placeholder=self._idle_placeholder(), id="compose", disabled=True)
+                    yield ComposeBox(placeholder=self.idle_placeholder(), id="compose", disabled=True)
             with VerticalScroll(id="pb-side"):
                 yield TypeScorePanel(id="score-panel", classes="panel")
                 yield RubricPanel(id="rubric-panel", classes="panel")
@@ -171,92 +170,50 @@ class ProactBenchSessionScreen(SessionScreenBase):
             return "planner" if self.online else "judge"
         return "user agent" if seat == "user" else seat
 
-    def replay(self) -> None:
-        """Apply the recorded events as they were emitted; nobody is asked to type."""
-        for event in self.replay_events or []:
-            if event.type != "awaiting_human":
-                self._show(event)
-        status = self.status
-        if self.ended is None:
-            status.set(activity="replay: the recording ends here (the session did not finish)", finished=status.clock())
-        self.refresh_bindings()
-
     # -- showing events ---------------------------------------------------------------------
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
-
-    def _mount(self, widget: Widget) -> None:
-        transcript = self.transcript
-        follow = transcript.at_bottom
-        transcript.mount(widget)
-        transcript._follow(follow)
-
-    def _speaker(self, role: str, model: str) -> str:
-        from proactive_tui.core.writers import speaker
-
-        return speaker(model, played=self.spec.seats.get(role) == "human")
 
     def _trigger_at(self, turn: int) -> Any:
         return next((e for e in self.opened.values() if e.turn == turn), None)
 
-    def apply(self, event: Any) -> Any:
-        status = self.status
+    def message_begun(self, event: Any, speaker: str) -> None:
+        super().message_begun(event, speaker)
+        self.status.set(activity=f"the {'agent' if event.role == 'agent' else 'user'} is typing…")
+
+    def message_ended(self, message: Any) -> None:
+        if message.role == "agent" and not message.partial:
+            self._answered(message.turn)
+        elif message.role == "user":
+            self.status.set(activity="the agent answers next")
+
+    def session_over(self, event: Any) -> None:
+        """Cards still waiting for a verdict say the session ended first."""
+        for card in self.cards.values():
+            if card.counted is None:
+                card.waiting = "no verdict: the session ended first"
+                card.refresh_text()
+
+    def apply_own(self, event: Any) -> Any:
         t = event.type
-        if t == "message_started":
-            self.transcript.start_message(event.message_id, event.role, event.turn, self._speaker(event.role, event.model))
-            status.set(turn=max(status.turn, event.turn), retry="",
-                       activity=f"the {'agent' if event.role == 'agent' else 'user'} is typing…")
-        elif t == "message_delta":
-            self.transcript.append(event.message_id, event.text)
-            if status.retry:
-                status.set(retry="")
-        elif t == "message_done":
-            m = event.message
-            content = m.content if m.content.strip() or m.partial else "(no text)"
-            self.transcript.finish(m.id, m.role, m.turn, self._speaker(m.role, m.model), content, m.partial)
-            self._update_usage()
-            if m.role == "agent" and not m.partial:
-                self._answered(m.turn)
-            elif m.role == "user":
-                status.set(activity="the agent answers next")
-        elif t == "message_discarded":
-            self.transcript.discard(event.message_id)
-        elif t == "proactbench.recorded_turn":
+        if t == "proactbench.recorded_turn":
             unit = self.turn_unit.name
-            self._mount(RecordedMessage("user", event.turn, event.user_message, "user", unit=unit))
-            self._mount(RecordedMessage("agent", event.turn, event.assistant_response, event.model or "curation model",
-                                        unit=unit))
-            status.set(turn=max(status.turn, event.turn))
+            self.mount_in_transcript(RecordedMessage("user", event.turn, event.user_message, "user", unit=unit))
+            self.mount_in_transcript(RecordedMessage("agent", event.turn, event.assistant_response,
+                                                     event.model or "curation model", unit=unit))
+            self.status.set(turn=max(self.status.turn, event.turn))
         elif t == "proactbench.trigger_opened":
             self._opened(event)
         elif t == "proactbench.planned":
             self._planned(event)
         elif t == "proactbench.trigger_judged":
             self._judged(event)
-        elif t == "awaiting_human":
-            self._await_person(event)
-        elif t == "session_ended":
-            self.awaiting = None
-            self.ended = event.reason  # before the box's placeholder is chosen (the base sets it after)
-            self._set_compose(False)
-            for card in self.cards.values():
-                if card.counted is None:
-                    card.waiting = "no verdict: the session ended first"
-                    card.refresh_text()
-            self._announce_end(event, self.transcript.note)
-            self.refresh_bindings()
-        else:
-            self._apply_common(event)
         return None
 
     def _opened(self, event: Any) -> None:
         self.opened[event.index] = event
         total = None if self.online else len(self.offline_triggers)
-        self._mount(TriggerMarker(event.index, event.turn, event.rubric.type, total))
+        self.mount_in_transcript(TriggerMarker(event.index, event.turn, event.rubric.type, total))
         if event.user_message is not None:  # offline: the recorded message the agent answers
-            self._mount(MessageView(f"recorded-user-{event.turn}", "user", event.turn, "recorded", text=event.user_message,
+            self.mount_in_transcript(MessageView(f"recorded-user-{event.turn}", "user", event.turn, "recorded", text=event.user_message,
                                     kind="trigger-message", unit=self.turn_unit.name,
                                     number=self.unit_number(event.turn)))
             self.status.set(turn=max(self.status.turn, event.turn),
@@ -273,7 +230,7 @@ class ProactBenchSessionScreen(SessionScreenBase):
             waiting = "scored with the user's next message…" if self.online else "judging…"
             card = VerdictCard(trigger.index, turn, trigger.rubric.type, waiting=waiting)
             self.cards[trigger.index] = card
-            self._mount(card)
+            self.mount_in_transcript(card)
             if not self.online:
                 self.status.set(activity=f"the judge rates trigger {trigger.index}…")
         elif not self.online:
@@ -308,7 +265,7 @@ class ProactBenchSessionScreen(SessionScreenBase):
             opened = self.opened.get(event.index)
             card = VerdictCard(event.index, event.turn, opened.rubric.type if opened else "?")
             self.cards[event.index] = card
-            self._mount(card)
+            self.mount_in_transcript(card)
         card.show(event)
         record = self.builder.record
         if record is not None:
@@ -334,14 +291,14 @@ class ProactBenchSessionScreen(SessionScreenBase):
 
     # -- a person in a seat -----------------------------------------------------------------
 
-    def _idle_placeholder(self) -> str:
+    def idle_placeholder(self) -> str:
         if self.ended is not None:
             return "The session has ended"
         if self.human_seat == "user":
             return "Your message as the user: the box opens when the Planner's order is in"
         return "Your reply as the agent: the box opens on a trigger turn"
 
-    def _placeholder(self) -> str:
+    def input_placeholder(self) -> str:
         if self._scoring:
             return "PASS, PARTIAL or FAIL, then why (e.g. PARTIAL it warns but takes no step)…"
         if self.awaiting == "user":
@@ -351,7 +308,7 @@ class ProactBenchSessionScreen(SessionScreenBase):
     _scoring = False
     """The person is asked for a verdict (the engine's hint says "score …"), not a message."""
 
-    def _await_person(self, event: Any) -> None:
+    def await_person(self, event: Any) -> None:
         """The engine asks the person: for a verdict on a trigger reply (the user seat online
         scores the agent's last trigger reply before writing its message) or for a message. Its
         hint (what to write, or what was wrong with the last try) shows above the box."""
@@ -365,15 +322,7 @@ class ProactBenchSessionScreen(SessionScreenBase):
         self.status.set(activity=activity)
         for box in self.query("#person-hint").results(Static):
             box.update(Text(hint, style="italic"))
-        self._set_compose(True)
-
-    def _set_compose(self, enabled: bool) -> None:
-        for box in self.query(ComposeBox):
-            box.placeholder = self._placeholder() if enabled else self._idle_placeholder()
-            box.disabled = not enabled
-            if enabled:
-                box.focus()
-        self.refresh_bindings()
+        self.set_seat_input(True)
 
     @on(ComposeBox.Submitted)
     def _person_spoke(self, event: ComposeBox.Submitted) -> None:
@@ -384,7 +333,7 @@ class ProactBenchSessionScreen(SessionScreenBase):
             participant.submit(event.text)
             self.awaiting = None
             self._scoring = False
-            self._set_compose(False)
+            self.set_seat_input(False)
             for box in self.query("#person-hint").results(Static):
                 box.update("")
             self.status.set(activity="sent")
@@ -394,7 +343,7 @@ class ProactBenchSessionScreen(SessionScreenBase):
         if participant is not None and hasattr(participant, "stop") and self.awaiting:
             participant.stop()
             self.awaiting = None
-            self._set_compose(False)
+            self.set_seat_input(False)
             self.status.set(activity="leaving the session…")
         elif self.running:
             self.session.stop()

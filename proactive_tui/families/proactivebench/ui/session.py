@@ -153,9 +153,9 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
 
     # -- showing events (the worker is SessionScreenBase.run_session) ----------------------
 
-    def apply(self, event: Any) -> Any:
-        """Show one engine event; returns an awaitable when it mounted a new event card (the worker
-        awaits it, so a new event's card exists before its proposal arrives)."""
+    def apply_own(self, event: Any) -> Any:
+        """Show one of the family's events; returns an awaitable when it mounted a new event card
+        (the worker awaits it, so a new event's card exists before its proposal arrives)."""
         from proactive_tui.core.writers import by_person, speaker
 
         status = self.status
@@ -198,20 +198,23 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
                 else f"event {event.index} skipped (not counted): {event.format_error}" if event.format_error \
                 else f"event {event.index} skipped (not counted)"
             status.set(activity=scored)
-        elif t == "awaiting_human":
-            self._await_person(event)
-        elif t == "session_ended":
-            self.ended = event.reason  # before the prompt goes: hiding it refreshes the bindings
-            self._hide_prompt()
-            self.timeline.judged()
-            self._announce_end(event, self.timeline.note, plain)
-            # The status line has less room than the note: the reason and the two counts.
-            judged, skipped, _ = self.counts()
-            self.status.set(activity=f"finished: {super().ended_text(event.reason)} · {judged} judged, {skipped} skipped")
-            self.refresh_bindings()
-        else:
-            self._apply_common(event)
         return None
+
+    def set_seat_input(self, enabled: bool) -> None:
+        """The prompts open when the engine asks (`await_person`); here they only close."""
+        if not enabled:
+            self._hide_prompt()
+
+    def session_over(self, event: Any) -> None:
+        self.timeline.judged()
+
+    def end_note(self, text: str) -> None:
+        self.timeline.note(text, kind="end")
+
+    def finished_activity(self, reason: str) -> str:
+        """The status line has less room than the note: the reason and the two counts."""
+        judged, skipped, _ = self.counts()
+        return f"finished: {super().ended_text(reason)} · {judged} judged, {skipped} skipped"
 
     def _verdict_arrived(self, event: Any) -> None:
         """Once every verdict on the latest proposal is in, say what comes next when it is not
@@ -245,7 +248,7 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
 
     # -- a person playing the user ------------------------------------------------------------
 
-    def _await_person(self, event: Any) -> None:
+    def await_person(self, event: Any) -> None:
         if event.seat == "agent":
             self._await_proposal(event)
             return

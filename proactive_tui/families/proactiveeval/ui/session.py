@@ -146,8 +146,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         the controls that need a live session stay off. `resume_from`: a RunRecord whose complete
         turns the new session continues (history screen, `r`)."""
         super().__init__(env, spec, session_factory, resume_from=resume_from, fork=fork, branch=branch,
-                         rerun=rerun)
-        self.replay_events = replay_events
+                         rerun=rerun, replay_events=replay_events)
         settings = spec.settings
         self.max_turns = settings.get("max_turns", 6)
         self.planning = settings.get("planning", True)
@@ -180,7 +179,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
                     yield self._context_card()
                 yield Transcript(unit=self.turn_unit.name, number_of=self.unit_number, id="transcript")
                 if self.human_seat:
-                    yield ComposeBox(placeholder=self._idle_placeholder(), id="compose", disabled=True)
+                    yield ComposeBox(placeholder=self.idle_placeholder(), id="compose", disabled=True)
             with VerticalScroll(id="judge-panel"):
                 if self.planning:
                     plan = PlanPanel(id="plan-panel", classes="panel")
@@ -304,60 +303,47 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
                 card.toggle_hidden()
         self._sync_reference()
 
-    # -- the worker -------------------------------------------------------------------------
+    # -- showing events (the worker is SessionScreenBase.run_session) ----------------------
 
-    def replay(self) -> None:
-        """Apply the recorded events as they were emitted; nobody is asked to type."""
-        for event in self.replay_events or []:
-            if event.type != "awaiting_human":
-                self._show(event)
-        status = self.query_one(StatusLine)
-        if self.ended is None:
-            status.set(activity="replay: the recording ends here (the session did not finish)", finished=status.clock())
-        self.refresh_bindings()
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
-
-    def _speaker(self, role: str, model: str) -> str:
-        from proactive_tui.core.writers import speaker
-
-        return speaker(model, played=self.spec.seats.get(role) == "human")
-
-    def apply(self, event: Any) -> None:
-        status = self.query_one(StatusLine)
+    def apply(self, event: Any) -> Any:
+        """As every family's screen, then the status line says what runs now (`activity`); a
+        failed judge call says which score failed first."""
         t = event.type
-        if t == "message_started":
-            speaker = self._speaker(event.role, event.model)
-            self.transcript.start_message(event.message_id, event.role, event.turn, speaker)
-            if speaker != "you":
-                self._typing[event.message_id] = event.role
-            status.set(turn=max(status.turn, event.turn), retry="")
-        elif t == "message_delta":
-            self.transcript.append(event.message_id, event.text)
-            if status.retry:
-                status.set(retry="")
-        elif t == "message_done":
-            m = event.message
-            self.transcript.finish(m.id, m.role, m.turn, self._speaker(m.role, m.model), m.content, m.partial)
-            self._typing.pop(m.id, None)
-            self._update_usage()
-            if not m.partial:
-                self._last_done = (m.role, m.turn)
-                if m.role == "user":
-                    self._checks.add(m.turn)  # the turn check starts as the user's reply is in
-                    if self.live_judging and m.turn < self.max_turns and m.turn > self._replayed_turns:
-                        self._live.add(m.turn)
-        elif t == "message_discarded":
-            view = self.transcript.views.get(event.message_id)
-            if view is not None:
-                status.set(turn=view.turn - 1)
-            self._typing.pop(event.message_id, None)
-            self.transcript.discard(event.message_id)
-        elif t == "awaiting_human":
-            self._await_person(event)
-        elif t == "phase_changed":
+        if t == "error":
+            self._judge_failed(event)
+        shown = super().apply(event)
+        if t == "error" and event.fatal:
+            self._stopping = "stopped by an error (e: details)"
+        if t != "session_ended":
+            self._show_activity()
+        return shown
+
+    def message_begun(self, event: Any, speaker: str) -> None:
+        if speaker != "you":
+            self._typing[event.message_id] = event.role
+        super().message_begun(event, speaker)
+
+    def message_text(self, message: Any) -> str:
+        return message.content
+
+    def message_ended(self, message: Any) -> None:
+        self._typing.pop(message.id, None)
+        if not message.partial:
+            self._last_done = (message.role, message.turn)
+            if message.role == "user":
+                self._checks.add(message.turn)  # the turn check starts as the user's reply is in
+                if self.live_judging and message.turn < self.max_turns and message.turn > self._replayed_turns:
+                    self._live.add(message.turn)
+
+    def message_dropped(self, event: Any) -> None:
+        view = self.transcript.views.get(event.message_id)
+        if view is not None:
+            self.status.set(turn=view.turn - 1)
+        self._typing.pop(event.message_id, None)
+
+    def apply_own(self, event: Any) -> None:
+        t = event.type
+        if t == "phase_changed":
             self.transcript.note(f"— {event.phase} —")
             self._planning_now = event.phase == "planning"
             if event.phase != "planning" and not self.plan_done:
@@ -393,19 +379,6 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
                 self.query_one(FinalScores).show(event.score)
                 if self.query("#trend"):
                     self.query_one(ScoreTrend).add_point(event.score.overall, event.score.judge_model)
-        elif t == "session_ended":
-            self._announce_end(event, self.transcript.note)
-            self.awaiting = None
-            self._set_compose(False)
-            self.refresh_bindings()
-            return
-        else:
-            if t == "error":
-                self._judge_failed(event)
-            self._apply_common(event)
-            if t == "error" and event.fatal:
-                self._stopping = "stopped by an error (e: details)"
-        self._show_activity()
 
     def ended_text(self, reason: str) -> str:
         """The end in words; the person who played the user ended it themselves (ctrl+d)."""
@@ -498,7 +471,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
             return "your turn: write the plan"
         return "your turn: open the conversation" if self._await_turn == 1 else "your turn: write your next message"
 
-    def _placeholder(self) -> str:
+    def input_placeholder(self) -> str:
         """What to type, for the turn the engine asks the person for (its awaiting_human hint)."""
         if self.awaiting == "user":
             return "Reply as the user…  (ctrl+d ends the conversation)"
@@ -508,7 +481,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
             return "Write your opening message: the user has not said anything yet"
         return "Write your next message to the user…"
 
-    def _idle_placeholder(self) -> str:
+    def idle_placeholder(self) -> str:
         """The box while it is not the person's turn."""
         if self.ended is not None:
             return "The session has ended"
@@ -516,18 +489,9 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
             return "Reply as the user: the box opens when the agent has spoken"
         return "Your message as the agent: the box opens on your turn"
 
-    def _await_person(self, event: Any) -> None:
-        self.awaiting = event.seat
+    def await_person(self, event: Any) -> None:
         self._await_turn = event.turn
-        self._set_compose(True)
-
-    def _set_compose(self, enabled: bool) -> None:
-        for box in self.query(ComposeBox):
-            box.placeholder = self._placeholder() if enabled else self._idle_placeholder()
-            box.disabled = not enabled
-            if enabled:
-                box.focus()
-        self.refresh_bindings()
+        super().await_person(event)
 
     @on(ComposeBox.Submitted)
     def _person_spoke(self, event: ComposeBox.Submitted) -> None:
@@ -545,7 +509,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         if participant is not None and hasattr(participant, "submit"):
             participant.submit(event.text)
             self.awaiting = None
-            self._set_compose(False)
+            self.set_seat_input(False)
             self._show_activity()
 
     def action_end_conversation(self) -> None:
@@ -553,7 +517,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         if participant is not None and hasattr(participant, "stop") and self.awaiting == "user":
             participant.stop()
             self.awaiting = None
-            self._set_compose(False)
+            self.set_seat_input(False)
             self._stopping = "ending the conversation…"
             self._show_activity()
 
@@ -594,14 +558,14 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         if self.running:
             self._stopping = "stopping…"
             self.awaiting = None
-            self._set_compose(False)
+            self.set_seat_input(False)
         super().action_stop()
 
     def action_stop_and_score(self) -> None:
         if self.running:
             self._stopping = "stopping; the judge scores what exists…"
             self.awaiting = None
-            self._set_compose(False)
+            self.set_seat_input(False)
             self._show_activity()
             self.session.stop(score=True)
 

@@ -1,7 +1,8 @@
 """The countdown session screen: the transcript, each turn's check, and the result with its scores.
 
-The worker, the run-record builder and the controls are SessionScreenBase's; this screen only lays
-out and shows events (`apply`). With `replay_events` it shows a recorded session instead.
+The worker, the run-record builder, the controls and the events every family shares (messages,
+the end, usage, errors) are SessionScreenBase's; this screen only lays out and shows its own
+events (`apply_own`). With `replay_events` it shows a recorded session instead (`replay`).
 """
 
 from __future__ import annotations
@@ -38,8 +39,7 @@ class CountdownSessionScreen(SessionScreenBase):
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *,
                  replay_events: list[Any] | None = None) -> None:
-        super().__init__(env, spec, session_factory)
-        self.replay_events = replay_events
+        super().__init__(env, spec, session_factory, replay_events=replay_events)
         self.check_lines: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -56,29 +56,17 @@ class CountdownSessionScreen(SessionScreenBase):
     def on_mount(self) -> None:
         self.app.sub_title = ("replay · " if self.replaying else "") + self.env.id
         if self.replaying:
-            for event in self.replay_events or []:
-                if event.type != "awaiting_human":
-                    self._show(event)
-            self.refresh_bindings()
+            self.replay()
             return
         self.run_session()
 
-    @property
-    def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
+    def message_begun(self, event: Any, speaker: str) -> None:
+        super().message_begun(event, speaker)
+        self.status.set(activity=f"{event.role} is typing…")
 
-    def apply(self, event: Any) -> None:
+    def apply_own(self, event: Any) -> None:
         t = event.type
-        if t == "message_started":
-            self.transcript.start_message(event.message_id, event.role, event.turn, event.model)
-            self.status.set(turn=max(self.status.turn, event.turn), activity=f"{event.role} is typing…")
-        elif t == "message_delta":
-            self.transcript.append(event.message_id, event.text)
-        elif t == "message_done":
-            m = event.message
-            self.transcript.finish(m.id, m.role, m.turn, m.model, m.content, m.partial)
-            self._update_usage()
-        elif t == "countdown.checked":
+        if t == "countdown.checked":
             mark = "✓" if event.correct else f"✗ said {event.said}"
             self.check_lines.append(f"turn {event.turn}: expected {event.expected} {mark}")
             self.query_one("#countdown-checks", Static).update(Text("\n".join(self.check_lines)))
@@ -86,11 +74,6 @@ class CountdownSessionScreen(SessionScreenBase):
             rec = self.builder.record
             rows = [f"{s.label}: {s.display}" for s in (rec.scores if rec else [])]
             self.query_one("#countdown-result", Static).update(Text("\n".join(["Result"] + rows)))
-        elif t == "session_ended":
-            self._announce_end(event, self.transcript.note)
-            self.refresh_bindings()
-        else:
-            self._apply_common(event)
 
     def result_text(self) -> str:
         return str(self.query_one("#countdown-result", Static).render())
