@@ -65,9 +65,9 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
         facts["forked_from"] = record.forked_from
     if record.rerun_of:  # a re-run against a new agent (core.rerun): which session, user frozen or not
         facts["rerun_of"] = record.rerun_of
-    if record.comparisons:  # a side of a comparison (core.compare): the person's vote and why
+    if record.comparisons:  # a side of a comparison (services.compare): the person's vote and why
         facts["comparisons"] = record.comparisons
-    if record.human_labels:  # a person's labels on the judges' verdicts (core.labels): human annotations
+    if record.human_labels:  # a person's labels on the judges' verdicts (services.labels): human annotations
         facts["human_labels"] = record.human_labels
     return facts
 
