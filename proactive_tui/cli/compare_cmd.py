@@ -82,7 +82,7 @@ def _fail(message: str, code: int = 1) -> int:
 def plan_from_args(args: argparse.Namespace, extra: list[str]) -> tuple[Any, Any]:
     """(ComparePlan, env) from the command line; raises SetupError (headless.py) naming what is wrong."""
     from proactive_tui.cli.headless import SetupError
-    from proactive_tui.cli.run_cmd import parse_family_flags
+    from proactive_tui.cli.family_flags import parse_family_flags
     from proactive_tui.config import ConfigError, load_config
     from proactive_tui.core import registry
     from proactive_tui.services.compare import ComparePlan

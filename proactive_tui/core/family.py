@@ -483,11 +483,11 @@ class Family:
         (the default) when the family has no such seats."""
         return None
 
-    def printer_class(self) -> type:
-        """The headless `run` printer (a cli.printer.EventPrinter subclass)."""
-        from proactive_tui.cli.printer import EventPrinter
-
-        return EventPrinter
+    def printer_class(self) -> type | None:
+        """The headless `run` printer (a cli.printer.EventPrinter subclass), or None (the default):
+        the CLI then prints with the base EventPrinter. The engine names no CLI class itself, so it
+        never imports the CLI (the layers contract in `.importlinter`)."""
+        return None
 
     def exporters(self) -> list["Exporter"]:
         """The family's own dataset formats."""
