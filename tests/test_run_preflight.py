@@ -11,7 +11,7 @@ import pytest
 
 from proactive_tui.cli.headless import HeadlessRun, SetupError
 from proactive_tui.cli.main import build_parser, main
-from proactive_tui.cli.preflight import model_problem
+from proactive_tui.llm.preflight import model_problem
 from proactive_tui.core import registry
 from proactive_tui.envs import load_default
 from proactive_tui.llm import keys

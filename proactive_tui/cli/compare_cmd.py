@@ -50,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--no-store", action="store_true", help="do not save the sessions (no vote is then possible)")
     run.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH")
     run.add_argument("--json", action="store_true", help="print comparison.json instead of a table")
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
 
     model_flags.add_structured_mode(run)
     run.set_defaults(func=run_compare, accepts_extra=True)
@@ -130,7 +130,7 @@ def plan_from_args(args: argparse.Namespace, extra: list[str]) -> tuple[Any, Any
                            settings=settings, blind=args.blind, shuffle_seed=args.shuffle_seed)
     except Exception as exc:
         raise SetupError(f"invalid settings: {exc}") from None
-    from proactive_tui.cli.outpath import unwritable_reason
+    from proactive_tui.evalrun.outpath import unwritable_reason
 
     if args.out:
         problem = unwritable_reason(str(Path(args.out) / "comparison.json"))
@@ -143,7 +143,7 @@ def run_compare(args: argparse.Namespace, extra: list[str] | None = None) -> int
     import asyncio
 
     from proactive_tui.cli.headless import SetupError
-    from proactive_tui.cli.preflight import check_seats
+    from proactive_tui.llm.preflight import check_seats
     from proactive_tui.core import registry
     from proactive_tui.services.compare import takes_seed_setting
 

@@ -102,7 +102,7 @@ class HeadlessRun:
             spec = SessionSpec(env_id=env.id, roles=roles, seats=seats, settings=settings)
         except Exception as exc:
             raise SetupError(f"invalid settings: {exc}") from None
-        from proactive_tui.cli.outpath import unwritable_reason
+        from proactive_tui.evalrun.outpath import unwritable_reason
 
         problem = unwritable_reason(args.out)
         if problem:
@@ -110,9 +110,9 @@ class HeadlessRun:
         return cls(spec, env, args.out, args.quiet, store=not getattr(args, "no_store", False))
 
     def check_seats(self) -> None:
-        """Every model seat's model string and key, before any call (cli/preflight.py): raises
+        """Every model seat's model string and key, before any call (llm/preflight.py): raises
         SetupError naming each seat that cannot run."""
-        from proactive_tui.cli.preflight import check_seats
+        from proactive_tui.llm.preflight import check_seats
 
         problems = check_seats(self.spec, self.family.seats)
         if problems:

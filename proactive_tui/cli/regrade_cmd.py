@@ -26,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     regrade.add_argument("--judge", required=True, metavar="MODEL", help="the new judge's model string")
     regrade.add_argument("--api-base", metavar="URL", help="call the judge at this base URL")
     regrade.add_argument("--json", action="store_true", help="print one JSON line per session")
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
 
     model_flags.add_structured_mode(regrade)
     regrade.set_defaults(func=run_regrade)

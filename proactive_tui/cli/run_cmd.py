@@ -53,7 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-store", action="store_true", help="do not save this session in the session history")
     p.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH")
     p.add_argument("--quiet", action="store_true", help="print only the final scores")
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
 
     model_flags.add_structured_mode(p)
     p.set_defaults(func=run, accepts_extra=True)

@@ -442,7 +442,7 @@ class Store:
         unless the caller did it (`premasked`: a batch's worker process masks what it sends, so
         the one process writing for every worker does not spend its CPU on it)."""
         if not premasked:
-            from proactive_tui.llm.redact import mask_json
+            from proactive_tui.redact import mask_json
 
             payload = mask_json(payload)
         with self._guard("save an event") as conn:
@@ -639,7 +639,7 @@ def _like_prefix(text: str) -> str:
 def _masked(data: dict[str, Any]) -> dict[str, Any]:
     """A row's values with every secret the app knows masked in their strings (a provider error
     that echoed a key reaches a summary or a grading as text)."""
-    from proactive_tui.llm.redact import map_strings, mask_secrets
+    from proactive_tui.redact import map_strings, mask_secrets
 
     return map_strings(data, mask_secrets)
 

@@ -451,7 +451,7 @@ class ProactiveApp(App[None]):
             except Exception as exc:  # a model string the settings refuse
                 self.notify(plain(str(exc)), title="Compare", severity="error", timeout=NOTIFY_TIMEOUT, markup=False)
                 return
-            from proactive_tui.cli.preflight import check_seats
+            from proactive_tui.llm.preflight import check_seats
             from proactive_tui.core import registry
 
             family = registry.get(env.family)

@@ -34,7 +34,7 @@ def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
 def scrub_data(value: Any) -> Any:
     """JSON data (or a string) with every string passed through the key redactor: for what an
     export writes beside the records (the viewer's report and page title)."""
-    from proactive_tui.llm.redact import redact
+    from proactive_tui.redact import redact
 
     return map_strings(value, redact)
 
