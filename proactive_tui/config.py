@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from proactive_tui.envs.problems import field_path
+from proactive_tui.textsafe import field_path
 from proactive_tui.llm.limits import ModelLimits
 from proactive_tui.llm.settings import RoleSettings
 from proactive_tui.tomlfile import read_toml

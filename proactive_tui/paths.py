@@ -57,33 +57,3 @@ def builtin_themes_dir() -> Path:
     from importlib.resources import files
 
     return Path(str(files("proactive_tui") / "data" / "themes"))
-
-
-def sample_sources() -> list:
-    """Every installed family's shipped environments (package data), as loader sources.
-
-    `PROACTIVE_TUI_SAMPLE_ENVS` replaces them with one folder (tests and benchmarks use it)."""
-    from proactive_tui.envs.registry import EnvSource
-
-    override = os.environ.get("PROACTIVE_TUI_SAMPLE_ENVS")
-    if override:
-        return [EnvSource(Path(override), kind="builtin")]
-    from proactive_tui.core import registry
-
-    return [EnvSource(path, family.name, kind="builtin") for family in registry.families().values()
-            for path in family.sample_sources() if path.exists()]
-
-
-def default_env_sources(extra: list[str] | None = None) -> list:
-    """The user's folder (if it exists) first, then the shipped samples, then the `extra` paths
-    (the config's `envs`, then `--envs`). An id several of them hold stays with the user's own
-    data and the others are listed as `<source>:<id>` (`envs.sources`)."""
-    from proactive_tui.envs.registry import EnvSource
-
-    sources: list = []
-    user = user_envs_dir()
-    if user.exists():
-        sources.append(EnvSource(user, kind="envs_folder"))
-    sources.extend(sample_sources())
-    sources.extend(Path(p) for p in (extra or []))
-    return sources

@@ -105,9 +105,40 @@ def json_text(value: Any, indent: int | None = None, sort_keys: bool = False) ->
             text = json.dumps(value.model_dump(mode="json"), ensure_ascii=False, indent=indent)
     else:
         text = json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys)
-    from proactive_tui.llm.redact import holds_secret, map_strings, mask_secrets
+    from proactive_tui.redact import holds_secret, map_strings, mask_secrets
 
     if holds_secret(text):  # a key the app knows (one a provider echoed): masked in the data, so the JSON stays valid
         text = json.dumps(map_strings(json.loads(text), mask_secrets), ensure_ascii=False, indent=indent)
     text = scrub(text)
     return _JSON_INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _JSON_INVISIBLE.search(text) else text
+
+
+# -- naming what is wrong in a file: shared by every loader (environments, config, themes) --------
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    """Turn a pydantic error location into `environment.user_information` / `sub_target[2]`."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + _key(str(part))
+    return out
+
+
+def _key(name: str) -> str:
+    """A key as shown in a message: as written when it is printable, else JSON-quoted, so a key
+    holding a carriage return, an escape sequence, a bidi control or a lone surrogate can neither
+    break the message's line nor act on the terminal (and the message stays storable UTF-8)."""
+    if name and name.isprintable():
+        return name
+    return json.dumps(name)
+
+
+def number_problem(exc: ValueError) -> str:
+    """A plain ValueError out of a parser: in practice an integer of more than 4300 digits, which
+    Python refuses to convert (a guard against quadratic-time parsing); said in the file's terms."""
+    if "digits" in str(exc):
+        return "a number too long to read (more than 4300 digits)"
+    return str(exc)

@@ -9,6 +9,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from proactive_tui.textsafe import number_problem
+
 
 def read_toml(path: Path, error: type[Exception]) -> dict[str, Any]:
     """The file's data, or `error` naming the file and what is wrong. A UTF-8 byte-order mark is
@@ -24,8 +26,6 @@ def read_toml(path: Path, error: type[Exception]) -> dict[str, Any]:
     except RecursionError:
         raise error(f"{path}: invalid TOML: nested too deeply") from None
     except ValueError as exc:  # not a TOMLDecodeError: an integer too long for Python to convert
-        from proactive_tui.envs.reading import number_problem
-
         raise error(f"{path}: invalid TOML: {number_problem(exc)}") from None
     except OSError as exc:
         raise error(f"{path}: cannot read: {exc.strerror or exc}") from None

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from proactive_tui.cli import model_flags
+from proactive_tui.llm import model_flags
 from proactive_tui.cli.main import build_parser
 from proactive_tui.llm.settings import resolve_roles
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from family_runs import RUNS, cli
-from proactive_tui.core.compare import (ComparePlan, CompareError, assert_only_agent_differs, turn_table, vote,
+from proactive_tui.services.compare import (ComparePlan, CompareError, assert_only_agent_differs, turn_table, vote,
                                         winner_of)
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.llm.settings import ModelSettings

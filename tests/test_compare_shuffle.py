@@ -16,7 +16,7 @@ from family_runs import cli
 from test_compare import compare, side_aware_responder
 from test_ui_compare import AGENTS, plan_for, scripted_build
 from ui_helpers import PE_ENV, screen_lines, settle, wait_for
-from proactive_tui.core.compare import new_comparison, run_comparison, side_order, shuffle_seed_for, vote
+from proactive_tui.services.compare import new_comparison, run_comparison, side_order, shuffle_seed_for, vote
 from proactive_tui.core.writers import EDITED_BY
 from proactive_tui.envs import load_default
 from proactive_tui.store.db import Store

@@ -125,7 +125,7 @@ def answer_in_process(family: str, setattr=setattr) -> None:
     every model string through the seat preflight (it would ask litellm)."""
     import asyncio
 
-    from proactive_tui.cli import preflight
+    from proactive_tui.llm import preflight
     from proactive_tui.llm import gateway
 
     respond = RESPONDERS[family]

@@ -1,7 +1,7 @@
 """Demo mode (issue 19): a recorded session replayed at its recorded pace, faster, or step by step.
 
 Sessions are recorded the way a person records one: `run` against the fake OpenAI server (the
-real litellm path, into the store), then played by `core.demo.RecordedSession`. Pacing is checked
+real litellm path, into the store), then played by `services.demo.RecordedSession`. Pacing is checked
 through an injected sleep that records the waits asked for: no wall time anywhere.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from family_runs import RUNS
 from ui_helpers import settle, wait_for
 from proactive_tui.cli.main import main
-from proactive_tui.core.demo import MAX_GAP_S, DemoError, RecordedSession, demo_plan, gaps
+from proactive_tui.services.demo import MAX_GAP_S, DemoError, RecordedSession, demo_plan, gaps
 from proactive_tui.core.events import MessageDelta, MessageStarted, SessionEnded, SessionStarted
 from proactive_tui.store import open_store
 from proactive_tui.store.queries import list_sessions, load_events

@@ -225,11 +225,11 @@ def test_a_session_stored_on_a_sample_finds_the_sample_when_its_copy_cannot_be_r
     holder: the sample the session ran, not the user's record that holds the plain id today."""
     from types import SimpleNamespace
 
-    from proactive_tui.store.queries import _environment
+    from proactive_tui.store.queries import session_environment
 
     sample = load_default().get("proactiveeval/persuasion/fair/0")
     stored = sample.model_dump(mode="json") | {"field_of_an_older_version": 1}
     record = SimpleNamespace(id="s1", family="proactiveeval", env_id="proactiveeval/persuasion/fair/0", environment=stored)
     upstream_folder(user_envs_dir() / "proactiveeval", n=1)  # the user's copy now holds the plain id
-    found = _environment(record)
+    found = session_environment(record)
     assert found.item.target == SAMPLE_FAIR[0]["target"] and found.id == "builtin:proactiveeval/persuasion/fair/0"

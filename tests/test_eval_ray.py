@@ -121,7 +121,7 @@ def test_a_killed_ray_worker_is_retried_and_the_result_is_right(tmp_path) -> Non
             die_once(marker)
         return build_session(spec, env, gateway)
 
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
     from proactive_tui.cli.main import build_parser
 
     with FakeOpenAIServer(responder=proactiveeval_responder()) as server:

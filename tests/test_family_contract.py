@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pytest
 from conftest import ROOT
 from plugin_helpers import BUILTINS, countdown_plugin  # noqa: F401  (a fixture)
-from proactive_tui import envs, paths
+from proactive_tui import envs
 from proactive_tui.core import registry
 from proactive_tui.core.events import COMMON_EVENTS, SessionEnded, SessionStarted, parse_event
 from proactive_tui.core.family import Family
@@ -150,7 +150,7 @@ def test_family_declares_a_consistent_interface(name: str, countdown_plugin) -> 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_samples_load_and_describe(name: str, countdown_plugin) -> None:
     family = registry.get(name)
-    sources = [s for s in paths.sample_sources() if s.family == name]
+    sources = [s for s in envs.sample_sources() if s.family == name]
     assert sources, f"{name} ships no samples"
     loaded = envs.load_paths(sources)
     assert not loaded.problems, [p.render() for p in loaded.problems]

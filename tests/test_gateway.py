@@ -219,6 +219,6 @@ async def test_canary_key_never_in_logs_or_errors(server: FakeOpenAIServer, monk
     assert server.last_request.headers["authorization"] == f"Bearer {canary}"
     assert canary not in info.value.message
     assert canary not in caplog.text
-    from proactive_tui.llm.redact import redact
+    from proactive_tui.redact import redact
 
     assert redact(f"key={canary} and Bearer {canary}") == "key=[redacted] and Bearer [redacted]"

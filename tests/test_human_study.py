@@ -249,7 +249,7 @@ def test_the_deviations_are_labelled_and_change_the_figures(study: hs.Study, pub
 def test_nothing_here_loads_the_statistics_libraries_until_a_figure_is_asked_for() -> None:
     code = ("import sys\n"
             "from proactive_tui.evalrun import human_study\n"
-            "from proactive_tui.core import labels\n"
+            "from proactive_tui.services import labels\n"
             "study = human_study.load_study()\n"
             "before = sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'krippendorff'})\n"
             "labels.cohen_kappa([('yes', 'yes'), ('no', 'yes')])\n"

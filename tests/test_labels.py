@@ -1,4 +1,4 @@
-"""Human labels on judge verdicts (`core.labels`): the verdicts each family lists, labelling with
+"""Human labels on judge verdicts (`services.labels`): the verdicts each family lists, labelling with
 its checks, Cohen's kappa against a fixture worked by hand, the `labels` commands, `eval
 reward-judge --labels-from-app`, and labels carried through exports and read back."""
 
@@ -11,9 +11,8 @@ import pytest
 
 from family_runs import RUNS
 from proactive_tui.cli.main import main
-from proactive_tui.core.labels import (
-    ORACLE, LabelError, agreement, cohen_kappa, label_verdict, note_label, parse_value, verdicts_of,
-)
+from proactive_tui.core.verdicts import ORACLE, LabelError, parse_value, verdicts_of
+from proactive_tui.services.labels import agreement, cohen_kappa, label_verdict, note_label
 from proactive_tui.core.run_record import read_record
 from proactive_tui.store import open_store
 from proactive_tui.store.db import LabelRow

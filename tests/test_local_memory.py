@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(not local_model.is_available(), reason="the [loc
 LOCAL_ONLY_PROBE = """
 import asyncio, json, sys
 from pydantic import BaseModel, Field
-from proactive_tui.cli.preflight import model_problem
+from proactive_tui.llm.preflight import model_problem
 from proactive_tui.llm.gateway import Gateway
 from proactive_tui.llm.local import worker
 from proactive_tui.llm.settings import ModelSettings

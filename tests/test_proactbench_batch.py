@@ -71,7 +71,7 @@ def test_the_per_type_table_by_hand() -> None:
 
 
 def test_two_agents_compare_trigger_by_trigger() -> None:
-    from proactive_tui.core.compare import turn_table
+    from proactive_tui.services.compare import turn_table
 
     a = result("a", 0, ("EMERGENT", "PASS"), ("CRITICAL", "FAIL"), agent="a1").record
     b = result("a", 0, ("EMERGENT", "PARTIAL"), ("CRITICAL", None), agent="a2").record

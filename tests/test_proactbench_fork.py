@@ -86,7 +86,7 @@ def test_regrade_asks_another_judge_for_every_trigger_reply(tmp_path: Path, caps
         judged_again = [r.body for r in server.requests if r.method == "POST" and r.body["model"] == "judge-2"]
     out = capsys.readouterr().out
     assert len(judged_again) == 2
-    from proactive_tui.core.regrade import grading_record
+    from proactive_tui.services.regrade import grading_record
 
     with open_store() as store:
         record = load_record(store, session_id)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from proactive_tui.core.events import SeatInfo, SessionEnded, SessionStarted
-from proactive_tui.core.labels import GRADE_VALUES, LabelError, agreement, parse_value, verdicts_of
+from proactive_tui.core.verdicts import GRADE_VALUES, LabelError, parse_value, verdicts_of
+from proactive_tui.services.labels import agreement
 from proactive_tui.core.run_record import RunRecordBuilder
 from proactive_tui.families.proactbench.env import EvaluationResult, Rubric
 from proactive_tui.families.proactbench.events import TriggerJudged, TriggerOpened

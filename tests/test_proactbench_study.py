@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from proactive_tui.cli.main import main
-from proactive_tui.core.compare import pairwise_study, study_comparison_id, vote
-from proactive_tui.core.labels import rating_studies, rating_study, verdicts_of
+from proactive_tui.services.compare import pairwise_study, study_comparison_id, vote
+from proactive_tui.core.verdicts import verdicts_of
+from proactive_tui.services.labels import rating_studies, rating_study
 from proactive_tui.evalrun import human_study as hs
 from proactive_tui.families.proactbench import study as pstudy
 from proactive_tui.store import open_store
@@ -230,7 +231,7 @@ def test_your_own_rating_of_a_study_verdict_is_named_as_a_deviation(tmp_path: Pa
     store = Store(tmp_path / "sessions.db")
     rating_study("proactbench").import_study(store)
     item = hs.load_items(hs.PACKAGED_STUDY / "sample_items.json")[0]
-    from proactive_tui.core.labels import label_verdict
+    from proactive_tui.services.labels import label_verdict
 
     label_verdict(store, pstudy.item_session_id(item.item_id), "trigger:1", agree=True)
     (fig,) = rating_study("proactbench").analyse(store, resamples=0)

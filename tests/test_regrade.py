@@ -18,7 +18,7 @@ from pathlib import Path
 
 from family_runs import RUNS
 from proactive_tui.cli.main import main
-from proactive_tui.core.regrade import grading_record, parse_grading_events
+from proactive_tui.services.regrade import grading_record, parse_grading_events
 from proactive_tui.families.proactivebench.metrics import Confusion, metrics
 from proactive_tui.store import open_store
 from proactive_tui.store.db import MIGRATIONS, SCHEMA_VERSION, GradingRow, Store

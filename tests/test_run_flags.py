@@ -59,7 +59,7 @@ def test_help_after_an_env_id_lists_only_that_family(capsys) -> None:
 def test_flags_reach_the_typed_settings() -> None:
     import argparse
 
-    from proactive_tui.cli.run_cmd import parse_family_flags
+    from proactive_tui.cli.family_flags import parse_family_flags
     from proactive_tui.core import registry
 
     family = registry.get("proactivebench")
@@ -111,7 +111,7 @@ def test_an_unusable_batch_folder_is_refused_before_anything_runs(capsys, tmp_pa
 def test_early_stopping_flags_set_it_either_way_and_leave_it_to_the_judge_by_default() -> None:
     import argparse
 
-    from proactive_tui.cli.run_cmd import parse_family_flags
+    from proactive_tui.cli.family_flags import parse_family_flags
     from proactive_tui.core import registry
 
     family = registry.get("proactiveeval")

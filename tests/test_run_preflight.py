@@ -11,7 +11,7 @@ import pytest
 
 from proactive_tui.cli.headless import HeadlessRun, SetupError
 from proactive_tui.cli.main import build_parser, main
-from proactive_tui.cli.preflight import model_problem
+from proactive_tui.llm.preflight import model_problem
 from proactive_tui.core import registry
 from proactive_tui.envs import load_default
 from proactive_tui.llm import keys
@@ -143,3 +143,17 @@ def test_a_good_api_base_passes_the_check() -> None:
     assert keys.api_base_problem("https://api.example.com/v1") is None
     assert keys.api_base_problem(None) is None
     assert "did you mean http://localhost:8000?" in (keys.api_base_problem("localhost:8000") or "")
+
+
+def test_a_family_that_names_no_printer_runs_with_the_base_printer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's `Family.printer_class` names no CLI class (the layers contract): None means
+    the CLI's own EventPrinter, and a family's own printer still wins."""
+    from proactive_tui.cli.printer import EventPrinter
+    from proactive_tui.core.family import Family
+
+    family = registry.get("proactiveeval")
+    own = from_args(["run", PE_ENV]).printer
+    assert isinstance(own, EventPrinter) and type(own) is family.printer_class() is not EventPrinter
+    monkeypatch.setattr(type(family), "printer_class", Family.printer_class)
+    assert family.printer_class() is None
+    assert type(from_args(["run", PE_ENV]).printer) is EventPrinter

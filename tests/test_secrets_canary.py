@@ -104,7 +104,7 @@ def test_an_api_base_with_credentials_is_refused_without_echoing_them() -> None:
     """Regression: a URL with user info reached httpx, which refuses URL credentials beside the
     client's Authorization header; that came back as a server error (500) retried five times.
     Now the gateway (and the run preflight) refuse it at once, naming the URL without them."""
-    from proactive_tui.cli.preflight import model_problem
+    from proactive_tui.llm.preflight import model_problem
     from proactive_tui.llm.errors import ModelError
     from proactive_tui.llm.gateway import Gateway
     from proactive_tui.llm.settings import ModelSettings

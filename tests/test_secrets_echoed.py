@@ -117,7 +117,7 @@ def test_every_secret_the_app_knows_is_masked_by_exact_value(monkeypatch: pytest
 
     from proactive_tui.config import load_config
     from proactive_tui.llm import keys
-    from proactive_tui.llm.redact import redact
+    from proactive_tui.redact import redact
     from proactive_tui.llm.settings import ModelSettings
     from proactive_tui.textsafe import json_text
 
@@ -208,7 +208,7 @@ def test_openai_api_base_with_credentials_is_refused_before_any_call(monkeypatch
     failed as a 500, retried five times. Now the run's preflight and the gateway refuse it up
     front, naming the variable and the URL without its credentials; no request is sent."""
     from proactive_tui.cli.main import main
-    from proactive_tui.cli.preflight import model_problem
+    from proactive_tui.llm.preflight import model_problem
     from proactive_tui.llm.errors import ModelError
     from proactive_tui.llm.gateway import Gateway
     from proactive_tui.llm.settings import ModelSettings
@@ -280,7 +280,7 @@ def test_the_store_masks_a_known_secret_in_whatever_it_writes(tmp_path: Path) ->
     """A reply or an error that holds a key the app read from the keyring is stored with the key
     masked (an event, a session's summary, its title), the JSON still valid and the rest exact;
     text without a secret is stored byte for byte as it was given."""
-    from proactive_tui.llm.redact import remember_secret
+    from proactive_tui.redact import remember_secret
     from proactive_tui.store.db import SessionRow, Store
 
     secret = 'kr-store-"canary"-5e0f'  # a quote in it: masked in the data, never in the JSON text
@@ -306,7 +306,7 @@ def test_the_store_masks_a_known_secret_in_whatever_it_writes(tmp_path: Path) ->
 def test_a_secret_split_across_streamed_pieces_is_masked_whole() -> None:
     """What a seat streams is masked as it is shown: an ending that could start a known secret
     waits for the next piece, so the key never reaches the screen in two halves."""
-    from proactive_tui.llm.redact import StreamMasker, remember_secret
+    from proactive_tui.redact import StreamMasker, remember_secret
 
     remember_secret("kr-split-canary-99e1")
     masker = StreamMasker()
@@ -324,7 +324,7 @@ def test_a_reply_quoting_a_known_key_is_masked_by_the_gateway(streamed: bool) ->
     completion and in the call's trace."""
     from proactive_tui.llm import trace
     from proactive_tui.llm.gateway import Gateway
-    from proactive_tui.llm.redact import remember_secret
+    from proactive_tui.redact import remember_secret
     from proactive_tui.llm.settings import ModelSettings
 
     remember_secret("kr-gateway-canary-4b7d")

@@ -23,7 +23,7 @@ seen = []
 app_cmd.run_app = lambda args: seen.append(list(args.envs)) or 0
 from proactive_tui.cli.main import main
 code = main({argv!r})
-loaded = sorted(m for m in sys.modules if m.endswith(".eval_cli") or m == "proactive_tui.cli.batch")
+loaded = sorted(m for m in sys.modules if m.endswith(".eval_cli") or m == "proactive_tui.evalrun.options")
 print(json.dumps({{"code": code, "envs": seen, "loaded": loaded}}))
 """
 

@@ -12,7 +12,7 @@ from textual.widgets import Button, Input
 from engine_helpers import scripted_judge, scripted_user
 from test_compare import side_aware_responder
 from ui_helpers import PE_ENV, settle, wait_for
-from proactive_tui.core.compare import ComparePlan
+from proactive_tui.services.compare import ComparePlan
 from proactive_tui.core.participants import ScriptedParticipant
 from proactive_tui.core.spec import build_session
 from proactive_tui.llm.settings import ModelSettings
@@ -30,7 +30,7 @@ def no_preload(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def plan_for(base_url: str, blind: bool = True, shuffle_seed: int | None = 1) -> ComparePlan:
-    """The comparison these tests run; shuffle seed 1 keeps alpha as A (`core.compare.side_order`)."""
+    """The comparison these tests run; shuffle seed 1 keeps alpha as A (`services.compare.side_order`)."""
     seat = ModelSettings(model="openai/user-m", api_base=base_url)
     return ComparePlan(env_id=PE_ENV, agents=[ModelSettings(model=m, api_base=base_url) for m in AGENTS],
                        user=seat, judge=seat.model_copy(update={"model": "openai/judge-m"}), blind=blind,

@@ -11,7 +11,8 @@ import pytest
 from family_runs import RUNS, run_in_process
 from test_ui_call_inspector import SETTINGS, screen_class
 from ui_helpers import fake_spec, history_screen, settle, wait_for
-from proactive_tui.core.labels import ORACLE, agreement
+from proactive_tui.core.verdicts import ORACLE
+from proactive_tui.services.labels import agreement
 from proactive_tui.store.db import LabelRow
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
 from proactive_tui.ui.app import ProactiveApp

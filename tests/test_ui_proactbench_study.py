@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from ui_helpers import screen_lines, settle, wait_for
-from proactive_tui.core.compare import pairwise_study
-from proactive_tui.core.labels import rating_study
+from proactive_tui.services.compare import pairwise_study
+from proactive_tui.services.labels import rating_study
 from proactive_tui.store import open_store
 from proactive_tui.store.queries import load_record
 from proactive_tui.ui.app import ProactiveApp

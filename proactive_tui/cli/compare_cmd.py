@@ -7,12 +7,12 @@
 
 `compare ENV_ID ...` is `compare run ENV_ID ...` (main.py inserts `run`, as the issue writes the
 command without it). Every side gets the same environment, user and judge model and seed
-(`core.compare`); the sides run at once, each recorded in the session history like `run`. With
+(`services.compare`); the sides run at once, each recorded in the session history like `run`. With
 `--blind` which agent is A and which is B is shuffled (seeded per comparison, the seed and the
 order recorded with it and printed: "blind: sides shuffled (seed N)"), and the sides are printed
 as A and B (no model names) until `compare vote`. The family's
 own flags (`--max-turns`, ...) apply to every side. `compare import-study proactbench` loads a
-family's published pairwise study (`core.compare.PairwiseStudy`): each pair becomes a blind
+family's published pairwise study (`services.compare.PairwiseStudy`): each pair becomes a blind
 comparison to vote on with `compare vote` (or the playground's pairs to vote on), and each
 recorded vote a voted comparison with its voter. Model text is never printed here: only
 scores, so there is nothing to escape.
@@ -50,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--no-store", action="store_true", help="do not save the sessions (no vote is then possible)")
     run.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH")
     run.add_argument("--json", action="store_true", help="print comparison.json instead of a table")
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
 
     model_flags.add_structured_mode(run)
     run.set_defaults(func=run_compare, accepts_extra=True)
@@ -82,10 +82,10 @@ def _fail(message: str, code: int = 1) -> int:
 def plan_from_args(args: argparse.Namespace, extra: list[str]) -> tuple[Any, Any]:
     """(ComparePlan, env) from the command line; raises SetupError (headless.py) naming what is wrong."""
     from proactive_tui.cli.headless import SetupError
-    from proactive_tui.cli.run_cmd import parse_family_flags
+    from proactive_tui.cli.family_flags import parse_family_flags
     from proactive_tui.config import ConfigError, load_config
     from proactive_tui.core import registry
-    from proactive_tui.core.compare import ComparePlan
+    from proactive_tui.services.compare import ComparePlan
     from proactive_tui.envs import load_default
     from proactive_tui.llm.settings import resolve_roles
 
@@ -130,7 +130,7 @@ def plan_from_args(args: argparse.Namespace, extra: list[str]) -> tuple[Any, Any
                            settings=settings, blind=args.blind, shuffle_seed=args.shuffle_seed)
     except Exception as exc:
         raise SetupError(f"invalid settings: {exc}") from None
-    from proactive_tui.cli.outpath import unwritable_reason
+    from proactive_tui.evalrun.outpath import unwritable_reason
 
     if args.out:
         problem = unwritable_reason(str(Path(args.out) / "comparison.json"))
@@ -143,9 +143,9 @@ def run_compare(args: argparse.Namespace, extra: list[str] | None = None) -> int
     import asyncio
 
     from proactive_tui.cli.headless import SetupError
-    from proactive_tui.cli.preflight import check_seats
+    from proactive_tui.llm.preflight import check_seats
     from proactive_tui.core import registry
-    from proactive_tui.core.compare import takes_seed_setting
+    from proactive_tui.services.compare import takes_seed_setting
 
     try:
         plan, env = plan_from_args(args, list(extra or []))
@@ -174,7 +174,7 @@ async def _run(args: argparse.Namespace, plan: Any, env: Any) -> int:
     from rich.text import Text
 
     from proactive_tui.cli.printer import SafeConsole
-    from proactive_tui.core.compare import run_comparison, turn_table
+    from proactive_tui.services.compare import run_comparison, turn_table
 
     err = SafeConsole(stderr=True, highlight=False)
     store = None
@@ -188,7 +188,7 @@ async def _run(args: argparse.Namespace, plan: Any, env: Any) -> int:
     names = ", ".join(f"{chr(65 + i)}" + ("" if plan.blind else f": {a.model}") for i, a in enumerate(plan.agents))
     err.print(Text(f"{env.id}  comparing {names}  [user: {plan.user.model}, judge: {plan.judge.model}"
                    f"{'' if plan.seed is None else f', seed {plan.seed}'}]", style="dim"))
-    from proactive_tui.core.compare import shuffle_notice
+    from proactive_tui.services.compare import shuffle_notice
 
     def started(row: Any) -> None:
         if shuffle_notice(row):
@@ -244,7 +244,7 @@ def print_table(row: Any, table: Any, models: list[str], session_ids: list[str])
     from rich.text import Text
 
     from proactive_tui.cli.printer import SafeConsole
-    from proactive_tui.core.compare import letter, side_name
+    from proactive_tui.services.compare import letter, side_name
 
     console = SafeConsole(highlight=False)
     names = [side_name(row, i, models) for i in range(len(session_ids))]
@@ -276,7 +276,7 @@ def print_table(row: Any, table: Any, models: list[str], session_ids: list[str])
 
 
 def run_vote(args: argparse.Namespace) -> int:
-    from proactive_tui.core.compare import CompareError, vote, vote_text
+    from proactive_tui.services.compare import CompareError, vote, vote_text
     from proactive_tui.store import StoreError, load_record, open_store
 
     try:
@@ -293,7 +293,7 @@ def run_vote(args: argparse.Namespace) -> int:
             store.close()
     except (CompareError, StoreError) as exc:
         return _fail(str(exc))
-    from proactive_tui.core.compare import side_name
+    from proactive_tui.services.compare import side_name
 
     say(f"vote saved for comparison {row.id}: {vote_text(row)}" + (f" ({row.reason})" if row.reason else ""))
     for index, session_id in enumerate(row.sessions):
@@ -302,7 +302,7 @@ def run_vote(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from proactive_tui.core.compare import vote_text
+    from proactive_tui.services.compare import vote_text
     from proactive_tui.store import StoreError, open_store
 
     try:
@@ -333,7 +333,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_import_study(args: argparse.Namespace) -> int:
     """Each folder (or the family's shipped copy) imported; a bad row or file is one warning line
     naming file, line and field, and the rest still imports (exit 1 if any)."""
-    from proactive_tui.core.compare import CompareError, pairwise_study
+    from proactive_tui.services.compare import CompareError, pairwise_study
     from proactive_tui.store import StoreError, open_store
 
     try:

@@ -1,7 +1,7 @@
 """`proactive-tui demo SESSION_OR_FILE [--speed X] [--step]`: play a recorded session in the playground.
 
 The session is read before the terminal switches to the playground, so a wrong id or file is one
-line on stderr (exit 1), not a screen. See `core.demo` for the pacing and why a run-record file
+line on stderr (exit 1), not a screen. See `services.demo` for the pacing and why a run-record file
 plays only when its session is in the store.
 """
 
@@ -26,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def prepare(args: argparse.Namespace):  # -> DemoPlan; raises DemoError
-    from proactive_tui.core.demo import DemoError, demo_plan
+    from proactive_tui.services.demo import DemoError, demo_plan
     from proactive_tui.store import StoreError, open_store
 
     if args.speed < 0:
@@ -39,7 +39,7 @@ def prepare(args: argparse.Namespace):  # -> DemoPlan; raises DemoError
 
 
 def run(args: argparse.Namespace) -> int:
-    from proactive_tui.core.demo import DemoError
+    from proactive_tui.services.demo import DemoError
 
     try:
         plan = prepare(args)

@@ -142,7 +142,7 @@ def resume_batch_eval(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as exc:
         SafeConsole(stderr=True, highlight=False, soft_wrap=True).print(Text(plain(f"error: {exc}"), style="red"))
         return 1
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
 
     options = dict(command.options)
     options.update({k: getattr(args, k) for k in RUNTIME_OPTIONS if getattr(args, k, None) is not None})
@@ -284,7 +284,7 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
 
     from rich.text import Text
 
-    from proactive_tui.cli.batch import shared_option_problem
+    from proactive_tui.evalrun.options import shared_option_problem
     from proactive_tui.cli.printer import SafeConsole
     from proactive_tui.config import ConfigError, load_config
     from proactive_tui.envs import load_default

@@ -86,7 +86,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_resume_parser(sub)
     for family in registry.families().values():
         family.add_eval_commands(sub)
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
 
     for check in sub.choices.values():
         model_flags.add_structured_mode(check)

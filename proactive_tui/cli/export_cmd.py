@@ -36,7 +36,7 @@ def _fail(message: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from proactive_tui.core.labels import with_labels
+    from proactive_tui.services.labels import with_labels
     from proactive_tui.export import load_formats
     from proactive_tui.export.registry import ExportError, export
     from proactive_tui.store import StoreError, list_sessions, load_record, open_store, resolve_id

@@ -18,7 +18,7 @@ from typing import Any
 
 from rich.text import Text
 
-from proactive_tui.cli.printer import SPEAKER_STYLE, SafeConsole
+from proactive_tui.cli.printer import SPEAKER_STYLE, EventPrinter, SafeConsole
 from proactive_tui.textsafe import json_text, plain
 
 
@@ -59,8 +59,9 @@ class HeadlessRun:
         from proactive_tui.core import registry
 
         self.family = registry.get(env.family)
-        self.printer = self.family.printer_class()(console=self.console, err=self.err, spec=spec, env=env, quiet=quiet,
-                                                   family=self.family)
+        printer = self.family.printer_class() or EventPrinter
+        self.printer = printer(console=self.console, err=self.err, spec=spec, env=env, quiet=quiet,
+                               family=self.family)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, extra: list[str] | None = None) -> "HeadlessRun":
@@ -77,7 +78,7 @@ class HeadlessRun:
         env = envset.get(args.env_id)
         if env is None:
             raise SetupError(f"no environment with id {args.env_id!r} (see `proactive-tui envs list`)")
-        from proactive_tui.cli.run_cmd import parse_family_flags
+        from proactive_tui.cli.family_flags import parse_family_flags
         from proactive_tui.core import registry
 
         family = registry.find(env.family)
@@ -101,7 +102,7 @@ class HeadlessRun:
             spec = SessionSpec(env_id=env.id, roles=roles, seats=seats, settings=settings)
         except Exception as exc:
             raise SetupError(f"invalid settings: {exc}") from None
-        from proactive_tui.cli.outpath import unwritable_reason
+        from proactive_tui.evalrun.outpath import unwritable_reason
 
         problem = unwritable_reason(args.out)
         if problem:
@@ -109,9 +110,9 @@ class HeadlessRun:
         return cls(spec, env, args.out, args.quiet, store=not getattr(args, "no_store", False))
 
     def check_seats(self) -> None:
-        """Every model seat's model string and key, before any call (cli/preflight.py): raises
+        """Every model seat's model string and key, before any call (llm/preflight.py): raises
         SetupError naming each seat that cannot run."""
-        from proactive_tui.cli.preflight import check_seats
+        from proactive_tui.llm.preflight import check_seats
 
         problems = check_seats(self.spec, self.family.seats)
         if problems:

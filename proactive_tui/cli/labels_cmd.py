@@ -1,6 +1,6 @@
 """`proactive-tui labels add|clear|list|verdicts|agreement|import`: a person's labels on judge verdicts.
 
-The same engine as the playground's Verdicts modal (`core.labels`): `verdicts SESSION` lists the
+The same engine as the playground's Verdicts modal (`services.labels`): `verdicts SESSION` lists the
 keys a person can label with the judge's values; `add` keeps a label (agreeing, or disagreeing with
 the corrected value); `agreement` compares every judge with the people, per judge and kind of
 verdict. `import FILE...` keeps the labels that run-record files exported with them carry
@@ -9,7 +9,7 @@ verdict. `import FILE...` keeps the labels that run-record files exported with t
 ships, or a folder holding the study's files): its items as sessions whose verdicts are the
 study's judge's, marked as imported, and every rating as a label with its rater. `agreement` then
 also gives each study's own figures, computed from the labels in the store the way the study
-computes them (`core.labels.rating_studies`); `--quadratic` and `--exclude-raters` are the
+computes them (`services.labels.rating_studies`); `--quadratic` and `--exclude-raters` are the
 paper's options, printed as deviations. Problems are one plain line (exit 1), never a traceback.
 """
 
@@ -87,7 +87,8 @@ def _open() -> Any:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    from proactive_tui.core.labels import LabelError, label_verdict, value_text
+    from proactive_tui.core.verdicts import LabelError, value_text
+    from proactive_tui.services.labels import label_verdict
     from proactive_tui.store import StoreError, resolve_id
 
     if args.agree and args.value is not None:
@@ -121,7 +122,7 @@ def run_clear(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from proactive_tui.core.labels import value_text
+    from proactive_tui.core.verdicts import value_text
     from proactive_tui.store import StoreError, resolve_id
 
     try:
@@ -147,7 +148,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_verdicts(args: argparse.Namespace) -> int:
-    from proactive_tui.core.labels import verdicts_of, value_text
+    from proactive_tui.core.verdicts import verdicts_of, value_text
     from proactive_tui.store import StoreError, load_record, resolve_id
 
     try:
@@ -185,7 +186,7 @@ def _pct(x: float) -> str:
 
 def study_figures(store: Any, args: argparse.Namespace) -> list[Any]:
     """Every family's rating-study figures from the store's labels (none without labels)."""
-    from proactive_tui.core.labels import rating_studies
+    from proactive_tui.services.labels import rating_studies
 
     out = []
     for study in rating_studies():
@@ -227,7 +228,8 @@ def print_study(fig: Any) -> None:
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    from proactive_tui.core.labels import agreement, value_text
+    from proactive_tui.core.verdicts import value_text
+    from proactive_tui.services.labels import agreement
     from proactive_tui.store import StoreError
 
     if args.resamples is not None and args.resamples < 0:
@@ -273,7 +275,8 @@ def run_agreement(args: argparse.Namespace) -> int:
 def run_study_import(args: argparse.Namespace) -> int:
     """`labels import --study FAMILY [FOLDER...]`: each folder (or the shipped copy) imported;
     a bad row or file is one warning line and the rest still imports (exit 1 if any)."""
-    from proactive_tui.core.labels import LabelError, rating_study
+    from proactive_tui.core.verdicts import LabelError
+    from proactive_tui.services.labels import rating_study
     from proactive_tui.store import StoreError
 
     try:
@@ -308,7 +311,7 @@ def run_import(args: argparse.Namespace) -> int:
     if not args.files:
         return _fail("give run-record files to import labels from, or --study FAMILY")
 
-    from proactive_tui.core.labels import import_labels
+    from proactive_tui.services.labels import import_labels
     from proactive_tui.core.run_record import read_record
     from proactive_tui.store import StoreError
 

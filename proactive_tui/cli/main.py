@@ -57,7 +57,7 @@ class SafeParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
 
     parser = SafeParser(
         prog="proactive-tui",
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         # quoted with escapes when not printable: `plain` would leave nothing of an escape sequence
         parser.error("unrecognized arguments: " + " ".join(a if a.isprintable() and a else repr(a) for a in extra))
     func: Callable[..., int] | None = getattr(args, "func", None)
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
 
     model_flags.apply(args)
     try:

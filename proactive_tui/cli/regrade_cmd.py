@@ -1,6 +1,6 @@
 """`proactive-tui regrade SESSION_ID... --judge MODEL`: run the judges again over stored sessions.
 
-The dialogue is not run again: the new judge reads it as recorded (`core.regrade`). Each grading
+The dialogue is not run again: the new judge reads it as recorded (`services.regrade`). Each grading
 is kept beside its session (which judge, when, what it decided) and the session's own grading
 never changes; `sessions show ID` lists them. One session that cannot be re-graded (an unknown
 id, a Chronos session, a judge that failed) is reported and the others still run; the exit
@@ -26,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     regrade.add_argument("--judge", required=True, metavar="MODEL", help="the new judge's model string")
     regrade.add_argument("--api-base", metavar="URL", help="call the judge at this base URL")
     regrade.add_argument("--json", action="store_true", help="print one JSON line per session")
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
 
     model_flags.add_structured_mode(regrade)
     regrade.set_defaults(func=run_regrade)
@@ -35,7 +35,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run_regrade(args: argparse.Namespace) -> int:
     import asyncio
 
-    from proactive_tui.core.regrade import RegradeError, regrade_many
+    from proactive_tui.services.regrade import RegradeError, regrade_many
     from proactive_tui.store import StoreError, open_store
 
     try:

@@ -73,7 +73,7 @@ def plan(args: argparse.Namespace):  # -> PlaygroundServer; raises ServeError
     demo: list[str] = []
     if args.demo:  # checked here, once, so a wrong id is one line now rather than a dead tab later
         from proactive_tui.cli import demo_cmd
-        from proactive_tui.core.demo import DemoError
+        from proactive_tui.services.demo import DemoError
 
         try:
             session_id = demo_cmd.prepare(argparse.Namespace(session=args.demo, speed=args.speed)).session_id

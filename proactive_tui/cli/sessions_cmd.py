@@ -379,7 +379,7 @@ def run_rerun(args: argparse.Namespace) -> int:
     from proactive_tui.core.rerun import RerunError, RerunPlan, check_rerun
     from proactive_tui.store import StoreError, load_record, resolve_id
     from proactive_tui.store.queries import (
-        _environment, differences_text, headline, headline_text, score_differences, stored_spec,
+        session_environment, differences_text, headline, headline_text, score_differences, stored_spec,
     )
 
     try:
@@ -387,7 +387,7 @@ def run_rerun(args: argparse.Namespace) -> int:
             session_id = resolve_id(store, args.session_id)
             original = load_record(store, session_id)
             spec, _changed = branch_spec(stored_spec(store, session_id), {"agent": args.agent}, api_base=args.api_base)
-            env = _environment(original)
+            env = session_environment(original)
     except StoreError as exc:
         return _fail(str(exc))
     plan = RerunPlan(original_id=session_id, original=original, spec=spec, env=env,

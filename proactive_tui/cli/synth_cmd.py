@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.synth.setup import PROBE_SEATS, ROLE_ARG, resolve_roles  # noqa: F401  (the CLI's names)
+from proactive_tui.synth.setup import PROBE_SEATS, ROLE_ARG, resolve_roles, synth_families  # noqa: F401  (the CLI's names)
 from proactive_tui.textsafe import plain
 
 RESUME = "resume"
@@ -39,23 +39,15 @@ RUNTIME_OPTIONS = ("concurrency", "workers", "ray", "structured_mode")
 PLAIN_EVERY_S = 30.0
 
 
-def _synth_families() -> dict[str, Any]:
-    from proactive_tui.core import registry
-    from proactive_tui.core.family import Family
-
-    return {name: fam for name, fam in registry.families().items()
-            if type(fam).synth_pipeline is not Family.synth_pipeline}
-
-
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
 
     p = subparsers.add_parser("synth", help="generate environments with a paper's data pipeline (any model per role)",
                               description="Generate a family's environments with its paper's data pipeline. Every "
                                           "model call of every item is kept in --out DIR; `synth resume DIR` runs "
                                           "what is missing.")
     sub = p.add_subparsers(title="synth commands", metavar="FAMILY|resume|merge")
-    for name, family in _synth_families().items():
+    for name, family in synth_families().items():
         f = sub.add_parser(name, help=f"generate {family.title} environments",
                            description=f"Generate {family.title} environments ({family.source.citation()}).")
         f.add_argument("--n", type=int, required=True, metavar="N", help="items to try (per domain or template)")
@@ -470,7 +462,7 @@ def _conclude(err: Any, folder: Path, pipeline: Any, manifest: Any, stopped: str
 
 def resume_synth(args: argparse.Namespace) -> int:
     """`synth resume DIR`: the folder's command again with --resume, from the folder it ran in."""
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
     from proactive_tui.evalrun.folder import read_command
     from proactive_tui.synth import engine
 

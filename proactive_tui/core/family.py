@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel
 
 if TYPE_CHECKING:  # pragma: no cover
-    from proactive_tui.core.labels import Verdict
+    from proactive_tui.core.verdicts import Verdict
     from proactive_tui.core.report import ReportSection
     from proactive_tui.core.run_record import RunRecord, Score
     from proactive_tui.core.spec import SessionSpec
@@ -304,11 +304,11 @@ class Family:
         re-run with the user frozen sends again."""
         return []
 
-    # -- side-by-side comparisons (core.compare) ---------------------------------------------
+    # -- side-by-side comparisons (services.compare) ---------------------------------------------
 
     def turn_scores(self, record: "RunRecord") -> Any:
-        """The score a side-by-side comparison (`core.compare`) sets against the other side's per
-        turn, and at the end: a `core.compare.TurnScores`, or None when the family has no such
+        """The score a side-by-side comparison (`services.compare`) sets against the other side's per
+        turn, and at the end: a `core.scores.TurnScores`, or None when the family has no such
         score (a comparison then shows the headline scores only)."""
         return None
 
@@ -357,7 +357,7 @@ class Family:
 
         return replay_fork(self, spec, env, seats, parent, point, change, session_id=session_id)
 
-    # -- re-grading (core.regrade) -----------------------------------------------------------
+    # -- re-grading (services.regrade) -------------------------------------------------------
 
     regradable: ClassVar[bool] = False
     """A stored session's judges can be run again with another judge model, over the dialogue as
@@ -399,17 +399,17 @@ class Family:
 
     def verdicts(self, record: "RunRecord") -> list["Verdict"]:
         """Every verdict a judge (or a rule check) gave in the session, that a person can label
-        (`core.labels`): each under a key stable within the session, with the judge's value, so
+        (`services.labels`): each under a key stable within the session, with the judge's value, so
         labels can be compared with the judge per judge model and kind of verdict."""
         return []
 
     def rating_study(self) -> Any | None:
-        """The family's published human rating study (`core.labels.RatingStudy`: import its
+        """The family's published human rating study (`services.labels.RatingStudy`: import its
         ratings as labels, measure judge and raters as the study does), or None (the default)."""
         return None
 
     def pairwise_study(self) -> Any | None:
-        """The family's published pairwise preference study (`core.compare.PairwiseStudy`: its
+        """The family's published pairwise preference study (`services.compare.PairwiseStudy`: its
         pairs become blind comparisons to vote on, its votes import as votes), or None."""
         return None
 
@@ -487,11 +487,11 @@ class Family:
         (the default) when the family has no such seats."""
         return None
 
-    def printer_class(self) -> type:
-        """The headless `run` printer (a cli.printer.EventPrinter subclass)."""
-        from proactive_tui.cli.printer import EventPrinter
-
-        return EventPrinter
+    def printer_class(self) -> type | None:
+        """The headless `run` printer (a cli.printer.EventPrinter subclass), or None (the default):
+        the CLI then prints with the base EventPrinter. The engine names no CLI class itself, so it
+        never imports the CLI (the layers contract in `.importlinter`)."""
+        return None
 
     def exporters(self) -> list["Exporter"]:
         """The family's own dataset formats."""

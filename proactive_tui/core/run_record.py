@@ -114,12 +114,12 @@ class RunRecord(BaseModel):
     rerun_of: dict[str, Any] | None = None
     """For a re-run against a new agent: the original and how its user turns were given (`core.rerun`)."""
     comparisons: list[dict[str, Any]] = Field(default_factory=list, exclude_if=lambda value: not value)
-    """The side-by-side comparisons (`core.compare`) this session was a side of, with their vote
+    """The side-by-side comparisons (`services.compare`) this session was a side of, with their vote
     and reason: not from the event log (a vote comes after the session ended) but attached by the
     store's reader (`store.queries.load_record`), so an export of the session carries the vote.
     Left out of the JSON when empty (a record of a session never compared reads as before)."""
     human_labels: list[dict[str, Any]] = Field(default_factory=list)
-    """People's labels on the session's verdicts (`store.db.LabelRow` dicts, `core.labels`): never
+    """People's labels on the session's verdicts (`store.db.LabelRow` dicts, `services.labels`): never
     folded from events (they live beside the session in the store); filled by the paths that load
     a record with a store for an export, and kept by a run-record file read back."""
 

@@ -28,7 +28,7 @@ class SessionSpec(BaseModel):
     def storable(self) -> dict[str, Any]:
         """The spec as the store keeps it (for resume): api bases without credentials. A session
         resumed from it needs the credentials again, from the keyring, the environment or a flag."""
-        from proactive_tui.llm.redact import public_api_base
+        from proactive_tui.redact import public_api_base
 
         data = self.model_dump(mode="json")
         for role in data.get("roles", {}).values():
@@ -45,7 +45,7 @@ class SessionSpec(BaseModel):
         send (`max_tokens` for replies, `max_tokens_structured` for JSON replies; the seat's own or
         its default, `max_tokens_default` says which), the structured mode setting, and for the
         embedded model the thread count it computes with and why (for run records; never keys)."""
-        from proactive_tui.llm.redact import public_api_base
+        from proactive_tui.redact import public_api_base
 
         out = {}
         for role in ROLES:

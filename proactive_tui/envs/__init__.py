@@ -1,20 +1,51 @@
 """Environment loading for every installed family: schemas and loaders live in each family's
 folder; this package holds the shared base, the problem type and the folder scan.
 
-`load_paths` is the one entry point; `load_default` adds the shipped samples and the user's folder.
+`load_paths` is the one entry point; `load_default` adds the shipped samples and the user's folder
+(`default_env_sources`, `sample_sources`: here rather than in `paths`, which knows locations only
+and sits below the families it would otherwise have to ask).
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from proactive_tui.envs.problems import LoadProblem
 from proactive_tui.envs.registry import Environment, EnvironmentSet, EnvSource, load_paths
+from proactive_tui.paths import user_envs_dir
 
 
 def load_default(extra: list[str] | None = None, *, lazy: bool = False) -> EnvironmentSet:
     """`lazy`: from the catalog's cached index, entries parsed on use (`envs.catalog`; the picker)."""
-    from proactive_tui.paths import default_env_sources
-
     return load_paths(default_env_sources(extra), lazy=lazy)
 
 
-__all__ = ["Environment", "EnvironmentSet", "EnvSource", "LoadProblem", "load_default", "load_paths"]
+def sample_sources() -> list[EnvSource]:
+    """Every installed family's shipped environments (package data), as loader sources.
+
+    `PROACTIVE_TUI_SAMPLE_ENVS` replaces them with one folder (tests and benchmarks use it)."""
+    override = os.environ.get("PROACTIVE_TUI_SAMPLE_ENVS")
+    if override:
+        return [EnvSource(Path(override), kind="builtin")]
+    from proactive_tui.core import registry
+
+    return [EnvSource(path, family.name, kind="builtin") for family in registry.families().values()
+            for path in family.sample_sources() if path.exists()]
+
+
+def default_env_sources(extra: list[str] | None = None) -> list[EnvSource | Path]:
+    """The user's folder (if it exists) first, then the shipped samples, then the `extra` paths
+    (the config's `envs`, then `--envs`). An id several of them hold stays with the user's own
+    data and the others are listed as `<source>:<id>` (`envs.sources`)."""
+    sources: list[EnvSource | Path] = []
+    user = user_envs_dir()
+    if user.exists():
+        sources.append(EnvSource(user, kind="envs_folder"))
+    sources.extend(sample_sources())
+    sources.extend(Path(p) for p in (extra or []))
+    return sources
+
+
+__all__ = ["Environment", "EnvironmentSet", "EnvSource", "LoadProblem", "default_env_sources", "load_default", "load_paths",
+           "sample_sources"]

@@ -6,11 +6,12 @@ stops the rest of a folder from loading.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+
+from proactive_tui.textsafe import field_path
 
 
 class LoadProblem(BaseModel):
@@ -32,26 +33,6 @@ class LoadProblem(BaseModel):
         if self.field:
             parts.append(f"field {self.field}")
         return ": ".join(parts) + f": {self.message}"
-
-
-def field_path(loc: tuple[Any, ...]) -> str:
-    """Turn a pydantic error location into `environment.user_information` / `sub_target[2]`."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + _key(str(part))
-    return out
-
-
-def _key(name: str) -> str:
-    """A key as shown in a message: as written when it is printable, else JSON-quoted, so a key
-    holding a carriage return, an escape sequence, a bidi control or a lone surrogate can neither
-    break the message's line nor act on the terminal (and the message stays storable UTF-8)."""
-    if name and name.isprintable():
-        return name
-    return json.dumps(name)
 
 
 def problems_from_validation(

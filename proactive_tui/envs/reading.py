@@ -8,8 +8,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.textsafe import may_hold_surrogates, scrub_deep
-from proactive_tui.envs.problems import LoadProblem, field_path
+from proactive_tui.envs.problems import LoadProblem
+from proactive_tui.textsafe import field_path, may_hold_surrogates, number_problem, scrub_deep
 
 
 class Unreadable(Exception):
@@ -199,14 +199,6 @@ def _deep_path(data: Any) -> list[Any] | None:
             return path
         stack.extend((item, path + [key]) for key, item in items)
     return None
-
-
-def number_problem(exc: ValueError) -> str:
-    """A plain ValueError out of a parser: in practice an integer of more than 4300 digits, which
-    Python refuses to convert (a guard against quadratic-time parsing); said in the file's terms."""
-    if "digits" in str(exc):
-        return "a number too long to read (more than 4300 digits)"
-    return str(exc)
 
 
 class _NotJSON(ValueError):

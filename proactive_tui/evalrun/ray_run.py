@@ -61,7 +61,7 @@ def ray_problem(roles: list[Any]) -> str | None:
     """What keeps these seats off Ray: the embedded model (one copy per process, its one-call gate
     holds within a process) or an api base with credentials in it (it would be in every task's
     arguments, in the object store in clear)."""
-    from proactive_tui.llm.redact import url_secrets
+    from proactive_tui.redact import url_secrets
 
     for settings in roles:
         if settings.is_local:

@@ -95,7 +95,7 @@ class ForwardStore:
         self._send(("create", masked_row(row)))
 
     def append(self, session_id: str, seq: int, type_: str, payload: str, ts: str) -> None:
-        from proactive_tui.llm.redact import mask_json
+        from proactive_tui.redact import mask_json
 
         self._send(("append", session_id, seq, type_, mask_json(payload), ts))
 

@@ -95,7 +95,7 @@ def source_of(kind: str) -> str:
 
 def _verdict_source(record: Any, judge: str) -> str:
     """Who gave a verdict: the oracle's rules, else the kind of the seat whose model it names."""
-    from proactive_tui.core.labels import ORACLE
+    from proactive_tui.core.verdicts import ORACLE
 
     if judge == ORACLE:
         return SOURCES["rule"]
@@ -115,7 +115,7 @@ def _comparison_text(record: Any, comparison: dict[str, Any]) -> str:
 def session_view(record: Any) -> dict[str, Any]:
     """What the page shows of a (scrubbed) run record, every string as `plain` shows it."""
     from proactive_tui.core import registry
-    from proactive_tui.core.labels import value_text, verdicts_of
+    from proactive_tui.core.verdicts import value_text, verdicts_of
     from proactive_tui.core.run_record import failures_of
     from proactive_tui.export.formats.common import header_facts, map_strings
 
@@ -129,7 +129,7 @@ def session_view(record: Any) -> dict[str, Any]:
         entry = {"key": v.key, "kind": v.kind, "judge": v.judge, "value": value_text(v.value), "label": v.label,
                  "detail": v.detail, "source": _verdict_source(record, v.judge), "person": None}
         row = labels.get(v.key)
-        if row is not None:  # a person's label on it (core.labels): shown beside the judge's, never instead
+        if row is not None:  # a person's label on it (services.labels): shown beside the judge's, never instead
             entry["person"] = {"agree": bool(row.get("agree")), "value": value_text(row.get("value")),
                                "note": str(row.get("note") or ""), "source": SOURCES["human"]}
         verdicts.append(entry)

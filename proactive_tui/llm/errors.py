@@ -69,7 +69,7 @@ looking at the wrong thing."""
 def excerpt(text: str, limit: int = 80) -> str:
     """A short, single-line, key-masked piece of what a server sent, fit to quote in an error
     message (it is data: shown as text, never interpreted as markup)."""
-    from proactive_tui.llm.redact import redact
+    from proactive_tui.redact import redact
     from proactive_tui.textsafe import scrub
 
     flat = " ".join(scrub(text).split())
@@ -116,7 +116,7 @@ def undecodable(exc: BaseException, model: str, where: str) -> ModelError | None
 def suggest_v1(api_base: str) -> str:
     """`http://host:8080` -> `http://host:8080/v1`: where OpenAI-compatible servers put the API
     (named without credentials)."""
-    from proactive_tui.llm.redact import public_api_base
+    from proactive_tui.redact import public_api_base
 
     return (public_api_base(api_base) or api_base).rstrip("/") + "/v1"
 
@@ -129,7 +129,7 @@ def classify(exc: BaseException, model: str, api_base: str | None, response_form
     named as `redact.public_api_base` shows it (no user info, no query): a message is printed,
     stored and exported, and `?api_key=...` must reach none of them.
     """
-    from proactive_tui.llm.redact import public_api_base, redact
+    from proactive_tui.redact import public_api_base, redact
 
     api_base = public_api_base(api_base)
 

@@ -25,7 +25,7 @@ from proactive_tui.llm import keys, trace
 from proactive_tui.llm.errors import ModelError, classify, non_json_body
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 from proactive_tui.llm.limits import GatewayStats, ModelLimiter, ModelLimits, estimate_tokens
-from proactive_tui.llm.redact import StreamMasker, mask_secrets
+from proactive_tui.redact import StreamMasker, mask_secrets
 from proactive_tui.llm.settings import LOCAL_DEFAULT_MAX_TOKENS, ModelSettings, StructuredMode
 from proactive_tui.llm.structured import ModeMemory, memory_key, modes_to_try, response_format, shared_memory
 
@@ -91,7 +91,7 @@ def _ignore_unstarted_streams() -> None:
 
 def _quiet_litellm_logging() -> None:
     """litellm attaches stderr handlers; in a TUI they would scribble over the screen."""
-    from proactive_tui.llm.redact import RedactingFilter
+    from proactive_tui.redact import RedactingFilter
 
     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "openai"):
         logger = logging.getLogger(name)
@@ -758,7 +758,7 @@ class ModelStream:
         elif isinstance(failure, (asyncio.CancelledError, GeneratorExit)):
             error = "cancelled before the reply finished"
         else:
-            from proactive_tui.llm.redact import redact
+            from proactive_tui.redact import redact
 
             error = redact(f"{type(failure).__name__}: {failure}")
         return trace.CallTrace(
@@ -842,7 +842,7 @@ class ModelStream:
 
 def _shown(api_base: str | None) -> str | None:
     """The api base as a message may name it: no user info, no query (`redact.public_api_base`)."""
-    from proactive_tui.llm.redact import public_api_base
+    from proactive_tui.redact import public_api_base
 
     return public_api_base(api_base)
 

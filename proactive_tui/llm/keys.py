@@ -11,23 +11,12 @@ from __future__ import annotations
 import os
 from typing import Literal
 
+from proactive_tui.redact import PROVIDER_ENV_VARS
+
 SERVICE = "proactive-tui"
 
-# Provider prefix of a litellm model string -> the environment variable litellm reads.
-PROVIDER_ENV_VARS: dict[str, str] = {
-    "openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "groq": "GROQ_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "together_ai": "TOGETHERAI_API_KEY",
-    "cohere": "COHERE_API_KEY",
-    "xai": "XAI_API_KEY",
-    "fireworks_ai": "FIREWORKS_AI_API_KEY",
-    "perplexity": "PERPLEXITYAI_API_KEY",
-}
+# PROVIDER_ENV_VARS (imported above): provider prefix of a litellm model string -> the environment
+# variable litellm reads; it lives in `redact`, which masks every one of them.
 # Providers that run without any key.
 KEYLESS_PROVIDERS = {"local", "ollama", "ollama_chat", "lm_studio", "llamafile", "hosted_vllm", "vllm"}
 
@@ -49,7 +38,7 @@ def looks_like_url(model: str) -> bool:
 def url_in_model_message(model: str) -> str:
     """The URL is named as `redact.public_api_base` shows it: one typed with `user:pass@` or a
     `?api_key=` in the model field is still a credential."""
-    from proactive_tui.llm.redact import public_api_base
+    from proactive_tui.redact import public_api_base
 
     url = (public_api_base(model.strip()) or model).rstrip("/")
     return (
@@ -75,7 +64,7 @@ def api_base_problem(api_base: str | None) -> str | None:
         return None
     from urllib.parse import urlsplit
 
-    from proactive_tui.llm.redact import public_api_base
+    from proactive_tui.redact import public_api_base
 
     value = api_base.strip()
     shown = public_api_base(value) or ""
@@ -218,7 +207,7 @@ def _from_keyring(provider: str) -> str | None:
     except Exception:
         return None
     if value:
-        from proactive_tui.llm.redact import remember_secret
+        from proactive_tui.redact import remember_secret
 
         remember_secret(value)
     return value
@@ -242,7 +231,7 @@ def get_key(provider: str) -> str | None:
 
 
 def set_key(provider: str, value: str) -> None:
-    from proactive_tui.llm.redact import remember_secret
+    from proactive_tui.redact import remember_secret
 
     remember_secret(value)  # known to the redactor from the moment this process holds it
     _keyring().set_password(SERVICE, provider, value)

@@ -67,7 +67,7 @@ class ModelSettings(BaseModel):
         credentials in it (user info, an `api_key=` parameter) become secrets the redactor masks
         by exact value wherever text is written, should a server or a message echo them."""
         if value:
-            from proactive_tui.llm.redact import remember_api_base
+            from proactive_tui.redact import remember_api_base
 
             remember_api_base(value)
         return value

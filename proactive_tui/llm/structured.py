@@ -35,7 +35,7 @@ log = logging.getLogger("proactive_tui.llm")
 def redacted_base(api_base: str) -> str:
     """`http://user:key@host:8080/v1/?api-key=x` -> `http://host:8080/v1`: the server, no secrets
     (`redact.public_api_base`), normalised (lower case, no trailing slash) as a memory key."""
-    from proactive_tui.llm.redact import public_api_base
+    from proactive_tui.redact import public_api_base
 
     parts = urlsplit(public_api_base(api_base) or "")
     if not parts.scheme:

@@ -81,7 +81,7 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE sessions ADD COLUMN fork_prefix INTEGER",
         "CREATE INDEX sessions_forked ON sessions(forked_from)",
     ],
-    [  # v4: re-gradings (core.regrade): the judges run again over a stored session, each kept beside it
+    [  # v4: re-gradings (services.regrade): the judges run again over a stored session, each kept beside it
         """CREATE TABLE gradings (
             id TEXT PRIMARY KEY,
             session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
@@ -92,7 +92,7 @@ MIGRATIONS: list[list[str]] = [
         )""",
         "CREATE INDEX gradings_session ON gradings(session_id)",
     ],
-    [  # v5: a person's verdicts on judge verdicts (core.labels), and side-by-side comparisons with their vote
+    [  # v5: a person's verdicts on judge verdicts (services.labels), and side-by-side comparisons with their vote
         """CREATE TABLE labels (
             session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
             verdict TEXT NOT NULL,
@@ -116,7 +116,7 @@ MIGRATIONS: list[list[str]] = [
             voted_at TEXT
         )""",
     ],
-    [  # v6: a blind comparison's shuffle (core.compare): the seed it was drawn from and which agent each side is
+    [  # v6: a blind comparison's shuffle (services.compare): the seed it was drawn from and which agent each side is
         "ALTER TABLE comparisons ADD COLUMN shuffle_seed INTEGER",
         "ALTER TABLE comparisons ADD COLUMN side_order TEXT",
     ],
@@ -195,13 +195,13 @@ class SessionRow(BaseModel):
 
 
 class LabelRow(BaseModel):
-    """A person's label on one judge verdict of a session (`core.labels`): agreeing, or not with a
+    """A person's label on one judge verdict of a session (`services.labels`): agreeing, or not with a
     corrected value, and a note. One per verdict (a new label replaces the old one); kept beside
     the session, never in its event log, so the judge's verdict stays what the judge said."""
 
     session_id: str
     verdict: str
-    """The verdict's key within its session (`core.labels.Verdict.key`: "turn_check:2")."""
+    """The verdict's key within its session (`core.verdicts.Verdict.key`: "turn_check:2")."""
     kind: str
     """What sort of verdict ("turn check", "plan score", "proposal verdict", "action check"...)."""
     judge: str
@@ -219,7 +219,7 @@ class LabelRow(BaseModel):
 
 
 class ComparisonRow(BaseModel):
-    """Sessions run side by side on the same environment (`core.compare`), and a person's vote."""
+    """Sessions run side by side on the same environment (`services.compare`), and a person's vote."""
 
     id: str
     env_id: str
@@ -233,7 +233,7 @@ class ComparisonRow(BaseModel):
     created_at: str
     voted_at: str | None = None
     shuffle_seed: int | None = None
-    """A blind comparison: the seed its sides were shuffled with (`core.compare.side_order`);
+    """A blind comparison: the seed its sides were shuffled with (`services.compare.side_order`);
     None when the sides are in the order the agents were given (named, or recorded before v6)."""
     side_order: list[int] | None = None
     """For each side shown (A, B, ...), the index of its agent in the order the agents were given:
@@ -249,7 +249,7 @@ _COMPARISON_COLUMNS = tuple(ComparisonRow.model_fields)
 
 
 class GradingRow(BaseModel):
-    """One re-grading of a stored session (`core.regrade`): which judge, when, what it decided.
+    """One re-grading of a stored session (`services.regrade`): which judge, when, what it decided.
 
     Kept beside the session, never in its event log: the original grading (the session's own
     judge events and stored summary) never changes, and every later grading can be compared with
@@ -442,7 +442,7 @@ class Store:
         unless the caller did it (`premasked`: a batch's worker process masks what it sends, so
         the one process writing for every worker does not spend its CPU on it)."""
         if not premasked:
-            from proactive_tui.llm.redact import mask_json
+            from proactive_tui.redact import mask_json
 
             payload = mask_json(payload)
         with self._guard("save an event") as conn:
@@ -639,7 +639,7 @@ def _like_prefix(text: str) -> str:
 def _masked(data: dict[str, Any]) -> dict[str, Any]:
     """A row's values with every secret the app knows masked in their strings (a provider error
     that echoed a key reaches a summary or a grading as text)."""
-    from proactive_tui.llm.redact import map_strings, mask_secrets
+    from proactive_tui.redact import map_strings, mask_secrets
 
     return map_strings(data, mask_secrets)
 

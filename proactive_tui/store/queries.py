@@ -368,7 +368,7 @@ def spec_from_record(record: RunRecord) -> Any:
     return SessionSpec(env_id=record.env_id, roles=RoleSettings(**roles), seats=seats, settings=record.settings)
 
 
-def _environment(record: RunRecord) -> Any:
+def session_environment(record: RunRecord) -> Any:
     """The environment as the session saw it (stored in its start event), else the one on disk today."""
     family = _family(record)
     try:
@@ -403,7 +403,7 @@ def resume_spec(store: Store, session_id: str) -> ResumePlan:
         spec = SessionSpec.model_validate(row.spec) if row.spec else spec_from_record(record)
     except ValidationError as exc:
         raise StoreError(f"session {session_id}: its stored settings cannot be read by this version ({exc.error_count()} problems)") from None
-    return ResumePlan(session_id=session_id, spec=spec, env=_environment(record), record=record,
+    return ResumePlan(session_id=session_id, spec=spec, env=session_environment(record), record=record,
                       turns=complete_turns(record), branch=_branch_start(store, record, family))
 
 
@@ -446,7 +446,7 @@ def fork_plan(store: Store, session_id: str, point: Any, change: Any, spec: Any 
         except ValidationError as exc:
             raise StoreError(f"session {session_id}: its stored settings cannot be read by this version "
                              f"({exc.error_count()} problems)") from None
-    return ForkPlan(parent_id=session_id, parent=record, parent_events=events, spec=spec, env=_environment(record),
+    return ForkPlan(parent_id=session_id, parent=record, parent_events=events, spec=spec, env=session_environment(record),
                     point=point, change=change, changed_seats=changed_seats or {})
 
 

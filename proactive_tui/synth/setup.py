@@ -104,10 +104,20 @@ class Prepared:
 COMMAND_SKIP = ("func", "resume", "envs", "sub_envs")
 
 
+def synth_families() -> dict[str, Any]:
+    """Families with a `synth` pipeline: the ones `proactive-tui synth` lists and the studio
+    offers (here, below both, so the studio need not ask the CLI)."""
+    from proactive_tui.core import registry
+    from proactive_tui.core.family import Family
+
+    return {name: fam for name, fam in registry.families().items()
+            if type(fam).synth_pipeline is not Family.synth_pipeline}
+
+
 def prepare(args: argparse.Namespace) -> Prepared:
     """Check the options, resolve the seats, and write (or check) the folder's manifest and
     command. `args` is the parsed `synth <family>` command line (the studio parses one too)."""
-    from proactive_tui.cli.batch import shared_option_problem
+    from proactive_tui.evalrun.options import shared_option_problem
     from proactive_tui.config import ConfigError, load_config
     from proactive_tui.core import registry
     from proactive_tui.evalrun.folder import BatchCommand, write_atomic, write_command

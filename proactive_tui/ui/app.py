@@ -95,7 +95,7 @@ class ProactiveApp(App[None]):
         demo: Any = None,
     ) -> None:
         """`report`: a report folder to open on the results screen once the picker is up
-        (`proactive-tui --report DIR`). `demo`: (a `core.demo.DemoPlan`, speed, step) to play
+        (`proactive-tui --report DIR`). `demo`: (a `services.demo.DemoPlan`, speed, step) to play
         in its family's session screen once the picker is up (`proactive-tui demo`)."""
         super().__init__()
         self.report_folder = report
@@ -350,14 +350,14 @@ class ProactiveApp(App[None]):
             self.push_screen(StudioSetupScreen())
 
     def open_agreement(self) -> None:
-        """The judge agreement panel: every judge against the people's labels (`core.labels`)."""
+        """The judge agreement panel: every judge against the people's labels (`services.labels`)."""
         from proactive_tui.ui.screens.agreement import AgreementScreen
 
         if not isinstance(self.screen, AgreementScreen):
             self.push_screen(AgreementScreen())
 
     def open_study_pairs(self) -> None:
-        """Vote on the imported pairwise study's pairs (`core.compare.pairs_to_vote`), blind."""
+        """Vote on the imported pairwise study's pairs (`services.compare.pairs_to_vote`), blind."""
         from proactive_tui.ui.screens.study_pairs import StudyPairsScreen
 
         if type(self.screen).__name__ != "StudyPairsScreen":
@@ -440,7 +440,7 @@ class ProactiveApp(App[None]):
         def chosen(choice: Any) -> None:
             if choice is None:
                 return
-            from proactive_tui.core.compare import ComparePlan
+            from proactive_tui.services.compare import ComparePlan
             from proactive_tui.llm.settings import resolve_roles
             from proactive_tui.ui.screens.compare import CompareScreen
 
@@ -451,7 +451,7 @@ class ProactiveApp(App[None]):
             except Exception as exc:  # a model string the settings refuse
                 self.notify(plain(str(exc)), title="Compare", severity="error", timeout=NOTIFY_TIMEOUT, markup=False)
                 return
-            from proactive_tui.cli.preflight import check_seats
+            from proactive_tui.llm.preflight import check_seats
             from proactive_tui.core import registry
 
             family = registry.get(env.family)

@@ -1,4 +1,4 @@
-"""Opening a demo (`core.demo`) in the family's own session screen, recording nothing.
+"""Opening a demo (`services.demo`) in the family's own session screen, recording nothing.
 
 The screen is a subclass of the family's session screen with `RECORD = False`, so a demo adds no
 row to the History, and so does its restart (the subclass survives `type(self)(...)`). Its
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proactive_tui.core.demo import DemoPlan, RecordedSession, describe
+from proactive_tui.services.demo import DemoPlan, RecordedSession, describe
 
 _classes: dict[type, type] = {}
 
@@ -55,7 +55,7 @@ def demo_screen(app: Any, plan: DemoPlan, speed: float = 1.0, step: bool = False
 
 def open_demo(app: Any, session_id: str, speed: float = 1.0, step: bool = False) -> bool:
     """Push the demo of a stored session; False (with a notification saying why) if it cannot play."""
-    from proactive_tui.core.demo import DemoError, demo_plan
+    from proactive_tui.services.demo import DemoError, demo_plan
     from proactive_tui.textsafe import plain
 
     try:

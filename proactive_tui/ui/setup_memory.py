@@ -43,7 +43,7 @@ def memory_file() -> Path:
 
 def safe_api_base(url: str | None) -> str | None:
     """`url` without user info, query or fragment (where credentials hide); None if not a URL."""
-    from proactive_tui.llm.redact import public_api_base
+    from proactive_tui.redact import public_api_base
 
     if not url or not url.strip():
         return None

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from proactive_tui.envs.problems import field_path
+from proactive_tui.textsafe import field_path
 from proactive_tui.tomlfile import read_toml
 
 COLOR_FIELDS = (

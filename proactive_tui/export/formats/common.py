@@ -34,7 +34,7 @@ def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
 def scrub_data(value: Any) -> Any:
     """JSON data (or a string) with every string passed through the key redactor: for what an
     export writes beside the records (the viewer's report and page title)."""
-    from proactive_tui.llm.redact import redact
+    from proactive_tui.redact import redact
 
     return map_strings(value, redact)
 
@@ -65,9 +65,9 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
         facts["forked_from"] = record.forked_from
     if record.rerun_of:  # a re-run against a new agent (core.rerun): which session, user frozen or not
         facts["rerun_of"] = record.rerun_of
-    if record.comparisons:  # a side of a comparison (core.compare): the person's vote and why
+    if record.comparisons:  # a side of a comparison (services.compare): the person's vote and why
         facts["comparisons"] = record.comparisons
-    if record.human_labels:  # a person's labels on the judges' verdicts (core.labels): human annotations
+    if record.human_labels:  # a person's labels on the judges' verdicts (services.labels): human annotations
         facts["human_labels"] = record.human_labels
     return facts
 

@@ -162,7 +162,7 @@ class ChronosFamily(Family):
     def turn_scores(self, record):
         """Per exchange (the family's `turn_unit`), the share of its agent turns whose action the
         oracle accepts (1 or 0 for an exchange of one turn); success at the end."""
-        from proactive_tui.core.compare import TurnScores
+        from proactive_tui.core.scores import TurnScores
         from proactive_tui.families.chronos.record import exchange_of
 
         outcome = record.section.outcome

@@ -106,11 +106,11 @@ def exchanges_done(record: Any) -> int:
 
 
 def verdicts(record: Any) -> list[Any]:
-    """The checks a person can label (`core.labels`): per agent turn, the rule-based oracle's
+    """The checks a person can label (`services.labels`): per agent turn, the rule-based oracle's
     action check (was the proactive action right?) and status check (was the task status
-    right?), whose judge is the oracle (`core.labels.ORACLE`), not a model; and, where the judge
+    right?), whose judge is the oracle (`core.verdicts.ORACLE`), not a model; and, where the judge
     seat's model read the user's reply (confirm, refuse, shift), that reading ("reading:<turn>")."""
-    from proactive_tui.core.labels import ORACLE, Verdict
+    from proactive_tui.core.verdicts import ORACLE, Verdict
 
     section: ChronosSection = record.section
     out: list[Verdict] = []

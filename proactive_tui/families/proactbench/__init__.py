@@ -171,7 +171,7 @@ class ProactBenchFamily(Family):
         """Per dialogue turn, the verdict's value at a trigger turn (PASS 1, PARTIAL 0.5, FAIL 0;
         None at other turns and for SKIPPED), so two agents on the same dialogue line up trigger by
         trigger; at the end the overall weighted score."""
-        from proactive_tui.core.compare import TurnScores
+        from proactive_tui.core.scores import TurnScores
         from proactive_tui.families.proactbench.env import SCORE_VALUE
 
         triggers = {t.turn: t for t in record.section.triggers if t.judged}

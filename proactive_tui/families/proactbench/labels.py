@@ -1,4 +1,4 @@
-"""ProactBench's verdicts as labels see them (`core.labels`), and who gave each.
+"""ProactBench's verdicts as labels see them (`services.labels`), and who gave each.
 
 One verdict per judged trigger point, keyed `trigger:<index>` (the trigger's 1-based place in the
 dialogue, stable within the session), of the kind "trigger verdict": PASS, PARTIAL or FAIL, or
@@ -33,7 +33,7 @@ def judge_name(judge: str | None, judged_by: str | None) -> str:
 
 def verdicts(record: Any) -> list[Any]:
     """The trigger verdicts of a record a person can label, in trigger order."""
-    from proactive_tui.core.labels import Verdict
+    from proactive_tui.core.verdicts import Verdict
 
     out: list[Verdict] = []
     for trigger in sorted(record.section.triggers, key=lambda t: t.index):

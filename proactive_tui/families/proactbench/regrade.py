@@ -1,4 +1,4 @@
-"""Re-grading a ProactBench session (`core.regrade`): every trigger reply judged again by a new
+"""Re-grading a ProactBench session (`services.regrade`): every trigger reply judged again by a new
 judge, with the very prompts the offline protocol uses (`ProactBenchSession._verdict` with the
 neutral judge's system prompt and `prompts.judge_message` over the recorded context).
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proactive_tui.core.regrade import drain
+from proactive_tui.core.session import drain
 from proactive_tui.llm import trace
 
 ONLINE_REASON = ("online sessions are judged by their user agent in the same call that writes the user's next "

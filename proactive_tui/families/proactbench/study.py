@@ -19,7 +19,7 @@ The pairwise study (`human_eval/pairwise/`): 80 RECOVERY trigger turns, each wit
 reply (case A) and one written with the rubric in view (case B); 8 voters chose between them
 blind (146 votes on 45 items). `compare import-study proactbench` stores each case as a session
 (the user message and the reply, no verdict: a blind voter sees no grade) and the comparisons
-(`core.compare.keep_study_pair`): one blind pair per item for the person, one per recorded vote.
+(`services.compare.keep_study_pair`): one blind pair per item for the person, one per recorded vote.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from proactive_tui.core.compare import PairImport, PairwiseStudy, StudyPair, StudyVote, keep_study_pair
-from proactive_tui.core.labels import RatingStudy, StudyFigures, StudyGroupRow, StudyImport
+from proactive_tui.services.compare import PairImport, PairwiseStudy, StudyPair, StudyVote, keep_study_pair
+from proactive_tui.services.labels import RatingStudy, StudyFigures, StudyGroupRow, StudyImport
 
 FAMILY = "proactbench"
 STUDY_JUDGE = "gpt-5.4"

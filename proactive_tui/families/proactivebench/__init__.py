@@ -167,7 +167,7 @@ class ProactiveBenchFamily(Family):
 
     def turn_scores(self, record):
         """F1 over the events judged so far, after each judged event; the session's F1 at the end."""
-        from proactive_tui.core.compare import TurnScores
+        from proactive_tui.core.scores import TurnScores
         from proactive_tui.families.proactivebench.metrics import Confusion, metrics
 
         confusion = Confusion()

@@ -76,7 +76,7 @@ def run_reward_judge(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         err.print(Text("error: --limit must be at least 1", style="red"))
         return 1
-    from proactive_tui.cli.batch import shared_option_problem
+    from proactive_tui.evalrun.options import shared_option_problem
 
     problem = shared_option_problem(args)
     if problem:

@@ -129,7 +129,7 @@ def write(records: list[Any], out: Path) -> list[Path]:
         }
         if record.forked_from:  # a branch (core.fork): which session and turn it changed
             manifest[name]["forked_from"] = record.forked_from
-        if record.human_labels:  # a person's labels on the judge's verdicts (core.labels): human annotations
+        if record.human_labels:  # a person's labels on the judge's verdicts (services.labels): human annotations
             manifest[name]["human_labels"] = record.human_labels
         if runs.others:
             say(f"warning: {stem} was run in {len(runs.others) + 1} of the sessions given; {name} holds "

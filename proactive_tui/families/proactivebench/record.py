@@ -188,10 +188,10 @@ def metrics_by_split(records: Iterable[Any]) -> dict[str, SplitScore]:
 
 
 def verdicts(record: Any) -> list[Any]:
-    """The reward judge's verdicts a person can label (`core.labels`): one per judged candidate
+    """The reward judge's verdicts a person can label (`services.labels`): one per judged candidate
     of every attempt ("proposal:<event>:<attempt>:<candidate>"). A verdict a person gave (a
     human user seat, or an edit in a branch) is theirs already, not a judge's: not listed."""
-    from proactive_tui.core.labels import Verdict
+    from proactive_tui.core.verdicts import Verdict
 
     section: ProactiveBenchSection = record.section
     out: list[Verdict] = []

@@ -1,4 +1,4 @@
-"""Re-grading a ProactiveBench session (`core.regrade`): every recorded proposal judged again by a
+"""Re-grading a ProactiveBench session (`services.regrade`): every recorded proposal judged again by a
 new judge in the user seat (the reward judge), and the confusion counts and metrics recomputed
 from the new verdicts.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proactive_tui.core.regrade import drain
+from proactive_tui.core.session import drain
 from proactive_tui.llm import trace
 
 

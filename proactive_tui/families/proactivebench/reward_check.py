@@ -158,7 +158,7 @@ async def run_check(judge: Participant, items: list[RewardItem], concurrency: in
     return report(judge.info.label, list(results))
 
 
-# -- the labels people made in the app (core.labels) ---------------------------------------------
+# -- the labels people made in the app (services.labels) ---------------------------------------------
 
 
 def _label_category(task: str | None, accepted: bool) -> str:
@@ -176,9 +176,9 @@ def items_from_labels(store: Any) -> tuple[list[RewardItem], list[str]]:
     the candidate task it judged, and the person's value (their correction, or the judge's value
     they agreed with) as the single annotation. Also the labels that could not be read back (a
     session gone, an environment no longer readable), in words."""
-    from proactive_tui.core.labels import verdicts_of
+    from proactive_tui.core.verdicts import verdicts_of
     from proactive_tui.store import StoreError, load_record
-    from proactive_tui.store.queries import _environment
+    from proactive_tui.store.queries import session_environment
 
     items: list[RewardItem] = []
     problems: list[str] = []
@@ -189,7 +189,7 @@ def items_from_labels(store: Any) -> tuple[list[RewardItem], list[str]]:
         try:
             if row.session_id not in cache:
                 record = load_record(store, row.session_id)
-                cache[row.session_id] = (record, _environment(record), {v.key: v for v in verdicts_of(record)})
+                cache[row.session_id] = (record, session_environment(record), {v.key: v for v in verdicts_of(record)})
             record, env, verdicts = cache[row.session_id]
         except StoreError as exc:
             problems.append(f"{row.session_id} {row.verdict}: {exc}")

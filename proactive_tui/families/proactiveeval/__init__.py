@@ -218,7 +218,7 @@ class ProactiveEvalFamily(Family):
 
     def turn_scores(self, record):
         """The live guidance overall per turn (with `--live`), and the final overall."""
-        from proactive_tui.core.compare import TurnScores
+        from proactive_tui.core.scores import TurnScores
 
         section = record.section
         final = section.guidance.overall if section.guidance is not None else None

@@ -70,9 +70,9 @@ DIMENSIONS = ("overall", "effectiveness", "personalization", "tone", "engagement
 
 
 def verdicts(record: Any) -> list[Any]:
-    """The judge's verdicts a person can label (`core.labels`): the plan's score, each turn's
+    """The judge's verdicts a person can label (`services.labels`): the plan's score, each turn's
     check (target reached?), and the final guidance score's dimensions."""
-    from proactive_tui.core.labels import Verdict
+    from proactive_tui.core.verdicts import Verdict
 
     section: ProactiveEvalSection = record.section
     out: list[Verdict] = []

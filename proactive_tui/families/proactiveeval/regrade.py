@@ -1,4 +1,4 @@
-"""Re-grading a ProactiveEval session (`core.regrade`): the plan score, every turn check and the
+"""Re-grading a ProactiveEval session (`services.regrade`): the plan score, every turn check and the
 final guidance score (and the live scores, when the session had them) asked of a new judge.
 
 Why through the protocol's own session object: its `_score_plan`, `_check_turn` and
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proactive_tui.core.regrade import drain
+from proactive_tui.core.session import drain
 from proactive_tui.llm import trace
 
 

@@ -1,4 +1,4 @@
-"""Judge agreement: every judge against the people who labelled its verdicts (`core.labels`).
+"""Judge agreement: every judge against the people who labelled its verdicts (`services.labels`).
 
 One row per (judge, kind of verdict): how many labels, the share agreeing (accuracy), and Cohen's
 kappa; below, the confusion matrix of the highlighted row (judge value x person's value). Enter
@@ -6,7 +6,7 @@ lists that row's disagreements; Enter on one opens its session as History opens 
 
 Below that, a family's human rating study (ProactBench's, once `labels import --study` has put it
 in the store) gets its own figures, computed from the store's labels the way the study computes
-them (`core.labels.rating_studies`): per trigger type and pooled, ordinal alpha and the
+them (`services.labels.rating_studies`): per trigger type and pooled, ordinal alpha and the
 consensus-vs-judge kappa with bootstrap intervals, the confusion matrices. The bootstrap (10,000
 resamples) takes a while, so the figures are computed in a thread: the point figures first, the
 intervals when they are ready. `q` switches to quadratic-weighted kappa and `x` to the paper's
@@ -59,7 +59,7 @@ def interval_text(value: float | None, low: float | None, high: float | None) ->
 
 
 def study_view(figures: list[Any], computing: bool) -> Group:
-    """Each study's figures for each judge (`core.labels.StudyFigures`): a table per judge, then
+    """Each study's figures for each judge (`services.labels.StudyFigures`): a table per judge, then
     one confusion matrix per group (human consensus down, judge across)."""
     parts: list[Any] = []
     for fig in figures:
@@ -114,7 +114,7 @@ class DisagreementsModal(ModalScreen[str | None]):
         self.row = row
 
     def compose(self) -> ComposeResult:
-        from proactive_tui.core.labels import value_text
+        from proactive_tui.core.verdicts import value_text
 
         box = Vertical(id="disagreements")
         count = len(self.row.disagreements)
@@ -147,7 +147,7 @@ class DisagreementsModal(ModalScreen[str | None]):
 
 
 class AgreementScreen(Screen[None]):
-    """`rows` (`core.labels.AgreementRow`), else the agreement over every label in the app's store."""
+    """`rows` (`services.labels.AgreementRow`), else the agreement over every label in the app's store."""
 
     HELP_TITLE = "Judge agreement"
     BINDINGS = [
@@ -226,7 +226,7 @@ class AgreementScreen(Screen[None]):
         generation = self._generation
 
         def work() -> None:
-            from proactive_tui.core.labels import rating_studies
+            from proactive_tui.services.labels import rating_studies
             from proactive_tui.store import StoreError
 
             try:
@@ -275,7 +275,7 @@ class AgreementScreen(Screen[None]):
             self._compute_studies()
 
     def _load(self) -> list[Any]:
-        from proactive_tui.core.labels import agreement
+        from proactive_tui.services.labels import agreement
         from proactive_tui.store import StoreError
 
         store = getattr(self.app, "store", None)

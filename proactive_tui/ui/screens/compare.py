@@ -1,7 +1,7 @@
 """Agents side by side: one pane per side (its live transcript and headline scores), the per-turn
 score differences under them, and the vote (`v`) once every side has ended.
 
-The sides run at once through `core.compare` (each recorded in the history like any session).
+The sides run at once through `services.compare` (each recorded in the history like any session).
 In a blind comparison which agent is A and which is B is shuffled per comparison (seeded, the
 seed and the order recorded with it; the title says "blind: sides shuffled (seed N)"), the panes
 are titled A and B, and no model name is shown (messages are labelled by seat, not model; a reply
@@ -22,7 +22,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from proactive_tui.core.compare import ComparePlan, letter, shown_agents, shuffle_notice, turn_table, vote, vote_text
+from proactive_tui.services.compare import ComparePlan, letter, shown_agents, shuffle_notice, turn_table, vote, vote_text
 from proactive_tui.core.writers import by_person, speaker
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.widgets.key_bar import KeyBar
@@ -81,7 +81,7 @@ class CompareScreen(Screen[None]):
     """
 
     def __init__(self, plan: ComparePlan, env: Any, build: Any = None) -> None:
-        """`build` replaces how each side's session is made (`core.compare.Build`; tests seat
+        """`build` replaces how each side's session is made (`services.compare.Build`; tests seat
         scripted participants)."""
         super().__init__()
         self.plan = plan
@@ -139,7 +139,7 @@ class CompareScreen(Screen[None]):
             pane.border_title = Content(self.side_title(index))  # model names are data, not markup
 
     async def _run(self) -> None:
-        from proactive_tui.core.compare import run_comparison
+        from proactive_tui.services.compare import run_comparison
 
         def started(row: Any) -> None:
             self.row = row

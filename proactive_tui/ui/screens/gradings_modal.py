@@ -1,6 +1,6 @@
 """`G` in History: a session's re-gradings, and what each judge was sent and answered.
 
-A grading (`core.regrade`) is kept beside its session with the judge's events, its `model_called`
+A grading (`services.regrade`) is kept beside its session with the judge's events, its `model_called`
 events included, so nothing needs recomputing to show it: one line per grading (when, which judge,
 its headline scores, what differs from the session's own grading), and Enter opens the call
 inspector over that grading's calls, the same view `i` gives a session.
@@ -24,7 +24,7 @@ from proactive_tui.textsafe import plain
 
 def grading_calls(grading: Any) -> list[Any]:
     """The model calls a stored grading made, in order (what its judge was sent, what came back)."""
-    from proactive_tui.core.regrade import parse_grading_events
+    from proactive_tui.services.regrade import parse_grading_events
 
     return [e for e in parse_grading_events(grading.events) if e.type == "model_called"]
 

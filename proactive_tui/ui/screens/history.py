@@ -4,7 +4,7 @@ Rows come from `store.queries.list_sessions` (status with dead processes shown a
 headline scores per family). Enter replays a session: families whose session screen takes
 `replay_events` show the stored events in that screen; others show the run record as markdown.
 `r` continues an interrupted ProactiveEval session from its last complete turn in a new session.
-`g` re-grades a session with another judge (`core.regrade`), in a worker: the table stays usable
+`g` re-grades a session with another judge (`services.regrade`), in a worker: the table stays usable
 and a notification says how the scores changed.
 """
 
@@ -111,7 +111,7 @@ def open_stored(app: Any, session_id: str, *, quiet_if_missing: bool = False, re
     a record this version cannot lay out, show the run record as text. False when the store has
     no such session (the caller may have the record from a file: `show_record_text`)."""
     from proactive_tui.store import StoreError, load_events
-    from proactive_tui.store.queries import _environment, fold
+    from proactive_tui.store.queries import session_environment, fold
 
     if app.store is None:
         return False
@@ -125,7 +125,7 @@ def open_stored(app: Any, session_id: str, *, quiet_if_missing: bool = False, re
     screen_class = (replay_screen or _replay_screen)(record.family)
     if screen_class is not None:
         try:
-            env = _environment(record)
+            env = session_environment(record)
             spec = _spec(app.store, session_id, record)
             app.push_screen(screen_class(env, spec, replay_events=events))
             return True
@@ -422,7 +422,7 @@ class HistoryScreen(Screen[None]):
                                     branch=plan.branch))
 
     def action_demo(self) -> None:
-        """Play the highlighted session as a paced demo (`core.demo`), in its family's screen."""
+        """Play the highlighted session as a paced demo (`services.demo`), in its family's screen."""
         summary = self.current
         if summary is None or not self.check_action("demo", ()):
             return
@@ -451,7 +451,7 @@ class HistoryScreen(Screen[None]):
         from proactive_tui.core.fork import branch_spec
         from proactive_tui.core.rerun import RerunError, RerunPlan, check_rerun
         from proactive_tui.store import StoreError
-        from proactive_tui.store.queries import _environment, stored_spec
+        from proactive_tui.store.queries import session_environment, stored_spec
         from proactive_tui.ui.screens.rerun_modal import RerunChoice, RerunModal
 
         record = self._record(summary.id)
@@ -466,7 +466,7 @@ class HistoryScreen(Screen[None]):
                 return
             try:
                 spec, _changed = branch_spec(stored_spec(store, session_id), {"agent": choice.model})
-                plan = RerunPlan(original_id=session_id, original=record, spec=spec, env=_environment(record),
+                plan = RerunPlan(original_id=session_id, original=record, spec=spec, env=session_environment(record),
                                  user="frozen" if choice.frozen else "simulated")
                 check_rerun(plan)
             except (RerunError, StoreError) as exc:
@@ -484,7 +484,7 @@ class HistoryScreen(Screen[None]):
         if summary is None or not self.check_action("regrade", ()):
             return
         from proactive_tui.core import registry
-        from proactive_tui.core.regrade import recorded_judge
+        from proactive_tui.services.regrade import recorded_judge
         from proactive_tui.ui.screens.regrade_modal import RegradeChoice, RegradeModal
 
         record = self._record(summary.id)
@@ -503,7 +503,7 @@ class HistoryScreen(Screen[None]):
         self.app.push_screen(RegradeModal(summary.id, recorded_judge(record), api_base, what), chosen)
 
     async def _regrade(self, session_id: str, choice: Any) -> None:
-        from proactive_tui.core.regrade import RegradeError, regrade_many
+        from proactive_tui.services.regrade import RegradeError, regrade_many
 
         self.notify(plain(f"Re-grading {session_id[:8]} with {choice.model}…"), timeout=4, markup=False)
         (result,) = await regrade_many(self.app.store, [session_id], choice.model, choice.api_base)
@@ -563,7 +563,7 @@ class HistoryScreen(Screen[None]):
             return
         record = self._record(summary.id)
         if record is not None:
-            from proactive_tui.core.labels import with_labels
+            from proactive_tui.services.labels import with_labels
             from proactive_tui.ui.screens.export_modal import ExportModal
 
             self.app.push_screen(ExportModal(with_labels(self.app.store, record)))

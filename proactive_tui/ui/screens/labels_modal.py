@@ -1,6 +1,6 @@
 """Verdicts: every verdict of a session's judges (and Chronos's rule checks) with a person's label
 beside it. `a` agrees, `d` disagrees (a small form asks the corrected value and a note), `n`
-changes the note, `x` clears the label. The engine is `core.labels`; labels are kept in the
+changes the note, `x` clears the label. The engine is `services.labels`; labels are kept in the
 store beside the session (never in its event log).
 
 Model and environment text (the judge's reasoning, a proposed task) is shown literally: Rich
@@ -28,7 +28,7 @@ VALUE_HINTS = {"bool": "yes or no", "score": "a score 1-10", "proposal": "accept
 
 def verdict_text(verdict: Any, label: Any) -> Text:
     """One row: the verdict, the judge's value, and the person's label beside it."""
-    from proactive_tui.core.labels import value_text
+    from proactive_tui.core.verdicts import value_text
 
     line = Text()
     line.append(f"{verdict.key} ", style="bold")
@@ -67,7 +67,7 @@ class LabelForm(ModalScreen[tuple[str, str] | None]):
         self.note = note
 
     def compose(self) -> ComposeResult:
-        from proactive_tui.core.labels import value_text
+        from proactive_tui.core.verdicts import value_text
 
         box = Vertical(id="label-form")
         box.border_title = Content(("Disagree: " if self.ask_value else "Note: ") + self.verdict.key)
@@ -122,7 +122,7 @@ class LabelsModal(ModalScreen[None]):
         self._load()
 
     def _load(self) -> None:
-        from proactive_tui.core.labels import verdicts_of
+        from proactive_tui.core.verdicts import verdicts_of
         from proactive_tui.store import StoreError, load_record
 
         try:
@@ -185,7 +185,8 @@ class LabelsModal(ModalScreen[None]):
         self._show_detail()
 
     def _save(self, agree: bool, value: Any = None, note: str | None = None) -> None:
-        from proactive_tui.core.labels import LabelError, label_verdict
+        from proactive_tui.core.verdicts import LabelError
+        from proactive_tui.services.labels import label_verdict
         from proactive_tui.store import StoreError
 
         verdict = self.current
@@ -216,7 +217,8 @@ class LabelsModal(ModalScreen[None]):
         self.app.push_screen(LabelForm(verdict, ask_value=True, note=old.note if old else ""), done)
 
     def action_note(self) -> None:
-        from proactive_tui.core.labels import LabelError, note_label
+        from proactive_tui.core.verdicts import LabelError
+        from proactive_tui.services.labels import note_label
 
         verdict = self.current
         if verdict is None:

@@ -4,7 +4,7 @@ import-study`), one pair at a time, blind.
 Each pair shows the message both replies answer and the two replies as sides A and B, in the
 comparison's shuffled order, with no model, case, grade or the study's votes in view. `v` opens
 the vote modal (the same as the compare screen's: A, B or a tie, and why); the vote is kept with
-`core.compare.vote` and the next pair comes. `n` skips to the next pair. Text from the study is
+`services.compare.vote` and the next pair comes. `n` skips to the next pair. Text from the study is
 data: shown with Rich `Text`, never as markup.
 """
 
@@ -56,7 +56,7 @@ class StudyPairsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        from proactive_tui.core.compare import pairs_to_vote
+        from proactive_tui.services.compare import pairs_to_vote
         from proactive_tui.store import StoreError
 
         store = getattr(self.app, "store", None)
@@ -104,7 +104,7 @@ class StudyPairsScreen(Screen[None]):
         self.app.push_screen(VoteModal(2), self._voted)
 
     def _voted(self, choice: Any) -> None:
-        from proactive_tui.core.compare import CompareError, vote
+        from proactive_tui.services.compare import CompareError, vote
         from proactive_tui.store import StoreError
 
         pair = self.current

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 from pydantic import BaseModel
 
-from proactive_tui.core.compare import letter
+from proactive_tui.services.compare import letter
 
 
 class VoteChoice(BaseModel):

@@ -463,7 +463,7 @@ def open_args(folder: Any) -> argparse.Namespace:
     folder the command ran in (the studio does not change the working directory)."""
     from pathlib import Path
 
-    from proactive_tui.cli import model_flags
+    from proactive_tui.llm import model_flags
     from proactive_tui.evalrun.folder import read_command
 
     folder = Path(folder).expanduser().resolve()

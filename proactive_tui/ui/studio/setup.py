@@ -33,9 +33,9 @@ from proactive_tui.ui.widgets.key_bar import KeyBar
 
 def synth_families() -> dict[str, Any]:
     """Families with a `synth` pipeline (the ones `proactive-tui synth` lists)."""
-    from proactive_tui.cli.synth_cmd import _synth_families
+    from proactive_tui.synth.setup import synth_families as families
 
-    return _synth_families()
+    return families()
 
 
 def default_folder(family: str, now: _dt.datetime | None = None) -> Path:
@@ -317,7 +317,7 @@ class StudioSetupScreen(Screen[None]):
             return
         try:
             args = parse_argv(self.argv())
-            from proactive_tui.cli import model_flags
+            from proactive_tui.llm import model_flags
 
             model_flags.apply(args)
             prepared = setup.prepare(args)

@@ -573,7 +573,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         from proactive_tui.ui.screens.export_modal import ExportModal
 
         if self.builder.record is not None:
-            from proactive_tui.core.labels import with_labels
+            from proactive_tui.services.labels import with_labels
 
             self.app.push_screen(ExportModal(with_labels(getattr(self.app, "store", None), self.builder.record)))
 

@@ -22,6 +22,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
+from proactive_tui.core.scores import TurnScores, turn_scores
 from proactive_tui.core.spec import SeatKind, SessionSpec
 from proactive_tui.llm.settings import ModelSettings, RoleSettings
 
@@ -227,26 +228,6 @@ def takes_seed_setting(family: Any) -> bool:
 
 
 # -- per-turn scores -------------------------------------------------------------------------------
-
-
-class TurnScores(BaseModel):
-    """One family's comparable per-turn score of one session, and its final value."""
-
-    label: str
-    """What the per-turn value is (`guidance overall (live)`, `running F1`, `action correct`)."""
-    per_turn: list[float | None]
-    final_label: str
-    final: float | None = None
-
-
-def turn_scores(record: Any) -> TurnScores:
-    """The family's comparable score per turn (`Family.turn_scores`); for a family without one,
-    none per turn."""
-    from proactive_tui.core import registry
-
-    family = registry.find(record.family)
-    scores = family.turn_scores(record) if family is not None else None
-    return scores if scores is not None else TurnScores(label="-", per_turn=[], final_label="-")
 
 
 class TurnRow(BaseModel):

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from proactive_tui.core.events import ErrorRaised, now_iso, parse_event
 from proactive_tui.core.run_record import RunRecord, fold
+from proactive_tui.core.session import drain
 
 
 class RegradeError(Exception):
@@ -55,17 +56,6 @@ class RegradeResult(BaseModel):
 
     def changes_text(self) -> str:
         return ", ".join(c.text() for c in self.changes) or "no headline score changed"
-
-
-def drain(session: Any) -> list[Any]:
-    """The events a session object emitted so far (a grader uses a protocol session's judging
-    methods without running its protocol, so nobody reads its queue but this)."""
-    out = []
-    while not session._queue.empty():
-        event = session._queue.get_nowait()
-        if event is not None:
-            out.append(event)
-    return out
 
 
 def regraded_record(events: list[Any], grading_events: list[Any], family: Any) -> RunRecord:
@@ -107,7 +97,7 @@ async def regrade_session(store: Any, session_id: str, judge_settings: Any, gate
     from proactive_tui.core.participants import LLMParticipant
     from proactive_tui.llm.errors import ModelError
     from proactive_tui.store.db import GradingRow, StoreError
-    from proactive_tui.store.queries import _environment, effective_status, headline, load_events, score_differences
+    from proactive_tui.store.queries import session_environment, effective_status, headline, load_events, score_differences
     from proactive_tui.store.queries import session_row
 
     try:
@@ -126,7 +116,7 @@ async def regrade_session(store: Any, session_id: str, judge_settings: Any, gate
     if effective_status(row) == "running" and row.pid is not None:
         raise RegradeError(f"session {session_id} is still running (process {row.pid}); re-grade it once it ended")
     try:
-        env = _environment(record)
+        env = session_environment(record)
     except StoreError as exc:
         raise RegradeError(str(exc)) from None
     judge = LLMParticipant(gateway, judge_settings)

@@ -28,7 +28,23 @@ import threading
 from typing import Any, Callable, Iterable
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
-from proactive_tui.llm.keys import PROVIDER_ENV_VARS
+# Provider prefix of a litellm model string -> the environment variable litellm reads.
+PROVIDER_ENV_VARS: dict[str, str] = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+    "cohere": "COHERE_API_KEY",
+    "xai": "XAI_API_KEY",
+    "fireworks_ai": "FIREWORKS_AI_API_KEY",
+    "perplexity": "PERPLEXITYAI_API_KEY",
+}
+"""Each provider's key variable (`llm.keys` looks keys up by it). Kept here, with the redactor that
+must mask every one of them, so this module needs nothing of the model layer above it."""
 
 MASK = "[redacted]"
 MIN_SECRET = 6

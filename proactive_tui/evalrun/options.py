@@ -1,9 +1,7 @@
 """The option checks every `eval` command shares (the batch command, `cli/eval_batch.py`, and the
-families' checks such as `eval reward-judge`), made before anything runs.
-
-This module also held the run loop of the earlier per-family batch commands (`eval proactiveeval`,
-`eval chronos`); they are now the one batch command with a family selector (`evalrun.runner`
-runs its sessions, with per-model limits), so the loop is gone and only the shared check is left.
+families' checks such as `eval reward-judge`) and `synth` (its setup, which the studio runs
+too), made before anything runs. Beside the batch runner, below the CLI and the UI, so the studio
+never imports the CLI for it (it was `cli/batch.py`).
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ def shared_option_problem(args: Any) -> str | None:
     bad_base = api_base_problem(getattr(args, "api_base", None))
     if bad_base:
         return f"--api-base: {bad_base}"
-    from proactive_tui.cli.outpath import unwritable_reason
+    from proactive_tui.evalrun.outpath import unwritable_reason
 
     problem = unwritable_reason(getattr(args, "out", None))
     return f"--out: {problem}" if problem else None

@@ -1,5 +1,8 @@
 """Check an output file path before any work is done, so a session or a batch is never run only
-to find at the end that its record cannot be written (with `--no-store`, that lost the session)."""
+to find at the end that its record cannot be written (with `--no-store`, that lost the session).
+
+Beside the batch runner, below the CLI, so `synth`'s setup (which the studio runs too) can use it.
+"""
 
 from __future__ import annotations
 

@@ -6,6 +6,9 @@ means the same as `PROACTIVE_TUI_STRUCTURED_MODE` for every seat, and wins over 
 and the config file (`structured = "..."` in a `[roles.*]` table): the flag is applied by
 setting the variables for this process, so each command's usual settings resolution
 (`llm.settings.resolve_roles`) sees it without a parameter threaded through every command.
+
+In the model layer (it sets the model settings' variables), so the studio, which builds a `synth`
+command line, applies it without importing the CLI.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ checked up front and every problem is reported at once, each naming its seat.
 Only the seats the family's sessions use (`family.seats`) and that a model fills are checked: a
 person's seat needs no model, and a family without a judge seat never calls one. The provider is
 checked before the key, so `foo/bar` is reported as an unknown provider, not as a missing key.
+
+In the model layer (it asks only the gateway, the keys and the embedded model) so the TUI's setup
+and the CLI share it without the UI importing the CLI.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ class SeatProblem(BaseModel):
 
     def render(self) -> str:
         """One line; a URL typed as the model (`http://user:pass@host`) is named without its credentials."""
-        from proactive_tui.llm.redact import redact
+        from proactive_tui.redact import redact
 
         return redact(f"seat {self.seat} ({self.model or 'no model'}): {self.problem}")
 

@@ -136,7 +136,7 @@ def demo_plan(store: Any, text: str) -> DemoPlan:
     whose session is in the store. Raises DemoError with the reason in one line."""
     from proactive_tui.core.run_record import fold, read_record
     from proactive_tui.store.db import StoreError
-    from proactive_tui.store.queries import _environment, load_events, resolve_id, stored_spec
+    from proactive_tui.store.queries import session_environment, load_events, resolve_id, stored_spec
 
     path = Path(text).expanduser()
     if path.is_file():
@@ -159,7 +159,7 @@ def demo_plan(store: Any, text: str) -> DemoPlan:
     try:
         events = load_events(store, session_id)
         record = fold(events)
-        env = _environment(record)
+        env = session_environment(record)
         spec = stored_spec(store, session_id)
     except (StoreError, ValueError) as exc:
         raise DemoError(f"session {session_id} cannot be played: {exc}") from None
