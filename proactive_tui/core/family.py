@@ -139,7 +139,7 @@ class Family:
                                              meaning="one agent message and the reply to it")
     """What one step of a session is, declared once (see `TurnUnit`)."""
     step_starts: ClassVar[tuple[str, ...]] = ("message_started",)
-    """The event types that open a step of a demo, where its pause and step hold (`core.demo`): a
+    """The event types that open a step of a demo, where its pause and step hold (`services.demo`): a
     message by default, each read one at a time; ProactiveBench's trace event, whose turns are the
     trace's events."""
 
