@@ -501,13 +501,18 @@ class Gateway:
     ) -> Completion:
         """Ask in each mode of `structured_modes` until the server takes one; a rejection of the
         response_format moves on at once (no retry, no back-off). What worked is remembered; while
-        a server's mode is unknown, one call at a time finds it."""
+        a server's mode is unknown, one call at a time finds it, and the calls that waited for it
+        then go at once: holding the lock through each of their calls made a batch's sessions,
+        all starting with a structured call, take their first calls one after another (a worker
+        process of `eval --workers` sat near idle for its first second)."""
         key = memory_key(settings)
         if settings.structured != "auto" or settings.is_local or self.memory.get(key) is not None:
             return await self._negotiate_now(settings, ask_with)
         lock = self._negotiating.setdefault(key, asyncio.Lock())
         async with lock:
-            return await self._negotiate_now(settings, ask_with)
+            if self.memory.get(key) is None:  # still unknown: this call finds it
+                return await self._negotiate_now(settings, ask_with)
+        return await self._negotiate_now(settings, ask_with)
 
     async def _negotiate_now(
         self, settings: ModelSettings, ask_with: Callable[[StructuredMode], Awaitable[Completion]]
