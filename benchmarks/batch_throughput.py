@@ -148,7 +148,7 @@ def workloads(args: argparse.Namespace) -> list[Workload]:
     once at concurrency 32), each with its own figures."""
     repeats = max(1, args.sessions // 24)
     out = [Workload("default", f"{24 * repeats} sessions (this benchmark's workload)", ["proactiveeval"], repeats)]
-    if not args.no_issue_workload:
+    if not getattr(args, "no_issue_workload", False):
         out.append(Workload("issue", "32 sessions (the issue's workload)", ISSUE_DOMAINS, 2))
     return out
 
