@@ -2,7 +2,7 @@
 on one worker (this process alone) and on N worker processes, in one run.
 
 Run: PYTHONPATH=. .venv/bin/python benchmarks/batch_throughput.py [--sessions 120] [--concurrency 32]
-     [--workers N] [--rounds 2] [--profile] [--no-issue-workload]
+     [--workers N] [--rounds 2] [--profile] [--timeline] [--no-issue-workload]
 
 Two workloads, each with its own figures, printed one after the other and named on every figure line:
 `default`, this benchmark's own since its first version (`--sessions`, 120: the 24 bundled
@@ -40,6 +40,7 @@ interpreter to the CLI parsed and litellm imported) is on its own line, measured
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import os
 import subprocess
@@ -153,8 +154,124 @@ def workloads(args: argparse.Namespace) -> list[Workload]:
     return out
 
 
+def proc_cpu(pid: int) -> float:
+    """A process's CPU so far, seconds (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Timeline:
+    """`--timeline`: where an N-worker run's wall goes. Read from the worker pool as it runs (each
+    unit's start and end as the parent receives them, the queue of units not handed out) and from
+    /proc (each worker's CPU, every 50 ms), with the parent's event-loop lag (how late a 50 ms
+    sleep wakes: what a worker waiting for a limiter slot or a unit would wait on top) and its
+    full garbage collections. Wraps `WorkerPool._handle` and `WorkerPool.run` for the run only."""
+
+    BIN_S = 0.5
+
+    def __init__(self) -> None:
+        self.events: list[tuple[float, int, str]] = []
+        self.samples: list[tuple[float, list[float], float, int, dict[int, int]]] = []
+        self.collections: list[float] = []
+        self.t0 = self.end = 0.0
+
+    def __enter__(self) -> "Timeline":
+        import asyncio
+        import gc
+
+        from proactive_tui.evalrun import workers as pool_module
+
+        pool_class = pool_module.WorkerPool
+        self._saved = (pool_class._handle, pool_class.run)
+        handle, run = self._saved
+        timeline = self
+
+        def traced_handle(pool, seat, message):
+            if message[0] in ("started", "done"):
+                timeline.events.append((time.perf_counter(), seat.index, message[0]))
+            return handle(pool, seat, message)
+
+        async def traced_run(pool, *args, **kwargs):
+            timeline.t0 = time.perf_counter()
+            sampler = asyncio.get_running_loop().create_task(timeline._sample(pool))
+            try:
+                return await run(pool, *args, **kwargs)
+            finally:
+                sampler.cancel()
+                timeline.end = time.perf_counter()
+
+        pool_class._handle, pool_class.run = traced_handle, traced_run
+        started: list[float] = []
+
+        def on_gc(phase: str, info: dict) -> None:
+            if phase == "start":
+                started[:] = [time.perf_counter()]
+            elif info["generation"] == 2 and started and self.t0 and not self.end:
+                self.collections.append(time.perf_counter() - started[0])
+
+        self._on_gc = on_gc
+        gc.callbacks.append(on_gc)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import gc
+
+        from proactive_tui.evalrun import workers as pool_module
+
+        pool_module.WorkerPool._handle, pool_module.WorkerPool.run = self._saved
+        gc.callbacks.remove(self._on_gc)
+
+    async def _sample(self, pool) -> None:
+        import asyncio
+
+        while True:
+            asked = time.perf_counter()
+            await asyncio.sleep(0.05)
+            now = time.perf_counter()
+            flying = {seat.index: len(seat.outstanding) for seat in pool.seats}
+            self.samples.append((now, [proc_cpu(pid) for pid in pool.pids], now - asked - 0.05, len(pool.queue), flying))
+
+    def report(self, concurrency: int) -> list[str]:
+        if not self.samples or not self.events:
+            return ["  (no timeline: the run did not use worker processes)"]
+        t0, wall = self.t0, self.end - self.t0
+        workers = len(self.samples[0][1])
+        first = min(t for t, _, kind in self.events if kind == "started") - t0
+        last = max(t for t, _, kind in self.events if kind == "done") - t0
+        emptied = next((t - t0 for t, _, _, queue, _ in self.samples if queue == 0), wall)
+        lines = [f"  pool ran {wall:.2f} s: first session started at {first:.2f} s, every session handed out at "
+                 f"{emptied:.2f} s, the last ended at {last:.2f} s (the tail, fewer than --concurrency {concurrency} "
+                 f"in flight: {last - emptied:.2f} s)"]
+        for i in range(workers):
+            cpu = self.samples[-1][1][i] - self.samples[0][1][i]
+            idle_with_work = 0.0
+            for (t_a, cpu_a, _, _, _), (t_b, cpu_b, _, queue, flying) in zip(self.samples, self.samples[1:]):
+                if queue > 0 and (cpu_b[i] - cpu_a[i]) / (t_b - t_a) < 0.1:
+                    idle_with_work += t_b - t_a
+            lines.append(f"  worker {i}: CPU {cpu:.2f} s over the {wall:.2f} s ({cpu / wall:.0%} of a core); "
+                         f"below 10% of a core while units were still queued: {idle_with_work:.2f} s")
+        lags = sorted(lag for _, _, lag, _, _ in self.samples)
+        lines.append(f"  the parent's loop: a 50 ms sleep woke late by {statistics.median(lags) * 1000:.1f} ms (median), "
+                     f"{lags[int(0.99 * (len(lags) - 1))] * 1000:.1f} ms (p99), {lags[-1] * 1000:.1f} ms (max); "
+                     f"its full collections during the run: {len(self.collections)}"
+                     + (f", the longest {max(self.collections) * 1000:.0f} ms" if self.collections else ""))
+        lines.append(f"  per {self.BIN_S} s from the pool's start: each worker's share of a core | units in flight | queued")
+        for b in range(int(wall / self.BIN_S) + 1):
+            window = [x for x in self.samples if b * self.BIN_S <= x[0] - t0 < (b + 1) * self.BIN_S]
+            if len(window) < 2:
+                continue
+            span = window[-1][0] - window[0][0]
+            shares = " ".join(f"{(window[-1][1][i] - window[0][1][i]) / span:4.2f}" for i in range(workers))
+            flying = " ".join(f"{window[-1][4].get(i, 0):3d}" for i in range(workers))
+            lines.append(f"    {b * self.BIN_S:5.1f} s  {shares} | {flying} | {window[-1][3]:4d}")
+        return lines
+
+
 def run_once(workers: int, index: int, args: argparse.Namespace, base_url: str, work: Path,
-             profile: bool, server_pid: int, workload: Workload | None = None) -> dict:
+             profile: bool, server_pid: int, workload: Workload | None = None, timeline: bool = False) -> dict:
     """One batch with `--workers workers` into a fresh folder and store; its figures."""
     from proactive_tui.cli.eval_batch import run_batch_eval
     from proactive_tui.cli.main import build_parser
@@ -174,9 +291,11 @@ def run_once(workers: int, index: int, args: argparse.Namespace, base_url: str, 
 
         profiler = cProfile.Profile(time.process_time)  # CPU, not the waits
     start, (own0, kids0), served0 = time.perf_counter(), cpu_now(), server_cpu(server_pid)
+    traced = Timeline() if timeline else None
     if profiler is not None:
         profiler.enable()
-    code = run_batch_eval(ns)
+    with traced or contextlib.nullcontext():
+        code = run_batch_eval(ns)
     if profiler is not None:
         profiler.disable()
     wall, (own1, kids1), served = time.perf_counter() - start, cpu_now(), server_cpu(server_pid) - served0
@@ -190,6 +309,8 @@ def run_once(workers: int, index: int, args: argparse.Namespace, base_url: str, 
                "per_s": total / wall, "floor_ratio": wall / max(ideal, cpu / cores), "server_cpu": served,
                "floor_with_server": wall / max(ideal, (cpu + served) / cores),
                "range": (min(sessions), max(sessions)) if sessions else (0, 0)}
+    if traced is not None:
+        figures["timeline"] = traced.report(args.concurrency)
     if profiler is not None:
         import io
         import pstats
@@ -216,6 +337,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=0, help="N for the N-worker runs (default: the usable cores)")
     parser.add_argument("--rounds", type=int, default=1, help="pairs of runs (1 worker, N workers), alternating")
     parser.add_argument("--profile", action="store_true", help="where the parent spends its CPU (N-worker runs)")
+    parser.add_argument("--timeline", action="store_true",
+                        help="where the N-worker runs' wall goes: each worker's CPU and units in flight over time, "
+                             "the tail, the parent's loop lag")
     parser.add_argument("--no-issue-workload", action="store_true",
                         help="leave out the issue's workload (32 sessions), run beside --sessions by default")
     args = parser.parse_args()
@@ -244,7 +368,7 @@ def main() -> None:
                 litellm.acompletion = counted if workers == 1 else real
                 counted_calls[0] = 0
                 figures = run_once(workers, len(runs), args, base_url, work, args.profile and workers > 1, proc.pid,
-                                   workload)
+                                   workload, timeline=args.timeline and workers > 1)
                 figures["counted"] = counted_calls[0] if workers == 1 else None
                 runs.append(figures)
     finally:
@@ -294,6 +418,10 @@ def main() -> None:
     print(f"\nthe machine as loaded: {n} CPU-bound processes started from here got {machine[0]:.2f} cores (before) and "
           f"{machine[1]:.2f} (after) of {cores}: what {n} workers can use here, whatever the batch does")
     print(f"load average (1, 5, 15 min) before: {before}; after: {after} (on {os.cpu_count()} CPUs)")
+    for m in runs:
+        if "timeline" in m:
+            print(f"\nwhere the wall went, {m['workload']} workload, --workers {m['workers']} (--timeline):")
+            print("\n".join(m["timeline"]))
     for m in runs:
         if "profile" in m:
             print(f"\nthe parent's CPU, {m['workload']} workload, --workers {m['workers']} (cProfile, CPU time, top 25 by own time):")
