@@ -106,44 +106,6 @@ def die_once(marker: Path) -> None:
         os._exit(1)
 
 
-def pause_watcher(started: str):
-    """A unit's `make_job` for the next test: its job makes the gate of `openai/x` (a model with no
-    limit), says it has started, then waits for a 429 pause to reach that gate (True), or gives up
-    after a hang guard (False)."""
-    def make(worker):
-        async def job(index: int) -> bool:
-            import asyncio
-
-            from proactive_tui.llm.settings import ModelSettings
-
-            gate = worker.gateway.limiter(ModelSettings(model="openai/x"))
-            Path(started).write_text("started")
-            loop = asyncio.get_running_loop()
-            guard = loop.time() + 60.0
-            while loop.time() < guard:
-                if gate._local._paused_until > loop.time():  # the pause this task's calls would wait for
-                    return True
-                await asyncio.sleep(0.05)
-            return False
-        return job
-    return make
-
-
-def test_a_429_pause_reaches_a_ray_task_already_running(tmp_path) -> None:
-    """Another task's 429 on a model with no limit is told to the actor; a task that started
-    before it learns it while it runs, not only the tasks that start after."""
-    from proactive_tui.evalrun.ray_run import LimiterActor, run_unit
-    from test_eval_workers import wait_for
-
-    limiter = ray.remote(LimiterActor).options(max_concurrency=100).remote({})
-    started = tmp_path / "started"
-    task = ray.remote(run_unit).options(num_cpus=0.5).remote(pause_watcher(str(started)), [0], 1, {}, limiter, "unit-0")
-    wait_for(started.exists, "the task started")
-    ray.get(limiter.pause.remote("openai/x", 30.0))  # as a task's 429 tells it
-    results, _, _ = ray.get(task, timeout=120)
-    assert results == [(0, True)]
-
-
 def test_a_killed_ray_worker_is_retried_and_the_result_is_right(tmp_path) -> None:
     from ray import cloudpickle
 
