@@ -218,7 +218,11 @@ class _TaskWorker:
         the actor per call (a limited model's calls wait at the actor's own gate already)."""
         while True:
             await asyncio.sleep(PAUSE_POLL_S)
-            self.follow(await self.limiter.pauses.remote())
+            try:
+                pauses = await self.limiter.pauses.remote()
+            except Exception:  # the actor is gone: the unit's own calls to it say so, where it counts
+                return
+            self.follow(pauses)
 
     def send(self, message: tuple) -> None:
         kind = message[0]
