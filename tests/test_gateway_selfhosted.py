@@ -288,3 +288,17 @@ async def test_concurrent_first_calls_negotiate_once() -> None:
         results = await asyncio.gather(*(gateway.complete_structured(seat(server), ASK, Verdict) for _ in range(3)))
         assert formats(server) == ["json_schema", "json_object", "json_object", "json_object"]
         assert {r.completion.structured_mode for r in results} == {"json_object"}
+
+
+async def test_calls_that_waited_for_the_negotiation_then_go_together() -> None:
+    """Once the first call has found the server's mode, the calls that queued behind it are not
+    sent one after another (a batch's sessions all open with a structured call): the server sees
+    them overlap."""
+    import asyncio
+
+    with FakeOpenAIServer(flavor="llama_cpp", latency=0.2) as server:
+        gateway = Gateway()
+        results = await asyncio.gather(*(gateway.complete_structured(seat(server), ASK, Verdict) for _ in range(4)))
+        assert formats(server) == ["json_schema", "json_object", "json_object", "json_object", "json_object"]
+        assert {r.completion.structured_mode for r in results} == {"json_object"}
+        assert server.max_in_flight["fake-model"] >= 2

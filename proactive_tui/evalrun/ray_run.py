@@ -9,8 +9,9 @@ when `--ray` is given.
   gateway whose limited models ask `LimiterActor` for every call's slot: ONE limiter per model for
   the whole cluster (parallel requests, rpm, tpm), as the parent's limiters are for the workers.
   A 429 pauses the model in the task that got it and at the actor, which holds back every later
-  grant of a limited model and tells each task as it starts (an unlimited model is not asked about
-  per call: no round trip per call).
+  grant of a limited model and tells each task as it starts; a task already running asks the actor
+  for the pauses twice a second (an unlimited model is not asked about per call: no round trip per
+  call).
 - A unit is safe to retry: a task sends nothing while it runs. Its store writes (masked in the
   task, `workers.ForwardStore`), file writes, progress events and warnings are kept in order and
   returned with its results, and this process applies them when the task has ended. An attempt a
@@ -44,6 +45,8 @@ MAX_RETRIES = 3
 """Ray's retries of a unit whose worker died or whose run raised outside its sessions."""
 WAIT_S = 0.2
 """How long one `ray.wait` blocks (in a thread) before this process looks at its loop again."""
+PAUSE_POLL_S = 0.5
+"""How often a running task asks the limiter actor for the 429 pauses other tasks hit."""
 LOCAL = "local"
 """`--ray` with no address: start a Ray instance on this machine for this command."""
 
@@ -148,11 +151,15 @@ class LimiterActor:
         """A unit's attempt starts: an earlier attempt's slots go back (its worker is gone); the
         models' 429 pauses still running, in seconds, for the task's own gate."""
         self._end(owner)
-        now = asyncio.get_running_loop().time()
-        return {model: until - now for model, until in self.paused.items() if until > now}
+        return await self.pauses()
 
     async def end(self, owner: str) -> int:
         return self._end(owner)
+
+    async def pauses(self) -> dict[str, float]:
+        """The models' 429 pauses still running, in seconds (what a running task polls)."""
+        now = asyncio.get_running_loop().time()
+        return {model: until - now for model, until in self.paused.items() if until > now}
 
     async def pause(self, model: str, seconds: float) -> None:
         until = asyncio.get_running_loop().time() + seconds
@@ -180,18 +187,42 @@ class _TaskWorker:
         self.cap = cap
         self.limiter = limiter
         self.owner = owner
-        self.pauses = pauses
+        self.paused_until: dict[str, float] = {}
+        """Per model, the loop time its 429 pause (told by the actor) runs to."""
+        self.limiters: dict[str, Any] = {}
         self.outbox: list[tuple] = []
         self.calls = 0
         self.gateway = Gateway(**gateway_options, limiter_factory=self._limiter)
+        self.follow(pauses)
 
     def _limiter(self, model: str, limits: Any, local: bool) -> Any:
         from proactive_tui.evalrun.workers import WorkerLimiter
 
-        made = WorkerLimiter(self, model, limits, local)  # type: ignore[arg-type]
-        if model in self.pauses:
-            made.pause(self.pauses[model], tell=False)
+        made = self.limiters[model] = WorkerLimiter(self, model, limits, local)  # type: ignore[arg-type]
+        left = self.paused_until.get(model, 0.0) - asyncio.get_running_loop().time()
+        if left > 0:
+            made.pause(left, tell=False)
         return made
+
+    def follow(self, pauses: dict[str, float]) -> None:
+        """The actor's running pauses (seconds left) applied here, to the models' gates made and to come."""
+        now = asyncio.get_running_loop().time()
+        for model, left in pauses.items():
+            self.paused_until[model] = max(self.paused_until.get(model, 0.0), now + left)
+            if model in self.limiters:
+                self.limiters[model].pause(left, tell=False)
+
+    async def follow_pauses(self) -> None:
+        """While the task runs, ask the actor for the 429 pauses every `PAUSE_POLL_S`: a pause
+        another task hit then reaches this one's calls of a model with no limit, which never ask
+        the actor per call (a limited model's calls wait at the actor's own gate already)."""
+        while True:
+            await asyncio.sleep(PAUSE_POLL_S)
+            try:
+                pauses = await self.limiter.pauses.remote()
+            except Exception:  # the actor is gone: the unit's own calls to it say so, where it counts
+                return
+            self.follow(pauses)
 
     def send(self, message: tuple) -> None:
         kind = message[0]
@@ -232,9 +263,11 @@ def run_unit(make_job: Any, indexes: list[int], cap: int, gateway_options: dict[
             async with gate:
                 return index, await job(index)
 
+        follower = asyncio.get_running_loop().create_task(worker.follow_pauses())
         try:
             results = await asyncio.gather(*(one(i) for i in indexes))
         finally:
+            follower.cancel()
             limiter.end.remote(owner)
         return list(results), worker.outbox, worker.stats()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict
@@ -89,16 +90,23 @@ async def run_planned(planned: list[PlannedSession], concurrency: int, on_done: 
     from proactive_tui.llm.gateway import Gateway
 
     say = warn or (lambda message: None)
+    # What exists now (litellm, the planned sessions) outlives the batch: out of the collector's
+    # reach while it runs, a full collection scans only what the sessions make. Left in, one such
+    # collection walked litellm's whole heap and stalled every session (or, with workers, the
+    # writer that forwards their limiter slots) for 0.3-0.45 s. Unfrozen after, unless something
+    # (the app) had frozen before.
+    frozen_before = gc.get_freeze_count() > 0
+    gc.freeze()
     db = None
-    if store:
-        from proactive_tui.store import StoreError, open_store
-
-        try:
-            db = open_store()
-        except StoreError as exc:
-            say(f"{exc}; these sessions will not be saved")
-    gateway = gateway or Gateway()
     try:
+        if store:
+            from proactive_tui.store import StoreError, open_store
+
+            try:
+                db = open_store()
+            except StoreError as exc:
+                say(f"{exc}; these sessions will not be saved")
+        gateway = gateway or Gateway()
         if pool is not None:
             await pool.run(on_done, db=db, warn=say, gateway=gateway)
             return
@@ -113,5 +121,7 @@ async def run_planned(planned: list[PlannedSession], concurrency: int, on_done: 
 
         await asyncio.gather(*(one(item) for item in planned))
     finally:
+        if not frozen_before:
+            gc.unfreeze()
         if db is not None:
             db.close()

@@ -12,6 +12,7 @@ screen paints) with `LITELLM_LOCAL_MODEL_COST_MAP=True`, so nothing tries the ne
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import random
@@ -423,7 +424,7 @@ class Gateway:
         use the mode that worked. Except under json_schema, the schema also goes in the prompt,
         since servers differ on whether json_object's `schema` constrains anything.
         """
-        json_schema = schema.model_json_schema()
+        json_schema = json.loads(_schema_text(schema))  # a fresh copy: what litellm does with it stays in the call
         tail: list[Message] = []
         usage = Usage()
         started = time.monotonic()
@@ -501,13 +502,18 @@ class Gateway:
     ) -> Completion:
         """Ask in each mode of `structured_modes` until the server takes one; a rejection of the
         response_format moves on at once (no retry, no back-off). What worked is remembered; while
-        a server's mode is unknown, one call at a time finds it."""
+        a server's mode is unknown, one call at a time finds it, and the calls that waited for it
+        then go at once: holding the lock through each of their calls made a batch's sessions,
+        all starting with a structured call, take their first calls one after another (a worker
+        process of `eval --workers` sat near idle for its first second)."""
         key = memory_key(settings)
         if settings.structured != "auto" or settings.is_local or self.memory.get(key) is not None:
             return await self._negotiate_now(settings, ask_with)
         lock = self._negotiating.setdefault(key, asyncio.Lock())
         async with lock:
-            return await self._negotiate_now(settings, ask_with)
+            if self.memory.get(key) is None:  # still unknown: this call finds it
+                return await self._negotiate_now(settings, ask_with)
+        return await self._negotiate_now(settings, ask_with)
 
     async def _negotiate_now(
         self, settings: ModelSettings, ask_with: Callable[[StructuredMode], Awaitable[Completion]]
@@ -865,12 +871,23 @@ async def _close(response: Any) -> None:
         return
 
 
-def _with_json_instruction(messages: list[Message], schema: type[BaseModel], include_schema: bool) -> list[Message]:
-    import json
+_SCHEMA_TEXTS: dict[type[BaseModel], str] = {}
 
+
+def _schema_text(schema: type[BaseModel]) -> str:
+    """A structured reply's JSON schema as text, made once per class: pydantic builds it anew on
+    every `model_json_schema()`, which was a twentieth of a batch worker's CPU (every judge and
+    planning call asks for one)."""
+    text = _SCHEMA_TEXTS.get(schema)
+    if text is None:
+        text = _SCHEMA_TEXTS[schema] = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+    return text
+
+
+def _with_json_instruction(messages: list[Message], schema: type[BaseModel], include_schema: bool) -> list[Message]:
     note = "Reply with only a JSON object, no other text."
     if include_schema:
-        note += " It must match this JSON schema:\n" + json.dumps(schema.model_json_schema(), ensure_ascii=False)
+        note += " It must match this JSON schema:\n" + _schema_text(schema)
     out = [dict(m) for m in messages]
     if out and out[-1].get("role") == "user" and isinstance(out[-1].get("content"), str):
         out[-1]["content"] = out[-1]["content"].rstrip() + "\n\n" + note
