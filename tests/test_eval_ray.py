@@ -88,7 +88,9 @@ def test_a_parallel_limit_holds_across_ray_tasks(tmp_path) -> None:
     # two calls of `a` at once for the whole cluster (each task alone would allow two), and a
     # tokens-per-minute limit, so every call of `a` also takes and settles tokens at the actor
     write_config('[models."openai/a"]\nmax_parallel_requests = 2\ntpm = 100000000\n')
-    with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.3) as server:
+    # 0.8 s a call: on a loaded machine the calls of `b`'s four sessions still overlap (at 0.3 s they
+    # once went two at a time, as staggered starts let each finish before the next began)
+    with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.8) as server:
         code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "openai/a", "--agent", "openai/b",
                      "--user", "openai/u", "--judge", "openai/j", "--api-base", server.base_url,
                      "--agreeableness", "low", "--max-turns", "1", "--repeats", "4", "--concurrency", "8",
