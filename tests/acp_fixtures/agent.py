@@ -145,4 +145,9 @@ class TestAgent(Agent):
 
 
 if __name__ == "__main__":
+    import os
+
+    if os.environ.get("ACP_TEST_PIDFILE"):  # so a test can check the process is gone afterwards
+        with open(os.environ["ACP_TEST_PIDFILE"], "a") as f:
+            f.write(f"{os.getpid()}\n")
     asyncio.run(run_agent(TestAgent(), use_unstable_protocol=True))  # session/fork is unstable in the SDK

@@ -1,0 +1,316 @@
+"""An ACP agent program in the agent seat (issue 37), through the real stdio protocol.
+
+Every test starts `tests/acp_fixtures/agent.py` (a small agent written with the SDK) as a
+subprocess and talks to it as the seat does. Bounded by turns: the deadline tests set a small
+`turn_timeout` and assert what happened (cancel sent, turn ended or process stopped), never how
+long it took.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from proactive_tui.core.participants import ReplyRequest
+from proactive_tui.llm import trace
+from proactive_tui.llm.acp import agents as acp_agents
+from proactive_tui.llm.acp import client as acp_client
+from proactive_tui.llm.acp.agents import AcpAgentConfig, AgentSpec
+from proactive_tui.llm.acp.participant import REDRIVEN, SILENCE_NOTE, AcpParticipant
+from proactive_tui.llm.errors import ModelError
+
+AGENT = ROOT / "tests" / "acp_fixtures" / "agent.py"
+
+
+def agent_env() -> dict[str, str]:
+    """The SDK must be importable by the agent: the agent gets a trimmed environment (PATH, HOME...)."""
+    return {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
+
+
+def spec(mode: str, *flags: str, **config) -> AgentSpec:
+    cfg = AcpAgentConfig(command=sys.executable, args=[str(AGENT), mode, *flags], env=agent_env(), **config)
+    return AgentSpec(seat="acp:test", name="test", config=cfg)
+
+
+def ask(messages: list[dict[str, str]], system: str = "Be brief.", **kw) -> ReplyRequest:
+    return ReplyRequest(seat="agent", system=system, messages=messages, purpose="agent message", **kw)
+
+
+def stderr_of(p: AcpParticipant) -> str:
+    return p.agent._stderr.decode() if p.agent is not None else ""
+
+
+@pytest.fixture
+def traces():
+    calls: list[tuple[trace.CallTrace, trace.CallLabel | None]] = []
+    with trace.listening(lambda call, label: calls.append((call, label))):
+        yield calls
+
+
+async def test_echo_streams_chunks_and_traces_the_agents_side(tmp_path: Path, traces) -> None:
+    p = AcpParticipant(spec("echo"), workdir_root=tmp_path)
+    deltas: list[str] = []
+    try:
+        reply = await p.reply(ask([{"role": "user", "content": "hello there"}], on_delta=deltas.append))
+        err = stderr_of(p)
+        workdir = p.workdir
+    finally:
+        await p.aclose()
+    assert reply.text == "echo: hello there (turn 1)"
+    assert len(deltas) == 2 and "".join(deltas) == reply.text  # streamed as the agent sent it
+    assert reply.model == "acp:test (test-agent 1.2.3, ACP v1)"  # agent, version, protocol version
+    assert reply.usage.prompt_tokens > 0 and reply.usage.completion_tokens == len(reply.text)
+    assert "CAPS fs_read=False fs_write=False terminal=False" in err
+    assert f"cwd={workdir}" in err and workdir.parent == tmp_path
+    assert not workdir.exists()  # the scratch folder goes with the seat (keep_workdir keeps it)
+    [(call, label)] = traces
+    assert call.finish_reason == "end_turn" and call.reply == reply.text and call.error is None
+    sent = call.request["messages"][0]["content"]
+    assert sent.index("Be brief.") < sent.index("hello there")  # instructions in the first prompt
+    side = call.agent
+    assert side["info"]["name"] == "test-agent" and side["info"]["version"] == "1.2.3"
+    assert side["info"]["protocol_version"] == 1
+    assert side["thoughts"] == "pondering turn 1"
+    assert side["plans"] == [[{"content": "answer", "priority": "high", "status": "in_progress"}]]
+    assert side["tool_calls"][0]["title"] == "look around"
+    assert side["usage"]["used"] == 10 and side["usage"]["outputTokens"] == len(reply.text)
+    assert label.seat == "agent" and label.purpose == "agent message"
+
+
+async def test_each_user_turn_is_one_prompt_in_one_session(tmp_path: Path, traces) -> None:
+    p = AcpParticipant(spec("echo"), workdir_root=tmp_path)
+    try:
+        first = await p.reply(ask([{"role": "user", "content": "one"}]))
+        dialogue = [{"role": "user", "content": "one"}, {"role": "assistant", "content": "(reformatted by the family)"},
+                    {"role": "user", "content": "two"}]
+        second = await p.reply(ask(dialogue))
+        err = stderr_of(p)
+    finally:
+        await p.aclose()
+    assert first.text.endswith("(turn 1)") and second.text == "echo: two (turn 2)"
+    assert err.count("NEW ") == 1  # the agent's own lines are in its session: no new one
+    assert traces[1][0].request["messages"][0]["content"] == "two"  # only what the dialogue gained
+
+
+async def test_a_crash_mid_turn_keeps_the_partial_text_and_says_how_it_ended(tmp_path: Path, traces) -> None:
+    p = AcpParticipant(spec("crash"), workdir_root=tmp_path)
+    try:
+        with pytest.raises(ModelError) as caught:
+            await p.reply(ask([{"role": "user", "content": "hi"}], on_delta=lambda t: None))
+    finally:
+        await p.aclose()
+    error = caught.value
+    assert error.partial_text == "I was about to"
+    assert "ended during session/prompt (exit code 3)" in error.message and "crashing now" in error.message
+    assert error.seat == "agent"
+    assert traces[0][0].error == error.message and traces[0][0].reply == "I was about to"
+
+
+@pytest.mark.parametrize("deaf", [False, True])
+async def test_a_turn_that_never_ends_is_cancelled_at_the_deadline(tmp_path: Path, deaf: bool) -> None:
+    p = AcpParticipant(spec("never", *(["--deaf"] if deaf else []), turn_timeout=0.5), workdir_root=tmp_path)
+    try:
+        with pytest.raises(ModelError) as caught:
+            await p.reply(ask([{"role": "user", "content": "go"}]))
+        err = stderr_of(p)
+        alive = p.agent.alive
+    finally:
+        await p.aclose()
+    assert caught.value.kind == "timeout" and caught.value.partial_text == "thinking forever"
+    assert "CANCEL " in err  # session/cancel reached the agent
+    if deaf:
+        assert "did not end the turn, so it was stopped" in caught.value.message and not alive
+    else:
+        assert "ended the turn as cancelled" in caught.value.message and alive
+
+
+@pytest.mark.parametrize(("policy", "asker", "said", "how"), [
+    ("deny", None, "permission: no", "deny"),
+    ("allow_once", None, "permission: yes", "allow_once"),
+    ("ask", "yes", "permission: yes", "asked the person"),
+    ("ask", None, "permission: cancelled", "ask (nobody to ask: denied)"),
+])
+async def test_permission_requests_follow_the_policy(tmp_path: Path, traces, policy, asker, said, how) -> None:
+    asked: list[acp_client.PermissionAsk] = []
+
+    async def person(request: acp_client.PermissionAsk) -> str | None:
+        asked.append(request)
+        return asker
+
+    acp_client.set_permission_asker(person if asker else None)
+    p = AcpParticipant(spec("permission", permission=policy), workdir_root=tmp_path)
+    try:
+        reply = await p.reply(ask([{"role": "user", "content": "clean up"}]))
+    finally:
+        acp_client.set_permission_asker(None)
+        await p.aclose()
+    assert reply.text == said
+    [record] = traces[0][0].agent["permissions"]
+    assert record["policy"] == how and record["tool"]["title"] == "delete everything"
+    if asker:
+        assert asked[0].tool == "delete everything" and [o[0] for o in asked[0].options] == ["yes", "no"]
+
+
+async def test_auth_required_is_one_line_saying_how_to_log_in(tmp_path: Path) -> None:
+    p = AcpParticipant(spec("auth"), workdir_root=tmp_path)
+    try:
+        with pytest.raises(ModelError) as caught:
+            await p.reply(ask([{"role": "user", "content": "hi"}]))
+    finally:
+        await p.aclose()
+    message = caught.value.message
+    assert caught.value.kind == "auth" and "\n" not in message and "Traceback" not in message
+    assert "needs a login" in message and str(AGENT) in message
+    assert "Log in with Example (oauth)" in message and "Use an API key (key)" in message
+
+
+async def test_a_pinned_version_that_differs_is_refused(tmp_path: Path) -> None:
+    p = AcpParticipant(spec("echo", "--version", "2.0.0", version="1.2.3"), workdir_root=tmp_path)
+    try:
+        with pytest.raises(ModelError, match="reports version 2.0.0, the config pins 1.2.3"):
+            await p.reply(ask([{"role": "user", "content": "hi"}]))
+    finally:
+        await p.aclose()
+
+
+async def test_an_empty_turn_is_no_reply(tmp_path: Path) -> None:
+    p = AcpParticipant(spec("empty"), workdir_root=tmp_path)
+    try:
+        with pytest.raises(ModelError, match="no message text"):
+            await p.reply(ask([{"role": "user", "content": "hi"}]))
+    finally:
+        await p.aclose()
+
+
+def _rewound(p_reply_1: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": "one"}, {"role": "assistant", "content": p_reply_1},
+            {"role": "user", "content": "another second"}]
+
+
+async def test_a_rewind_uses_the_agents_fork_when_advertised(tmp_path: Path, traces) -> None:
+    p = AcpParticipant(spec("echo", "--fork"), workdir_root=tmp_path)
+    try:
+        first = await p.reply(ask([{"role": "user", "content": "one"}]))
+        await p.reply(ask([{"role": "user", "content": "one"}, {"role": "assistant", "content": first.text},
+                           {"role": "user", "content": "two"}]))
+        again = await p.reply(ask(_rewound(first.text)))
+        err = stderr_of(p)
+    finally:
+        await p.aclose()
+    assert err.count("NEW ") == 1 and err.count("FORK ") >= 3  # a snapshot per turn, one more to continue
+    assert again.text == "echo: another second (turn 2)"  # the fork holds turn 1 only
+    assert REDRIVEN not in again.model
+
+
+async def test_without_fork_a_rewind_re_drives_a_new_session_and_says_so(tmp_path: Path, traces) -> None:
+    p = AcpParticipant(spec("echo"), workdir_root=tmp_path)
+    try:
+        first = await p.reply(ask([{"role": "user", "content": "one"}]))
+        await p.reply(ask([{"role": "user", "content": "one"}, {"role": "assistant", "content": first.text},
+                           {"role": "user", "content": "two"}]))
+        again = await p.reply(ask(_rewound(first.text)))
+        err = stderr_of(p)
+    finally:
+        await p.aclose()
+    assert err.count("NEW ") == 2 and "FORK" not in err
+    assert again.text == "echo: another second (turn 2)"  # "one" was prompted again first
+    assert again.model.endswith(f"; {REDRIVEN}")
+    redrive = [c for c, label in traces if "re-driving" in (label.purpose if label else "")]
+    assert len(redrive) == 1 and redrive[0].request["messages"][0]["content"].endswith("one")
+
+
+async def test_structured_replies_and_the_chronos_silence_convention(tmp_path: Path, traces) -> None:
+    from proactive_tui.families.chronos.reply import AgentReply, agent_text_parser
+
+    p = AcpParticipant(spec("echo"), workdir_root=tmp_path)
+    parse = agent_text_parser(lambda: None)
+    try:
+        value, reply = await p.reply_structured(ask([{"role": "user", "content": "find me a car"}]), AgentReply, parse)
+        quiet, _ = await p.reply_structured(ask([{"role": "user", "content": "find me a car"},
+                                                 {"role": "assistant", "content": value.model_dump_json()},
+                                                 {"role": "user", "content": "be quiet"}]), AgentReply, parse)
+    finally:
+        await p.aclose()
+    assert value.proactive_action == "INFO_RETRIEVAL" and value.response_text == "turn 1"
+    assert quiet.proactive_action == "KEEP_SILENT"
+    first_prompt = traces[0][0].request["messages"][0]["content"]
+    assert SILENCE_NOTE in first_prompt and '"proactive_action"' in first_prompt
+    assert SILENCE_NOTE not in traces[1][0].request["messages"][0]["content"]
+
+
+def test_seat_values_resolve_from_the_config_or_as_a_command_line() -> None:
+    configured = {"gem": AcpAgentConfig(command="gemini", args=["--experimental-acp"], version="0.9.0")}
+    named = acp_agents.resolve("acp:gem", configured)
+    assert named.argv == ["gemini", "--experimental-acp"] and named.config.version == "0.9.0"
+    line = acp_agents.resolve("acp:my-agent --flag 'two words'", configured)
+    assert line.argv == ["my-agent", "--flag", "two words"] and line.config.permission == "deny"
+    with pytest.raises(acp_agents.AcpSeatError, match="needs an agent"):
+        acp_agents.resolve("acp:  ")
+    problem = acp_agents.problem("acp:no-such-agent-program", configured)
+    assert "no program 'no-such-agent-program' on PATH" in problem and "configured: gem" in problem
+    assert acp_agents.problem(f"acp:{sys.executable} x", configured) is None
+
+
+def test_the_config_file_keeps_acp_agents_through_a_save(isolated_dirs: Path) -> None:
+    from proactive_tui.config import load_config, save_config
+
+    path = isolated_dirs / "config.toml"
+    path.write_text('[acp_agents.gem]\ncommand = "gemini"\nargs = ["--experimental-acp"]\nversion = "0.9.0"\n'
+                    'permission = "ask"\nenv = { GEMINI_API_KEY = "k-123" }\n', encoding="utf-8")
+    config = load_config(path)
+    assert config.acp_agents["gem"].permission == "ask" and config.acp_agents["gem"].env == {"GEMINI_API_KEY": "k-123"}
+    save_config(config.model_copy(update={"theme": "other"}), path)
+    again = load_config(path)
+    assert again.acp_agents == config.acp_agents and again.theme == "other"
+    path.write_text('[acp_agents.gem]\nargs = []\n', encoding="utf-8")
+    from proactive_tui.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"acp_agents\.gem\.command"):
+        load_config(path)
+
+
+def test_a_headless_run_seats_an_acp_agent(tmp_path: Path, isolated_dirs: Path) -> None:
+    """`run` with `--agent acp:NAME` from the config file: a ProactiveEval dialogue whose agent is
+    the program, judged through the fake server; the record names agent, version and protocol, and
+    no agent process is left behind."""
+    from proactive_tui.core.run_record import RunRecord
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    pidfile = tmp_path / "pids"
+    env_line = ", ".join(f"{k} = {json.dumps(v)}" for k, v in {**agent_env(), "ACP_TEST_PIDFILE": str(pidfile)}.items())
+    (isolated_dirs / "config.toml").write_text(
+        f'[acp_agents.tester]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(AGENT))}, "echo"]\n'
+        f'version = "1.2.3"\nenv = {{ {env_line} }}\n', encoding="utf-8")
+
+    def responder(body: dict) -> str:
+        name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+        if name == "TurnVerdict":
+            return json.dumps({"reasoning": "checking", "target_reached": False, "covered_steps": []})
+        if name == "GuidanceJudgement":
+            return json.dumps({"reasoning": "ok", "effectiveness": 5, "personalization": 5, "tone": 5,
+                               "engagement": 5, "naturalness": 5, "overall": 5})
+        return "I am not sure about that."
+
+    out = tmp_path / "run.json"
+    with FakeOpenAIServer(responder=responder) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "proactive_tui", "run", "proactiveeval/persuasion/fair/0", "--api-base", server.base_url,
+             "--agent", "acp:tester", "--user", "openai/user-m", "--judge", "openai/judge-m", "--no-planning",
+             "--max-turns", "2", "--out", str(out)],
+            cwd=ROOT, env={**os.environ, "COLUMNS": "160"}, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    record = RunRecord.model_validate_json(out.read_text())
+    agent_messages = [m for m in record.messages if m.role == "agent"]
+    assert agent_messages and all(m.model == "acp:tester (test-agent 1.2.3, ACP v1)" for m in agent_messages)
+    assert agent_messages[0].content.startswith("echo: ")
+    assert record.models["agent"]["acp"]["name"] == "tester" and record.models["agent"]["acp"]["version_pin"] == "1.2.3"
+    assert record.models["agent"]["acp"]["env"] == sorted(["ACP_TEST_PIDFILE", *agent_env()])  # names, no values
+    for pid in map(int, pidfile.read_text().split()):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
