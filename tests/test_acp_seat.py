@@ -314,3 +314,40 @@ def test_a_headless_run_seats_an_acp_agent(tmp_path: Path, isolated_dirs: Path) 
     for pid in map(int, pidfile.read_text().split()):
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def _config_for(isolated_dirs: Path, name: str = "tester", extra_env: dict[str, str] | None = None) -> None:
+    env_line = ", ".join(f"{k} = {json.dumps(v)}" for k, v in {**agent_env(), **(extra_env or {})}.items())
+    (isolated_dirs / "config.toml").write_text(
+        f'[acp_agents.{name}]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(AGENT))}, "echo"]\n'
+        f'env = {{ {env_line} }}\n', encoding="utf-8")
+
+
+def test_eval_and_compare_take_an_acp_agent_like_a_model(tmp_path: Path, isolated_dirs: Path) -> None:
+    """`eval --agent acp:NAME --agent openai/a` plans, guides and reports both; `compare` sets the
+    program beside a model. Planning on: the program writes the plan as a structured reply."""
+    from proactive_tui.cli.main import main
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
+
+    _config_for(isolated_dirs)
+    out = tmp_path / "eval"
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
+        code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "acp:tester", "--agent", "openai/a",
+                     "--user", "openai/u", "--judge", "openai/j", "--api-base", server.base_url,
+                     "--agreeableness", "low", "--max-turns", "1", "--out", str(out)])
+        compared = subprocess.run(
+            [sys.executable, "-m", "proactive_tui", "compare", "proactiveeval/persuasion/fair/0", "--agent", "acp:tester",
+             "--agent", "openai/a", "--user", "openai/u", "--judge", "openai/j", "--api-base", server.base_url,
+             "--max-turns", "2", "--out", str(tmp_path / "cmp")],
+            cwd=ROOT, env={**os.environ, "COLUMNS": "160"}, capture_output=True, text=True, timeout=180)
+    assert code == 0
+    report = json.loads((out / "report.json").read_text())
+    guidance = next(t for t in report["families"]["proactiveeval"] if t["id"] == "guidance")
+    assert sorted(r["model"] for r in guidance["rows"]) == ["acp:tester", "openai/a"]
+    tables = {t["id"]: t for t in report["families"]["proactiveeval"]}
+    planning = {r["model"]: r["values"]["overall"] for r in tables["planning"]["rows"]}
+    assert planning["acp:tester"] == planning["openai/a"] == 6.0  # the program's plan, judged like a model's
+    assert compared.returncode == 0, compared.stderr
+    document = json.loads((tmp_path / "cmp" / "comparison.json").read_text(encoding="utf-8"))
+    assert len(document["comparison"]["sessions"]) == 2
+    assert "acp:tester" in json.dumps(document)

@@ -5,7 +5,8 @@ program. What it answers is a function of what it was sent, so a test can check 
 
 - echo: streams `echo: <the prompt's last line>` in two chunks, after a thought, a plan, a tool
   call and a usage update; a prompt asking for a JSON object gets one (a Chronos agent reply,
-  with KEEP_SILENT when the prompt says `be quiet`); `turn N` counts the prompts of its session;
+  with KEEP_SILENT when the prompt says `be quiet`; a ProactiveEval plan when asked for one);
+  `turn N` counts the prompts of its session;
 - slow: as echo, but waits (a turn-count of 0.2 s steps, bounded) while streaming;
 - crash: starts a reply, then exits with code 3 mid-turn;
 - permission: asks for permission to run a tool and says which option came back;
@@ -125,9 +126,13 @@ class TestAgent(Agent):
         await self.conn.session_update(session_id=sid, update=start_tool_call("c1", "look around", kind="read", status="completed"))
         await self.conn.session_update(session_id=sid, update=UsageUpdate(session_update="usage_update", used=10 * n, size=1000))
         last = [line for line in text.strip().splitlines() if line.strip()][-1:] or [""]
-        if "JSON object" in text and "proactive_action" in text:
+        if "JSON object" in text and "sub_targets" in text:  # a ProactiveEval plan, asked once
+            reply = json.dumps({"target": "walk more", "sub_targets": ["ask", "suggest"]})
+        elif "JSON object" in text and "proactive_action" in text:
             self.json_mode.add(sid)
-        if sid in self.json_mode:
+        if "JSON object" in text and "sub_targets" in text:
+            pass
+        elif sid in self.json_mode:
             quiet = "be quiet" in text
             reply = json.dumps({"response_text": "" if quiet else f"turn {n}",
                                 "proactive_action": "KEEP_SILENT" if quiet else "INFO_RETRIEVAL",

@@ -97,6 +97,17 @@ def _same_turns(a: list[dict[str, str]], b: list[dict[str, str]]) -> bool:
                for x, y in zip(a, b))
 
 
+def _parse(text: str, schema: type[BaseModel], parse_text: Any) -> Any:
+    """The reply as `schema`: its JSON, as a model seat's is read; failing that, the family's own
+    reading of a person's text (`parse_text`: Chronos' compact `ACTION: text` line), if any."""
+    try:
+        return schema.model_validate(extract_json(text))
+    except (ValueError, ValidationError, NoJSON):
+        if parse_text is None:
+            raise
+    return parse_text(text)
+
+
 class AcpParticipant(Participant):
     """An ACP agent program in a seat. Its process starts at the first call and stops when the
     session's protocol ends (`llm.closers`), or on `aclose()`."""
@@ -264,7 +275,7 @@ class AcpParticipant(Participant):
                     try:
                         if not text.strip():
                             raise ValueError(f"the turn ended (stop reason {turn.stop_reason}) with no text")
-                        value = parse_text(text) if parse_text else schema.model_validate(extract_json(text))
+                        value = _parse(text, schema, parse_text)
                     except (ValueError, ValidationError, NoJSON) as exc:
                         problem = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                         prompt = f"That answer could not be used ({problem}). " + _format_note(schema, first=False)
