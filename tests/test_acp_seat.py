@@ -351,3 +351,43 @@ def test_eval_and_compare_take_an_acp_agent_like_a_model(tmp_path: Path, isolate
     document = json.loads((tmp_path / "cmp" / "comparison.json").read_text(encoding="utf-8"))
     assert len(document["comparison"]["sessions"]) == 2
     assert "acp:tester" in json.dumps(document)
+
+
+def test_a_branch_of_an_acp_session_is_re_driven_and_marked(tmp_path: Path, isolated_dirs: Path) -> None:
+    """`sessions fork` of a session whose agent is a program: the branch's new agent process never
+    saw the parent's dialogue, so the seat prompts the user turns before the fork point again in a
+    new session, and the branch's own agent replies say "re-driven, not identical"."""
+    from proactive_tui.cli.main import main
+    from proactive_tui.store.queries import load_events, load_record
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    _config_for(isolated_dirs)
+
+    def responder(body: dict) -> str:
+        name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+        if name == "TurnVerdict":
+            return json.dumps({"reasoning": "checking", "target_reached": False, "covered_steps": []})
+        if name == "GuidanceJudgement":
+            return json.dumps({"reasoning": "ok", "effectiveness": 5, "personalization": 5, "tone": 5,
+                               "engagement": 5, "naturalness": 5, "overall": 5})
+        return f"user line {len(body['messages'])}"
+
+    with FakeOpenAIServer(responder=responder) as server:
+        args = ["--api-base", server.base_url, "--quiet"]
+        assert main(["run", "proactiveeval/persuasion/fair/0", "--agent", "acp:tester", "--user", "openai/u",
+                     "--judge", "openai/j", "--no-planning", "--max-turns", "3", "--out", str(tmp_path / "p.json"), *args]) == 0
+        parent_id = json.loads((tmp_path / "p.json").read_text())["id"]
+        assert main(["sessions", "fork", parent_id, "--turn", "2", "--seat", "agent", "--edit", "EDITED reply",
+                     "--out", str(tmp_path / "b.json"), *args]) == 0
+    branch_id = json.loads((tmp_path / "b.json").read_text())["id"]
+    from proactive_tui.store import open_store
+
+    with open_store() as store:
+        parent, branch = load_record(store, parent_id), load_record(store, branch_id)
+        events = load_events(store, branch_id)
+    assert all(REDRIVEN not in m.model for m in parent.messages if m.role == "agent")
+    live = [m for m in branch.messages if m.role == "agent" and m.turn == 3]
+    assert live and live[0].model == f"acp:tester (test-agent 1.2.3, ACP v1); {REDRIVEN}"
+    assert live[0].content.endswith("(turn 3)")  # turns 1 and 2 were prompted again first
+    redriven = [e for e in events if e.type == "model_called" and "re-driving" in e.purpose]
+    assert len(redriven) == 2 and all(e.call.agent["redriven"] for e in redriven)
