@@ -391,3 +391,33 @@ def test_a_branch_of_an_acp_session_is_re_driven_and_marked(tmp_path: Path, isol
     assert live[0].content.endswith("(turn 3)")  # turns 1 and 2 were prompted again first
     redriven = [e for e in events if e.type == "model_called" and "re-driving" in e.purpose]
     assert len(redriven) == 2 and all(e.call.agent["redriven"] for e in redriven)
+
+
+def test_a_chronos_run_gives_the_program_the_reply_format_and_the_silence_convention(tmp_path: Path,
+                                                                                      isolated_dirs: Path) -> None:
+    """Chronos scores keeping silent: the program's first prompt carries the family's instructions,
+    the reply's JSON schema and the silence convention; every agent turn is read as a reply."""
+    from chronos_helpers import scripted_agent_responder
+
+    from proactive_tui.cli.main import main
+    from proactive_tui.store import open_store
+    from proactive_tui.store.queries import load_events, load_record
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    _config_for(isolated_dirs)
+    with FakeOpenAIServer(responder=scripted_agent_responder) as server:
+        assert main(["run", "chronos/car-purchase-towing/negative", "--api-base", server.base_url, "--agent", "acp:tester",
+                     "--user", "openai/user-m", "--judge", "openai/judge-m", "--max-turns", "2", "--quiet",
+                     "--out", str(tmp_path / "c.json")]) == 0
+    session_id = json.loads((tmp_path / "c.json").read_text())["id"]
+    with open_store() as store:
+        record, events = load_record(store, session_id), load_events(store, session_id)
+    agent_calls = [e for e in events if e.type == "model_called" and e.seat == "agent"]
+    first = agent_calls[0].call.request["messages"][0]["content"]
+    assert first.startswith("Instructions for this whole conversation") and SILENCE_NOTE in first
+    assert '"proactive_action"' in first and "Keep an eye out for me?" in first
+    assert all(SILENCE_NOTE not in c.call.request["messages"][0]["content"] for c in agent_calls[1:])
+    assert len({c.call.agent["session_id"] for c in agent_calls}) == 1  # one agent session for the dialogue
+    agent_lines = [m for m in record.messages if m.role == "agent"]
+    assert len(agent_lines) == len(agent_calls) >= 2 and not any(e.type == "error" for e in events)
+    assert all(json.loads(m.content)["proactive_action"] == "INFO_RETRIEVAL" for m in agent_lines)

@@ -133,7 +133,8 @@ class TestAgent(Agent):
         if "JSON object" in text and "sub_targets" in text:
             pass
         elif sid in self.json_mode:
-            quiet = "be quiet" in text
+            tail = text.rsplit("\n---\n", 1)[-1]  # this turn's lines, not the instructions above them
+            quiet = "be quiet" in tail or 'source="internal_trigger"' in tail
             reply = json.dumps({"response_text": "" if quiet else f"turn {n}",
                                 "proactive_action": "KEEP_SILENT" if quiet else "INFO_RETRIEVAL",
                                 "task_description": {"intention": "help", "status": "IN_PROGRESS"}})
