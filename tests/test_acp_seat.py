@@ -421,3 +421,22 @@ def test_a_chronos_run_gives_the_program_the_reply_format_and_the_silence_conven
     agent_lines = [m for m in record.messages if m.role == "agent"]
     assert len(agent_lines) == len(agent_calls) >= 2 and not any(e.type == "error" for e in events)
     assert all(json.loads(m.content)["proactive_action"] == "INFO_RETRIEVAL" for m in agent_lines)
+
+
+def test_a_headless_run_whose_agent_needs_a_login_says_how_in_one_line(tmp_path: Path, isolated_dirs: Path) -> None:
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    (isolated_dirs / "config.toml").write_text(
+        f'[acp_agents.tester]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(AGENT))}, "auth"]\n'
+        + (f'env = {{ PYTHONPATH = {json.dumps(agent_env()["PYTHONPATH"])} }}\n' if agent_env() else ""), encoding="utf-8")
+    with FakeOpenAIServer(responder=lambda body: "ok") as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "proactive_tui", "run", "proactiveeval/persuasion/fair/0", "--api-base", server.base_url,
+             "--agent", "acp:tester", "--user", "openai/u", "--judge", "openai/j", "--no-planning", "--max-turns", "2",
+             "--out", str(tmp_path / "a.json")],
+            cwd=ROOT, env={**os.environ, "COLUMNS": "400"}, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 1
+    both = proc.stdout + proc.stderr
+    assert "Traceback" not in both
+    [line] = [x for x in both.splitlines() if "needs a login" in x]
+    assert "Log in with Example (oauth), Use an API key (key)" in line and "run `" in line
