@@ -83,6 +83,36 @@ async def test_echo_streams_chunks_and_traces_the_agents_side(tmp_path: Path, tr
     assert label.seat == "agent" and label.purpose == "agent message"
 
 
+NOISY = """
+import asyncio, json, sys
+from proactive_tui.core.participants import ReplyRequest
+from proactive_tui.llm.acp.agents import AcpAgentConfig, AgentSpec
+from proactive_tui.llm.acp.participant import AcpParticipant
+
+async def main():
+    cfg = AcpAgentConfig.model_validate(json.loads(sys.argv[1]))
+    p = AcpParticipant(AgentSpec(seat="acp:test", name="test", config=cfg))
+    try:
+        reply = await p.reply(ReplyRequest(seat="agent", system="", messages=[{"role": "user", "content": "hi"}]))
+    finally:
+        await p.aclose()
+    print(reply.text)
+
+asyncio.run(main())
+"""
+
+
+def test_a_banner_on_stdout_is_skipped_quietly(tmp_path: Path) -> None:
+    """Not JSON-RPC on the agent's stdout: skipped, and no traceback reaches the terminal (run
+    outside pytest, whose own log handlers would hide what a plain process prints)."""
+    cfg = spec("echo", "--noisy").config.model_dump()
+    proc = subprocess.run([sys.executable, "-c", NOISY, json.dumps(cfg)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PROACTIVE_TUI_CACHE": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "echo: hi (turn 1)"
+    assert proc.stderr == ""
+
+
 async def test_each_user_turn_is_one_prompt_in_one_session(tmp_path: Path, traces) -> None:
     p = AcpParticipant(spec("echo"), workdir_root=tmp_path)
     try:

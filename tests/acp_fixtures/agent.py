@@ -15,6 +15,8 @@ program. What it answers is a function of what it was sent, so a test can check 
   unless `--deaf`, when it ignores the cancel too).
 - empty: ends every turn with no text.
 
+`--noisy` prints a banner line on stdout first (not JSON-RPC, as some programs do).
+
 `--fork` advertises session/fork and implements it (the copy keeps the turn count); every
 session/new and session/fork is written to stderr as `NEW`/`FORK` for the tests to count.
 """
@@ -153,6 +155,8 @@ class TestAgent(Agent):
 if __name__ == "__main__":
     import os
 
+    if "--noisy" in sys.argv:  # a banner on stdout, as some programs print: not JSON-RPC
+        print("Welcome to test-agent!", flush=True)
     if os.environ.get("ACP_TEST_PIDFILE"):  # so a test can check the process is gone afterwards
         with open(os.environ["ACP_TEST_PIDFILE"], "a") as f:
             f.write(f"{os.getpid()}\n")

@@ -174,6 +174,37 @@ class _Handler:
         return None
 
 
+class _SdkLogging:
+    """Stands in for the `logging` module inside the SDK's modules.
+
+    Why: the SDK reports through the root logger with `logging.exception` (a line an agent prints
+    on stdout that is not JSON-RPC, a handler that raised); the first such call installs a stderr
+    handler on the root logger, and a headless run would print tracebacks between the dialogue's
+    lines. Its messages go to our logger instead, at INFO, without the traceback: what matters of
+    them reaches the person as the seat's error."""
+
+    def __getattr__(self, name: str) -> Any:
+        import logging
+
+        return getattr(logging, name)
+
+    @staticmethod
+    def exception(msg: str, *args: Any, **kwargs: Any) -> None:
+        import logging
+
+        logging.getLogger("proactive_tui.llm.acp").info("ACP SDK: " + str(msg), *args)
+
+
+def _quiet_sdk_logging() -> None:
+    import logging
+    import sys
+
+    shim = _SdkLogging()
+    for name, module in list(sys.modules.items()):
+        if (name == "acp" or name.startswith("acp.")) and getattr(module, "logging", None) is logging:
+            module.logging = shim  # type: ignore[attr-defined]
+
+
 class AgentProcess:
     """The agent program, started on `start()`, stopped on `close()` (idempotent)."""
 
@@ -194,6 +225,8 @@ class AgentProcess:
         from acp.transports import default_environment
 
         from proactive_tui import __version__
+
+        _quiet_sdk_logging()
 
         spec = self.spec
         env = {**default_environment(), **spec.config.env}
