@@ -340,10 +340,24 @@ def test_a_headless_run_seats_an_acp_agent(tmp_path: Path, isolated_dirs: Path) 
     assert agent_messages and all(m.model == "acp:tester (test-agent 1.2.3, ACP v1)" for m in agent_messages)
     assert agent_messages[0].content.startswith("echo: ")
     assert record.models["agent"]["acp"]["name"] == "tester" and record.models["agent"]["acp"]["version_pin"] == "1.2.3"
+    assert record.models["agent"]["acp"]["agent"] == {"name": "test-agent", "title": None, "version": "1.2.3",
+                                                      "protocol_version": 1}  # as the agent reported itself
     assert record.models["agent"]["acp"]["env"] == sorted(["ACP_TEST_PIDFILE", *agent_env()])  # names, no values
     for pid in map(int, pidfile.read_text().split()):
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+    from proactive_tui.cli.main import main
+
+    for fmt in ("run-record", "markdown", "html", "svg", "proactiveeval"):  # every export names who answered
+        target = tmp_path / f"export-{fmt}"
+        assert main(["export", record.id, "--format", fmt, "--out", str(target)]) == 0
+        text = "".join(p.read_text(encoding="utf-8") for p in target.rglob("*") if p.is_file()).replace("&#160;", " ")
+        if fmt == "proactiveeval":  # the dataset row: the agent as it reported itself, in its meta
+            [row] = json.loads(text)
+            assert row["meta"]["models"]["agent"]["acp"]["agent"]["version"] == "1.2.3"
+            assert row["meta"]["models"]["agent"]["acp"]["agent"]["protocol_version"] == 1
+        else:
+            assert "acp:tester (test-agent 1.2.3, ACP v1)" in text, fmt
 
 
 def _config_for(isolated_dirs: Path, name: str = "tester", extra_env: dict[str, str] | None = None) -> None:
