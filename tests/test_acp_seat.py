@@ -142,6 +142,34 @@ async def test_a_crash_mid_turn_keeps_the_partial_text_and_says_how_it_ended(tmp
     assert traces[0][0].error == error.message and traces[0][0].reply == "I was about to"
 
 
+async def test_stopping_mid_turn_sends_session_cancel_and_keeps_what_arrived(tmp_path: Path, traces) -> None:
+    """The session stopped (its task cancelled) while the agent streams: session/cancel goes out,
+    the agent ends the turn as cancelled, the trace keeps the half reply and says why it stopped."""
+    import asyncio
+
+    p = AcpParticipant(spec("slow"), workdir_root=tmp_path)
+    arrived: list[str] = []
+    first = asyncio.Event()
+
+    def on_delta(text: str) -> None:
+        arrived.append(text)
+        first.set()
+
+    try:
+        task = asyncio.ensure_future(p.reply(ask([{"role": "user", "content": "take your time"}], on_delta=on_delta)))
+        await first.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        err = stderr_of(p)
+        alive = p.agent.alive
+    finally:
+        await p.aclose()
+    assert arrived == ["echo: take you"] and "CANCEL " in err and alive  # it ended the turn: no need to stop it
+    [(call, _label)] = traces
+    assert call.reply == "echo: take you" and call.error == "cancelled before the turn ended (session/cancel sent)"
+
+
 @pytest.mark.parametrize("deaf", [False, True])
 async def test_a_turn_that_never_ends_is_cancelled_at_the_deadline(tmp_path: Path, deaf: bool) -> None:
     p = AcpParticipant(spec("never", *(["--deaf"] if deaf else []), turn_timeout=0.5), workdir_root=tmp_path)

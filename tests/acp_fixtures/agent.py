@@ -7,7 +7,8 @@ program. What it answers is a function of what it was sent, so a test can check 
   call and a usage update; a prompt asking for a JSON object gets one (a Chronos agent reply,
   with KEEP_SILENT when the prompt says `be quiet`; a ProactiveEval plan when asked for one);
   `turn N` counts the prompts of its session;
-- slow: as echo, but waits (a turn-count of 0.2 s steps, bounded) while streaming;
+- slow: as echo, but waits mid-reply (5 x turn count steps of 0.2 s, bounded), ending the turn as
+  cancelled when a session/cancel arrives meanwhile;
 - crash: starts a reply, then exits with code 3 mid-turn;
 - permission: asks for permission to run a tool and says which option came back;
 - auth: advertises two login methods and answers session/new with auth_required;
@@ -144,8 +145,10 @@ class TestAgent(Agent):
             reply = f"echo: {last[0]} (turn {n})"
         half = len(reply) // 2
         await self.say(sid, reply[:half])
-        if MODE == "slow":
-            for _ in range(min(n, 5)):
+        if MODE == "slow":  # a bounded wait mid-reply, cut short by session/cancel
+            for _ in range(min(n, 5) * 5):
+                if cancelled.is_set():
+                    return PromptResponse(stop_reason="cancelled")
                 await asyncio.sleep(0.2)
         await self.say(sid, reply[half:])
         return PromptResponse(stop_reason="end_turn", usage=Usage(total_tokens=len(text) + len(reply),

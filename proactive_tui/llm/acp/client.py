@@ -212,6 +212,8 @@ class AgentProcess:
         self.spec = spec
         self.info: AgentInfo | None = None
         self.turns: dict[str, _Turn] = {}
+        self.last_turn: _Turn | None = None
+        """The latest prompt's text and trace so far, kept when it fails or is cancelled."""
         self._process: asyncio.subprocess.Process | None = None
         self._conn: Any = None
         self._stderr = b""
@@ -357,7 +359,7 @@ class AgentProcess:
         that had arrived. A cancelled caller (the session stopped) cancels the turn the same way."""
         from acp import text_block
 
-        turn = self.turns[session_id] = _Turn(on_chunk)
+        turn = self.turns[session_id] = self.last_turn = _Turn(on_chunk)
         turn.trace.session_id = session_id
         task = asyncio.ensure_future(self._call(self._conn.prompt(session_id=session_id, prompt=[text_block(text)]),
                                                 "session/prompt"))

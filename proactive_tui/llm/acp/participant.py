@@ -192,6 +192,9 @@ class AcpParticipant(Participant):
             error = "cancelled before the turn ended (session/cancel sent)"
             raise
         finally:
+            last = getattr(self.agent, "last_turn", None)
+            if turn is None and last is not None and last.trace.session_id == self.session_id:
+                turn, reply = last.trace, reply or last.text  # a failed turn's thoughts and text so far
             if trace.SINK.get() is not None:
                 usage = (turn.usage if turn is not None else None) or {}
                 agent = {"info": self.agent.info.model_dump() if self.agent is not None and self.agent.info else
