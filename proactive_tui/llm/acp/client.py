@@ -205,6 +205,21 @@ def _quiet_sdk_logging() -> None:
             module.logging = shim  # type: ignore[attr-defined]
 
 
+_live_groups: set[int] = set()
+"""Process groups of agent programs still running: stopped at interpreter exit, should a seat be
+used outside a session (no closer scope) and never closed. Each runs in its own group
+(`start_new_session`), so nothing else would stop it."""
+
+
+def _stop_leftovers() -> None:
+    import signal
+
+    for pgid in list(_live_groups):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+    _live_groups.clear()
+
+
 class AgentProcess:
     """The agent program, started on `start()`, stopped on `close()` (idempotent)."""
 
@@ -240,6 +255,12 @@ class AgentProcess:
         except OSError as exc:
             raise ModelError(f"{spec.seat}: cannot start {spec.config.command!r}: {exc.strerror or exc}",
                              "no_api", spec.seat) from None
+        if not _live_groups:
+            import atexit
+
+            atexit.unregister(_stop_leftovers)
+            atexit.register(_stop_leftovers)
+        _live_groups.add(self._process.pid)
         self._stderr_task = asyncio.create_task(self._read_stderr(), name=f"acp-stderr-{spec.name}")
         self._conn = connect_to_agent(_Handler(self), self._process.stdin, self._process.stdout,
                                       use_unstable_protocol=True)
@@ -303,6 +324,9 @@ class AgentProcess:
                     break
                 except asyncio.TimeoutError:
                     continue
+            with contextlib.suppress(ProcessLookupError, PermissionError):  # what it started and left running
+                os.killpg(process.pid, signal.SIGKILL)
+            _live_groups.discard(process.pid)
         if self._stderr_task is not None:
             self._stderr_task.cancel()
             with contextlib.suppress(BaseException):

@@ -143,8 +143,7 @@ class AcpParticipant(Participant):
             root = self._root or (cache_dir() / "acp-sessions")
             self.workdir = root / f"{self.spec.name}-{uuid.uuid4().hex[:10]}"
             self.workdir.mkdir(parents=True, exist_ok=True)
-            if not closers.register(self.aclose):
-                pass  # used outside a session: the caller closes (`aclose`)
+            closers.register(self.aclose)  # outside a session: the caller's `aclose`, else the exit hook (client)
         self.agent = AgentProcess(self.spec)
         self.session_id = None
         self.held, self.snapshots = [], {}
@@ -221,10 +220,11 @@ class AcpParticipant(Participant):
             self.held = messages
             text = _render(new) or (request.hint or "(No new message: it is your turn again.)")
             return text + note
+        same_system = self.system == request.system
         self.system = request.system
         held = self.held
         usable = [n for n in self.snapshots if n <= len(messages) and _same_turns(messages[:n], held[:n])]
-        if self.session_id is not None and usable and self.system == request.system:
+        if self.session_id is not None and usable and same_system:
             n = max(usable)
             self.session_id = await self.agent.fork(self.snapshots[n], str(self.workdir))
             self.snapshots = {k: v for k, v in self.snapshots.items() if k <= n}
@@ -235,7 +235,7 @@ class AcpParticipant(Participant):
         exchanges = _exchanges(messages)
         for lines, recorded in exchanges[:-1]:  # re-drive: every earlier user turn, the answers discarded
             self.redriven = True
-            await self._turn(request, opening + _render(lines), "re-driving an earlier turn", None)
+            await self._turn(request, opening + (_render(lines) or "(It is your turn.)"), "re-driving an earlier turn", None)
             opening = ""
         self.held = messages
         return opening + (_render(exchanges[-1][0]) or "(It is your turn.)") + note
