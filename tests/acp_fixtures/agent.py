@@ -7,8 +7,8 @@ program. What it answers is a function of what it was sent, so a test can check 
   call and a usage update; a prompt asking for a JSON object gets one (a Chronos agent reply,
   with KEEP_SILENT when the prompt says `be quiet`; a ProactiveEval plan when asked for one);
   `turn N` counts the prompts of its session;
-- slow: as echo, but waits mid-reply (5 x turn count steps of 0.2 s, bounded), ending the turn as
-  cancelled when a session/cancel arrives meanwhile;
+- slow: as echo, but waits mid-reply (50 steps of 0.2 s), ending the turn as cancelled when a
+  session/cancel arrives meanwhile;
 - crash: starts a reply, then exits with code 3 mid-turn;
 - permission: asks for permission to run a tool and says which option came back;
 - auth: advertises two login methods and answers session/new with auth_required;
@@ -146,7 +146,7 @@ class TestAgent(Agent):
         half = len(reply) // 2
         await self.say(sid, reply[:half])
         if MODE == "slow":  # a bounded wait mid-reply, cut short by session/cancel
-            for _ in range(min(n, 5) * 5):
+            for _ in range(50):
                 if cancelled.is_set():
                     return PromptResponse(stop_reason="cancelled")
                 await asyncio.sleep(0.2)

@@ -14,9 +14,9 @@ model call is sent all of it every time):
   re-drives it: each earlier user turn is prompted again, one by one, and the agent's new answers
   are discarded. Its later replies are then marked "re-driven, not identical" (the agent never
   saw its recorded answers; it saw its own new ones).
-- Silence (Chronos scores keeping silent): the agent answers with the action `KEEP_SILENT` (in the
-  JSON, or the compact line `KEEP_SILENT:`); a turn that ends with no text at all is not silence
-  and is never scored as a reply: it is an error naming the stop reason.
+- Silence (Chronos scores keeping silent): the agent answers with the JSON reply whose action is
+  `KEEP_SILENT`; a turn that ends with no text at all is not silence and is never scored as a
+  reply: it is an error naming the stop reason (asked again, then a failed reply).
 
 Every turn is one call trace (`llm.trace`, the call inspector): the prompt sent, the message,
 the stop reason, and the agent's side in `agent`: who answered (agent, version, protocol
@@ -97,15 +97,11 @@ def _same_turns(a: list[dict[str, str]], b: list[dict[str, str]]) -> bool:
                for x, y in zip(a, b))
 
 
-def _parse(text: str, schema: type[BaseModel], parse_text: Any) -> Any:
-    """The reply as `schema`: its JSON, as a model seat's is read; failing that, the family's own
-    reading of a person's text (`parse_text`: Chronos' compact `ACTION: text` line), if any."""
-    try:
-        return schema.model_validate(extract_json(text))
-    except (ValueError, ValidationError, NoJSON):
-        if parse_text is None:
-            raise
-    return parse_text(text)
+def _parse(text: str, schema: type[BaseModel]) -> Any:
+    """The reply as `schema`, read from its JSON as a model seat's is. Not the family's `parse_text`:
+    that reads a person's typing, and some families ask the person again through it (ProactiveBench
+    announces a new prompt for the seat), which must never happen for a program."""
+    return schema.model_validate(extract_json(text))
 
 
 class AcpParticipant(Participant):
@@ -278,7 +274,7 @@ class AcpParticipant(Participant):
                     try:
                         if not text.strip():
                             raise ValueError(f"the turn ended (stop reason {turn.stop_reason}) with no text")
-                        value = _parse(text, schema, parse_text)
+                        value = _parse(text, schema)
                     except (ValueError, ValidationError, NoJSON) as exc:
                         problem = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                         prompt = f"That answer could not be used ({problem}). " + _format_note(schema, first=False)
