@@ -266,7 +266,9 @@ async def test_a_rewind_uses_the_agents_fork_when_advertised(tmp_path: Path, tra
     assert REDRIVEN not in again.model
 
 
-async def test_without_fork_a_rewind_re_drives_a_new_session_and_says_so(tmp_path: Path, traces) -> None:
+async def test_without_fork_a_rewind_starts_a_session_given_the_dialogue_so_far(tmp_path: Path, traces) -> None:
+    """Outside a branch (the family rebuilt the dialogue, or rewound it): a new session whose first
+    prompt holds the dialogue so far as a transcript; nothing is re-driven, nothing marked."""
     p = AcpParticipant(spec("echo"), workdir_root=tmp_path)
     try:
         first = await p.reply(ask([{"role": "user", "content": "one"}]))
@@ -277,8 +279,24 @@ async def test_without_fork_a_rewind_re_drives_a_new_session_and_says_so(tmp_pat
     finally:
         await p.aclose()
     assert err.count("NEW ") == 2 and "FORK" not in err
-    assert again.text == "echo: another second (turn 2)"  # "one" was prompted again first
-    assert again.model.endswith(f"; {REDRIVEN}")
+    assert again.text == "echo: another second (turn 1)" and REDRIVEN not in again.model
+    sent = traces[-1][0].request["messages"][0]["content"]
+    assert sent.index("Be brief.") < sent.index("The conversation so far:") < sent.index("[user] one")
+    assert sent.index(f"[assistant] {first.text}") < sent.index("another second")
+
+
+async def test_in_a_branch_the_first_call_re_drives_the_earlier_user_turns(tmp_path: Path, traces) -> None:
+    from proactive_tui.llm import closers
+
+    closers.open_scope(continues=True)  # as the session runner opens it for a branch or a resume
+    p = AcpParticipant(spec("echo"), workdir_root=tmp_path)
+    try:
+        reply = await p.reply(ask(_rewound("a recorded reply")))
+        err = stderr_of(p)
+    finally:
+        await p.aclose()
+    assert err.count("NEW ") == 1 and reply.text == "echo: another second (turn 2)"
+    assert reply.model.endswith(f"; {REDRIVEN}")
     redrive = [c for c, label in traces if "re-driving" in (label.purpose if label else "")]
     assert len(redrive) == 1 and redrive[0].request["messages"][0]["content"].endswith("one")
 

@@ -108,7 +108,8 @@ class SessionBase:
             trace.STEER.set(self.steer)
         from proactive_tui.llm import closers
 
-        opened = closers.open_scope()  # an agent program in a seat (llm.acp) stops with the protocol
+        opened = closers.open_scope(  # an agent program in a seat (llm.acp) stops with the protocol
+            continues=self.forked_from is not None or getattr(self, "resume_from", None) is not None)
         try:
             await self.run_protocol()
         except BaseException as exc:  # the protocol must always end the stream

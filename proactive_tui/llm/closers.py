@@ -17,14 +17,23 @@ from contextvars import ContextVar
 
 Closer = Callable[[], Awaitable[None]]
 _SCOPE: ContextVar[list[Closer] | None] = ContextVar("proactive_tui_closers", default=None)
+_CONTINUES: ContextVar[bool] = ContextVar("proactive_tui_continues", default=False)
 log = logging.getLogger("proactive_tui.llm")
 
 
-def open_scope() -> list[Closer]:
-    """Start collecting closers in the current context (and the tasks it starts)."""
+def open_scope(continues: bool = False) -> list[Closer]:
+    """Start collecting closers in the current context (and the tasks it starts). `continues`: the
+    session carries on a recorded dialogue (a branch, a resumed session), whose earlier replies a
+    seat with state of its own (an agent program) did not give in this process."""
     scope: list[Closer] = []
     _SCOPE.set(scope)
+    _CONTINUES.set(continues)
     return scope
+
+
+def continues_recorded() -> bool:
+    """Whether the current session continues a recorded dialogue (see `open_scope`)."""
+    return _CONTINUES.get()
 
 
 def register(closer: Closer) -> bool:

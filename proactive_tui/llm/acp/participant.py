@@ -8,12 +8,16 @@ model call is sent all of it every time):
 - Each later call sends, as one `session/prompt`, what the dialogue gained since the agent's last
   reply (normally the user's new message). The agent's own lines are already in its session, as it
   wrote them, so the family's reformatting of them (Chronos keeps the parsed JSON) is not a change.
-- When the dialogue no longer continues what the session holds (a rewind, a branch, a new seat
-  joining a dialogue under way), the seat either continues from a snapshot the agent forked with
-  `session/fork` after that turn (when the agent advertises fork), or starts a new session and
-  re-drives it: each earlier user turn is prompted again, one by one, and the agent's new answers
-  are discarded. Its later replies are then marked "re-driven, not identical" (the agent never
-  saw its recorded answers; it saw its own new ones).
+- When the dialogue no longer continues what the session holds, the seat continues from a
+  snapshot the agent forked with `session/fork` after that turn, when the agent advertises fork
+  and one fits. Otherwise it starts a new session:
+  - in a branch or a resumed session (the agent gave the earlier replies in another process), it
+    re-drives it: each earlier user turn is prompted again, one by one, and the agent's new answers
+    are discarded. Its later replies are then marked "re-driven, not identical" (the agent never
+    saw its recorded answers; it saw its own new ones);
+  - otherwise (a recorded context the agent never wrote, a family that rebuilds its dialogue
+    every time, a restart after a crash) the first prompt gives the dialogue so far as a labelled
+    transcript, and the agent answers from there.
 - Silence (Chronos scores keeping silent): the agent answers with the JSON reply whose action is
   `KEEP_SILENT`; a turn that ends with no text at all is not silence and is never scored as a
   reply: it is an error naming the stop reason (asked again, then a failed reply).
@@ -64,13 +68,14 @@ def _format_note(schema: type[BaseModel], first: bool) -> str:
     return note
 
 
-def _render(messages: list[dict[str, str]]) -> str:
-    """Dialogue lines the agent has not seen, as one prompt: user lines as they are; any other line
-    (a line the protocol put in the agent's mouth) labelled, so the agent can tell them apart."""
+def _render(messages: list[dict[str, str]], label_all: bool = False) -> str:
+    """Dialogue lines the agent has not seen, as one prompt: user lines as they are (or labelled
+    `[user]`, in a transcript of earlier lines); any other line (one the protocol put in the agent's
+    mouth) labelled, so the agent can tell them apart."""
     parts = []
     for m in messages:
         role, text = m.get("role", "user"), str(m.get("content", ""))
-        parts.append(text if role == "user" else f"[{role}] {text}")
+        parts.append(text if role == "user" and not label_all else f"[{role}] {text}")
     return "\n\n".join(parts)
 
 
@@ -226,13 +231,25 @@ class AcpParticipant(Participant):
             self.snapshots = {k: v for k, v in self.snapshots.items() if k <= n}
             self.held = messages
             return (_render(messages[n:]) or "(It is your turn.)") + note
+        from proactive_tui.llm import closers
+
+        fresh = self.session_id is None and self.agent is not None and not self.held
         await self._new_session()
         opening = self._opening(request.system)
         exchanges = _exchanges(messages)
-        for lines, recorded in exchanges[:-1]:  # re-drive: every earlier user turn, the answers discarded
-            self.redriven = True
-            await self._turn(request, opening + (_render(lines) or "(It is your turn.)"), "re-driving an earlier turn", None)
-            opening = ""
+        if exchanges[:-1] and fresh and closers.continues_recorded():
+            # A branch or a resumed session: the agent gave the earlier replies in another process.
+            # Re-drive: every earlier user turn prompted again, its new answers discarded.
+            for lines, _recorded in exchanges[:-1]:
+                self.redriven = True
+                await self._turn(request, opening + (_render(lines) or "(It is your turn.)"),
+                                 "re-driving an earlier turn", None)
+                opening = ""
+        elif exchanges[:-1]:
+            # Lines the agent did not write in its session (a recorded context, a family that rebuilds
+            # the dialogue each time): one opening prompt gives them as the conversation so far.
+            earlier = messages[:len(messages) - len(exchanges[-1][0])]
+            opening += "The conversation so far:\n\n" + _render(earlier, label_all=True) + "\n\n---\n\n"
         self.held = messages
         return opening + (_render(exchanges[-1][0]) or "(It is your turn.)") + note
 
