@@ -228,6 +228,19 @@ async def test_auth_required_is_one_line_saying_how_to_log_in(tmp_path: Path) ->
     assert "Log in with Example (oauth)" in message and "Use an API key (key)" in message
 
 
+async def test_a_program_that_never_answers_initialize_is_refused_at_the_deadline(tmp_path: Path) -> None:
+    cfg = AcpAgentConfig(command=sys.executable, args=["-c", "import sys; sys.stdin.read()"], turn_timeout=0.5)
+    p = AcpParticipant(AgentSpec(seat="acp:mute", name="mute", config=cfg), workdir_root=tmp_path)
+    try:
+        with pytest.raises(ModelError, match=r"no answer to initialize within 0.5s \(turn_timeout\)") as caught:
+            await p.reply(ask([{"role": "user", "content": "hi"}]))
+        stopped = not p.agent.alive
+    finally:
+        await p.aclose()
+    assert caught.value.kind == "timeout" and stopped  # stopped, not kept half-started
+    assert not p.workdir.exists()
+
+
 async def test_a_pinned_version_that_differs_is_refused(tmp_path: Path) -> None:
     p = AcpParticipant(spec("echo", "--version", "2.0.0", version="1.2.3"), workdir_root=tmp_path)
     try:

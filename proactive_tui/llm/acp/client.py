@@ -238,10 +238,7 @@ class AgentProcess:
 
     async def start(self, cwd: str) -> AgentInfo:
         from acp import connect_to_agent
-        from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
         from acp.transports import default_environment
-
-        from proactive_tui import __version__
 
         _quiet_sdk_logging()
 
@@ -264,6 +261,19 @@ class AgentProcess:
         self._stderr_task = asyncio.create_task(self._read_stderr(), name=f"acp-stderr-{spec.name}")
         self._conn = connect_to_agent(_Handler(self), self._process.stdin, self._process.stdout,
                                       use_unstable_protocol=True)
+        try:
+            return await self._handshake()
+        except BaseException:  # an agent that failed to start is stopped, never reused half-started
+            await self.close()
+            raise
+
+    async def _handshake(self) -> AgentInfo:
+        """`initialize`: protocol version 1, no file system, no terminal; who the agent is."""
+        from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+
+        from proactive_tui import __version__
+
+        spec = self.spec
         caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=False, write_text_file=False),
                                   terminal=False)
         reply = await self._call(self._conn.initialize(
@@ -271,7 +281,6 @@ class AgentProcess:
             client_info=Implementation(name="proactive-tui", title="proactive-tui", version=__version__)),
             "initialize")
         if reply.protocol_version != PROTOCOL_VERSION:
-            await self.close()
             raise ModelError(f"{spec.seat}: the agent speaks ACP version {reply.protocol_version}; this client "
                              f"speaks version {PROTOCOL_VERSION}", "bad_request", spec.seat)
         agent = reply.agent_info
@@ -284,7 +293,6 @@ class AgentProcess:
             can_load=bool(getattr(reply.agent_capabilities, "load_session", False)))
         pinned = spec.config.version
         if pinned and self.info.version != pinned:
-            await self.close()
             raise ModelError(f"{spec.seat}: the agent reports version {self.info.version or 'none'}, the config pins "
                              f"{pinned} ([acp_agents.{spec.name}] version)", "bad_request", spec.seat)
         return self.info
@@ -350,12 +358,20 @@ class AgentProcess:
         return (f"{self.spec.seat}: the agent needs a login: run `{shlex.join(self.spec.argv)}` (or the agent's own "
                 f"CLI) in a terminal and log in as it says, then start again (its login methods: {methods})")
 
-    async def _call(self, awaitable: Awaitable[Any], what: str) -> Any:
-        """One request; the SDK's errors as ModelErrors a person can read (no traceback)."""
+    async def _call(self, awaitable: Awaitable[Any], what: str, bounded: bool = True) -> Any:
+        """One request; the SDK's errors as ModelErrors a person can read (no traceback). Bounded by
+        the turn deadline (a program that never answers `initialize` is not an agent), except a
+        prompt, which `prompt` bounds and cancels itself."""
         from acp import RequestError
 
         try:
-            return await awaitable
+            if not bounded:
+                return await awaitable
+            try:
+                return await asyncio.wait_for(awaitable, timeout=self.spec.config.turn_timeout)
+            except asyncio.TimeoutError:
+                raise ModelError(f"{self.spec.seat}: no answer to {what} within {self.spec.config.turn_timeout:g}s "
+                                 "(turn_timeout); is it an ACP agent?", "timeout", self.spec.seat) from None
         except RequestError as exc:
             if exc.code == AUTH_REQUIRED:
                 raise ModelError(self._auth_message(), "auth", self.spec.seat) from None
@@ -386,7 +402,7 @@ class AgentProcess:
         turn = self.turns[session_id] = self.last_turn = _Turn(on_chunk)
         turn.trace.session_id = session_id
         task = asyncio.ensure_future(self._call(self._conn.prompt(session_id=session_id, prompt=[text_block(text)]),
-                                                "session/prompt"))
+                                                "session/prompt", bounded=False))
         try:
             done, _ = await asyncio.wait({task}, timeout=deadline_s)
             if not done:
