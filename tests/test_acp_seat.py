@@ -402,6 +402,7 @@ def test_a_headless_run_seats_an_acp_agent(tmp_path: Path, isolated_dirs: Path) 
     assert record.models["agent"]["acp"]["agent"] == {"name": "test-agent", "title": None, "version": "1.2.3",
                                                       "protocol_version": 1}  # as the agent reported itself
     assert record.models["agent"]["acp"]["env"] == sorted(["ACP_TEST_PIDFILE", *agent_env()])  # names, no values
+    assert record.models["agent"]["temperature"] is None and record.models["agent"]["max_tokens"] is None
     for pid in map(int, pidfile.read_text().split()):
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)

@@ -62,6 +62,8 @@ class SessionSpec(BaseModel):
                 agent = resolve(s.model, configured_agents())  # what was started; env names only, never values
                 from proactive_tui.llm.redact import redact
 
+                # an agent program: none of our model settings (temperature, token caps) reach it
+                out[role].update(temperature=None, max_tokens=None, max_tokens_structured=None, structured=None)
                 out[role]["acp"] = {"name": agent.name, "command": [redact(a) for a in agent.argv], "version_pin": agent.config.version,
                                     "env": sorted(agent.config.env), "permission": agent.config.permission,
                                     "turn_timeout": agent.config.turn_timeout, "protocol_version": 1}
