@@ -113,6 +113,15 @@ def test_a_banner_on_stdout_is_skipped_quietly(tmp_path: Path) -> None:
     assert proc.stderr == ""
 
 
+async def test_keep_workdir_keeps_the_sessions_scratch_folder(tmp_path: Path) -> None:
+    p = AcpParticipant(spec("echo", keep_workdir=True), workdir_root=tmp_path)
+    try:
+        await p.reply(ask([{"role": "user", "content": "hi"}]))
+    finally:
+        await p.aclose()
+    assert p.workdir.is_dir() and p.workdir.parent == tmp_path and p.workdir.name.startswith("test-")
+
+
 async def test_each_user_turn_is_one_prompt_in_one_session(tmp_path: Path, traces) -> None:
     p = AcpParticipant(spec("echo"), workdir_root=tmp_path)
     try:
