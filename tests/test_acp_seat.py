@@ -553,3 +553,13 @@ def test_a_headless_run_whose_agent_needs_a_login_says_how_in_one_line(tmp_path:
     assert "Traceback" not in both
     [line] = [x for x in both.splitlines() if "needs a login" in x]
     assert "Log in with Example (oauth), Use an API key (key)" in line and "run `" in line
+
+
+def test_the_sdk_is_not_imported_until_an_acp_seat_starts() -> None:
+    """Startup, the config, the engine and the playground's modules leave `acp` (the SDK) unloaded."""
+    probe = ("import sys, proactive_tui.ui.app, proactive_tui.config, proactive_tui.core.spec, proactive_tui.cli.main, "
+             "proactive_tui.llm.acp.participant, proactive_tui.ui.widgets.acp_permission, proactive_tui.cli.preflight\n"
+             "print(sorted(m for m in sys.modules if m == 'acp' or m.startswith('acp.')))")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
