@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proactive_tui.textsafe import field_path
+from proactive_tui.llm.acp.agents import AcpAgentConfig
 from proactive_tui.llm.limits import ModelLimits
 from proactive_tui.llm.settings import RoleSettings
 from proactive_tui.tomlfile import read_toml
@@ -41,6 +42,8 @@ class AppConfig(BaseModel):
     """Per litellm model string (`[models."openai/gpt-4.1-mini"]`): `max_parallel_requests`, `rpm`,
     `tpm`, enforced by the gateway for every call of that model (llm/limits.py says why not
     litellm's Router). The embedded model runs one call at a time whatever is set."""
+    acp_agents: dict[str, AcpAgentConfig] = Field(default_factory=dict)
+    """`[acp_agents.NAME]`: agent programs spoken to over ACP, seated as `acp:NAME` (llm/acp)."""
 
 
 def load_config(path: Path | None = None) -> AppConfig:
@@ -79,6 +82,7 @@ def dump_config(config: AppConfig) -> str:
     roles = data.pop("roles", {})
     models = data.pop("models", {})
     synth = data.pop("synth", {})
+    acp_agents = data.pop("acp_agents", {})
     for key, value in data.items():
         lines.append(f"{key} = {_toml_value(value)}")
     if synth:
@@ -91,6 +95,12 @@ def dump_config(config: AppConfig) -> str:
     for model, values in models.items():
         lines.append(f"\n[models.{json.dumps(model)}]")
         lines.extend(f"{k} = {_toml_value(v)}" for k, v in values.items())
+    for name, values in acp_agents.items():  # written back as read: a theme change must not drop them
+        lines.append(f"\n[acp_agents.{json.dumps(name)}]")
+        env = values.pop("env", {})
+        lines.extend(f"{k} = {_toml_value(v)}" for k, v in values.items())
+        if env:
+            lines.append("env = {" + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in env.items()) + "}")
     return "\n".join(lines).lstrip("\n") + "\n"
 
 

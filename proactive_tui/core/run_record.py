@@ -274,7 +274,14 @@ class RunRecordBuilder:
             rec.error_details.append(ErrorDetail(seat=event.seat, purpose=event.purpose, judgement=event.judgement,
                                                  fatal=event.fatal))
         elif isinstance(event, ModelCalled):
-            pass  # what each model saw stays in the session's events (the store), not in the record
+            # What each model saw stays in the session's events (the store), not in the record; but
+            # an agent program (llm/acp) says who it is only once started, and the record and its
+            # exports name it: its reported name and version beside the protocol version.
+            info = (event.call.agent or {}).get("info") if event.call.agent else None
+            acp = rec.models.get(event.seat, {}).get("acp") if info else None
+            if isinstance(acp, dict):  # copies: the SessionStarted event's own dict stays as it was
+                agent = {k: info.get(k) for k in ("name", "title", "version", "protocol_version")}
+                rec.models = {**rec.models, event.seat: {**rec.models[event.seat], "acp": {**acp, "agent": agent}}}
         elif isinstance(event, SessionEnded):
             rec.termination = Termination(reason=event.reason, detail=event.detail)
             rec.ended_at = event.ts

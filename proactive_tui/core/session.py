@@ -106,6 +106,10 @@ class SessionBase:
         trace.SINK.set(self._on_call)  # this task's context: the protocol's calls and the tasks it starts
         if self.steer is not None:
             trace.STEER.set(self.steer)
+        from proactive_tui.llm import closers
+
+        opened = closers.open_scope(  # an agent program in a seat (llm.acp) stops with the protocol
+            continues=self.forked_from is not None or getattr(self, "resume_from", None) is not None)
         try:
             await self.run_protocol()
         except BaseException as exc:  # the protocol must always end the stream
@@ -115,6 +119,7 @@ class SessionBase:
             if not isinstance(exc, (Exception, asyncio.CancelledError)):
                 raise
         finally:
+            await closers.close_all(opened)
             self._queue.put_nowait(None)
 
     def end(self, reason: str, detail: str = "") -> None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from proactive_tui.core.family import UnsupportedFamily  # noqa: F401  (raised here)
 from proactive_tui.core.participants import HumanParticipant, LLMParticipant, Participant
+from proactive_tui.llm.acp import is_acp_seat
 from proactive_tui.llm.settings import ROLES, RoleSettings
 
 SeatKind = Literal["model", "human"]
@@ -55,6 +56,17 @@ class SessionSpec(BaseModel):
                          "temperature": s.temperature, "max_tokens": s.token_cap(),
                          "max_tokens_structured": s.token_cap(structured=True),
                          "max_tokens_default": s.max_tokens is None, "structured": s.structured}
+            if self.seats.get(role) != "human" and is_acp_seat(s.model):
+                from proactive_tui.llm.acp.agents import configured_agents, resolve
+
+                agent = resolve(s.model, configured_agents())  # what was started; env names only, never values
+                from proactive_tui.redact import redact
+
+                # an agent program: none of our model settings (temperature, token caps) reach it
+                out[role].update(temperature=None, max_tokens=None, max_tokens_structured=None, structured=None)
+                out[role]["acp"] = {"name": agent.name, "command": [redact(a) for a in agent.argv], "version_pin": agent.config.version,
+                                    "env": sorted(agent.config.env), "permission": agent.config.permission,
+                                    "turn_timeout": agent.config.turn_timeout, "protocol_version": 1}
             if self.seats.get(role) != "human" and s.is_local:
                 # The embedded model's speed depends on it more than on anything else.
                 from proactive_tui.llm.local.loader import thread_choice
@@ -106,6 +118,10 @@ def build_seats(spec: SessionSpec, gateway: Any) -> dict[str, Participant]:
     for role in ROLES:
         if spec.seats.get(role) == "human":
             seats[role] = HumanParticipant()
+        elif is_acp_seat(spec.roles.for_role(role).model):  # an agent program over ACP (llm/acp)
+            from proactive_tui.llm.acp.participant import participant_for
+
+            seats[role] = participant_for(spec.roles.for_role(role).model)
         else:
             seats[role] = LLMParticipant(gateway, spec.roles.for_role(role))
     return seats

@@ -58,6 +58,12 @@ def model_problem(model: str, api_base: str | None) -> str | None:
     from proactive_tui.llm import keys
 
     model = model.strip()
+    from proactive_tui.llm.acp import is_acp_seat
+
+    if is_acp_seat(model):  # an agent program, not a litellm model: started, not routed (llm/acp)
+        from proactive_tui.llm.acp.agents import configured_agents, problem as acp_problem
+
+        return acp_problem(model, configured_agents())
     problem = keys.model_problem(model)  # one wording for these, as the gateway and setup give it
     if problem is not None:
         return problem

@@ -59,6 +59,10 @@ class CallTrace(BaseModel):
     """Why each failed attempt before the last was retried, in order."""
     error: str | None = None
     """Why the call failed in the end (None when it returned a reply)."""
+    agent: dict[str, Any] | None = None
+    """For an agent program in the seat (`llm.acp`): who answered (agent, version, protocol
+    version), its session, and what the turn sent beside the message (thoughts, tool calls,
+    plans, usage, permission requests and how they were answered). None for a model call."""
 
 
 Sink = Callable[[CallTrace, "CallLabel | None"], None]

@@ -86,6 +86,10 @@ def call_sections(event: Any) -> list[Section]:
     outcome.append(f"failed: {call.error}" if call.error else "returned a reply")
     sections: list[Section] = [("Call", " · ".join(what)), ("Settings", "\n".join(settings)),
                                ("Outcome", "\n".join(outcome))]
+    if getattr(call, "agent", None):  # an agent program's turn (llm/acp): its thoughts, tools, plan, usage
+        from proactive_tui.llm.acp.inspect import sections as agent_sections
+
+        sections += agent_sections(call.agent)
     messages = request.get("messages") or []
     for i, message in enumerate(messages, 1):
         sections.append((f"Sent {i}/{len(messages)}: {message.get('role', '?')}", str(message.get("content", ""))))

@@ -27,6 +27,9 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.llm import keys
+from proactive_tui.llm.acp import is_acp_seat
+from proactive_tui.llm.acp.agents import configured_agents
+from proactive_tui.llm.acp.agents import problem as acp_problem
 from proactive_tui.llm.settings import DEFAULT_MODEL, ModelSettings, RoleSettings, resolve_roles
 from proactive_tui.ui.widgets.key_bar import KeyBar
 
@@ -44,6 +47,9 @@ def key_note(model: str, api_base: str | None) -> Text:
     model = model.strip()
     if not model:
         return Text("enter a litellm model string, e.g. openai/gpt-4.1", style="bold")
+    if is_acp_seat(model):  # an agent program over ACP (llm/acp): no key here, the program has its own login
+        problem = acp_problem(model, configured_agents())
+        return Text(problem, style="bold") if problem else Text("agent program over ACP", style="dim")
     if model.startswith("local/"):
         return Text(LOCAL_NOTE, style="italic")
     if keys.looks_like_url(model):
@@ -83,7 +89,9 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
         """The environment the session runs on: `original_env`, or its what-if edit."""
         self.original_env = env
         self.roles = roles or resolve_roles()
-        self.models = list(dict.fromkeys((recent or []) + PRESET_MODELS))
+        self.acp_agents = [f"acp:{name}" for name in configured_agents()]
+        """The config file's agent programs (`[acp_agents.NAME]`), offered beside the models."""
+        self.models = list(dict.fromkeys((recent or []) + self.acp_agents + PRESET_MODELS))
         self.previous = spec
         self.remembered = remembered
         self.confirmed_missing_keys = False
@@ -152,6 +160,9 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
                                     validators=[Number(0.0, 2.0)], classes="seat-temperature",
                                     tooltip=f"the {self.SEAT_LABELS.get(role, role)} model's temperature, 0 to 2")
                         yield Static(key_note(model, api_base or None), id=f"key-{role}", classes="key-note")
+                if self.acp_agents:
+                    yield Static(Text("agent programs (ACP): " + ", ".join(self.acp_agents), style="dim"),
+                                 id="acp-agents")
                 yield Input(api_base, id="api-base", placeholder="api base for OpenAI-compatible servers (optional)")
                 yield from self.compose_settings(prev)
                 yield Static("", id="setup-warning")
@@ -262,7 +273,10 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
         for role in in_use:
             model = self.query_one(f"#model-{role}", Input).value.strip()
             provider = keys.provider_of(model)
-            if keys.looks_like_url(model):
+            if is_acp_seat(model):
+                if problem := acp_problem(model, configured_agents()):
+                    missing.append(f"{role}: {problem}")
+            elif keys.looks_like_url(model):
                 missing.append(f"{role}: {keys.url_in_model_message(model)}")
             elif not model.startswith("local/") and keys.key_source(provider, self._api_base()) == "none":
                 missing.append(f"{role}: {keys.missing_key_message(provider)}")
