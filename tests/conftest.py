@@ -25,6 +25,9 @@ REWARD_DATA = PROACTIVEBENCH_DATA / "reward_test.jsonl"
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+# `snap_compare` for the screens' SVG snapshots (syrupy; see the module for why it is ours).
+pytest_plugins = ("textual_snapshots",)
+
 
 def chromium() -> str | None:
     """The headless browser the browser tests drive (Debian's `chromium`, installed by `./dev
