@@ -145,3 +145,17 @@ def test_a_built_in_sample_is_named_by_its_place_in_sample_envs_not_this_machine
     assert shown_source(str(mine)) == "~/envs/mine.json"
     env = SimpleNamespace(id="x/y", title="T", family="f", domain="d", tier=None, source=str(sample))
     assert header_text(env).splitlines()[-1] == "source: built-in sample, sample_envs/proactiveeval/persuasion/fair.json"
+
+
+def test_a_checkout_reads_the_top_level_themes_and_sample_envs() -> None:
+    """The top-level folders are the source of truth; only a wheel has `proactive_tui/_bundled`
+    (tests/test_wheel.py checks that side)."""
+    from proactive_tui.core import registry
+    from proactive_tui.paths import builtin_themes_dir, bundled_dir, sample_envs_dir
+
+    assert not (PACKAGE / "_bundled").exists()
+    assert builtin_themes_dir() == ROOT / "themes" and sorted(builtin_themes_dir().glob("*.toml"))
+    assert bundled_dir("sample_envs") == ROOT / "sample_envs"
+    for name in ("proactiveeval", "proactivebench", "chronos", "proactbench"):
+        assert sample_envs_dir(name) in registry.find(name).sample_sources()
+        assert sample_envs_dir(name).is_dir()
