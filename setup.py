@@ -10,14 +10,25 @@ not a listed package draws setuptools' "would be ignored" warning). No build hoo
 sdist, wheel and editable installs all read the same mapping.
 """
 
+import os
+
 from setuptools import find_namespace_packages, setup
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def mapped(package: str, folder: str) -> list[str]:
     """`package` and one package per subfolder of `folder` (namespace discovery: no __init__.py)."""
-    return [package, *(f"{package}.{sub}" for sub in find_namespace_packages(where=folder))]
+    return [package, *(f"{package}.{sub}" for sub in find_namespace_packages(where=os.path.join(HERE, folder)))]
 
 
-setup(packages=[*find_namespace_packages(include=["proactive_tui", "proactive_tui.*"]),
-                *mapped("proactive_tui._bundled.themes", "themes"),
-                *mapped("proactive_tui._bundled.sample_envs", "sample_envs")])
+def packages() -> list[str]:
+    """Every package the wheel holds (tests/test_screenshots_docs.py checks docs/ is not one)."""
+    return [*find_namespace_packages(where=HERE, include=["proactive_tui", "proactive_tui.*"]),
+            *mapped("proactive_tui._bundled.themes", "themes"),
+            *mapped("proactive_tui._bundled.sample_envs", "sample_envs")]
+
+
+if __name__ == "__main__":  # as the build runs it; importing it only defines the list
+    setup(packages=packages())
