@@ -137,6 +137,11 @@ def test_wheel_holds_the_package_data(built: dict[str, Path]) -> None:
     assert "License-Expression: Apache-2.0" in metadata and "License-File: LICENSE" in metadata
     licence = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
     assert zipfile.ZipFile(built["wheel"]).read(licence) == (ROOT / "LICENSE").read_bytes()
+    # and each upstream copy's licence and notice, as license files of the distribution
+    for upstream in ("proactive_tui/families/proactivebench/data/NOTICE.md", "proactive_tui/families/proactbench/data/LICENSE",
+                     "sample_envs/proactbench/NOTICE.md"):
+        assert f"License-File: {upstream}" in metadata, upstream
+        assert any(n.endswith(f".dist-info/licenses/{upstream}") for n in names), upstream
 
 
 def test_installed_package_comes_from_the_wheel(built: dict[str, Path]) -> None:
