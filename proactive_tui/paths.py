@@ -51,9 +51,28 @@ def user_themes_dir() -> Path:
     return data_dir() / "themes"
 
 
-def builtin_themes_dir() -> Path:
-    """The themes shipped inside the package (`proactive_tui/data/themes`), in a source tree and
-    in an installed wheel alike."""
-    from importlib.resources import files
+BUNDLED = "_bundled"
+"""The package folder the wheel carries the top-level `themes/` and `sample_envs/` in (the build maps
+them there: see `[tool.setuptools.package-dir]` in pyproject.toml)."""
 
-    return Path(str(files("proactive_tui") / "data" / "themes"))
+
+def bundled_dir(name: str) -> Path:
+    """Where the shipped folder `name` (`themes`, `sample_envs`) is, the one answer for both ways of
+    running: in an installed wheel, `proactive_tui/_bundled/<name>`; in a source checkout (run as
+    `PYTHONPATH=$PWD python -m proactive_tui`, or an editable install), the repository's top-level
+    `<name>/`, which is the source of truth. The wheel's copy is looked for first: a folder beside an
+    installed package (site-packages/themes) could be anybody's."""
+    package = Path(__file__).resolve().parent
+    installed = package / BUNDLED / name
+    return installed if installed.is_dir() else package.parent / name
+
+
+def builtin_themes_dir() -> Path:
+    """The shipped themes (top-level `themes/`), in a source tree and in an installed wheel alike."""
+    return bundled_dir("themes")
+
+
+def sample_envs_dir(family: str) -> Path:
+    """A built-in family's shipped environments (top-level `sample_envs/<family>/`)."""
+    return bundled_dir("sample_envs") / family
+

@@ -9,18 +9,24 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "proactive_tui"
-# Each family ships its own sample environments inside the package.
+# Each family's shipped sample environments: one top-level folder per family (the wheel carries
+# them inside the package, `proactive_tui.paths.bundled_dir`).
+SAMPLE_ENVS = ROOT / "sample_envs"
 SAMPLE_DIRS = {
-    "proactiveeval": PACKAGE / "families" / "proactiveeval" / "samples",
-    "proactivebench": PACKAGE / "families" / "proactivebench" / "samples",
-    "chronos": PACKAGE / "families" / "chronos" / "samples",
+    "proactiveeval": SAMPLE_ENVS / "proactiveeval",
+    "proactivebench": SAMPLE_ENVS / "proactivebench",
+    "chronos": SAMPLE_ENVS / "chronos",
 }
+THEMES_DIR = ROOT / "themes"
 # The real ProactiveBench data (Apache-2.0, unmodified upstream copy) shipped in the package.
 PROACTIVEBENCH_DATA = PACKAGE / "families" / "proactivebench" / "data"
 REAL_TRACES = PROACTIVEBENCH_DATA / "real"
 REWARD_DATA = PROACTIVEBENCH_DATA / "reward_test.jsonl"
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+# `snap_compare` for the screens' SVG snapshots (syrupy; see the module for why it is ours).
+pytest_plugins = ("textual_snapshots",)
 
 
 def chromium() -> str | None:

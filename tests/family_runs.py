@@ -115,7 +115,7 @@ def hostile_env_files(root: Path, text: str) -> dict[str, str]:
     trace[0]["observation"]["event"] += " " + text
     (root / "proactivebench").mkdir(parents=True, exist_ok=True)
     (root / "proactivebench" / "hostile.json").write_text(json.dumps(trace), encoding="utf-8")
-    sample = ROOT / "proactive_tui" / "families" / "proactbench" / "samples" / "final_dialogues_sample.jsonl"
+    sample = ROOT / "sample_envs" / "proactbench" / "final_dialogues_sample.jsonl"
     row = next(r for r in map(json.loads, sample.read_text(encoding="utf-8").splitlines())
                if f"proactbench/{r['unique_id_eval']}" == RUNS["proactbench"].env_id)
     row["unique_id_eval"] = "hostile"

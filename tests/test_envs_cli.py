@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT, SAMPLE_DIRS
+from conftest import PACKAGE, ROOT, SAMPLE_DIRS
 from test_envs_loaders import PE_ITEM, write
 
 
@@ -123,7 +123,7 @@ def test_validate_reports_ids_the_app_already_has(tmp_path: Path) -> None:
     assert "proactiveeval/glasses_assistant/fair/0@abc123" in proc.stdout and "duplicate" not in proc.stderr
 
 
-def test_a_built_in_sample_is_named_by_its_place_in_the_package_not_this_machine(tmp_path, monkeypatch) -> None:
+def test_a_built_in_sample_is_named_by_its_place_in_sample_envs_not_this_machine(tmp_path, monkeypatch) -> None:
     """The preview and `envs show` say where an environment comes from without the install path
     (which differs per machine and venv, and fills screenshots); a user's file keeps its path."""
     from types import SimpleNamespace
@@ -131,12 +131,31 @@ def test_a_built_in_sample_is_named_by_its_place_in_the_package_not_this_machine
     from proactive_tui.envs.describe import header_text, shown_source
 
     sample = SAMPLE_DIRS["proactiveeval"] / "persuasion" / "fair.json"
-    assert shown_source(f"{sample} record 0") == "built-in sample, families/proactiveeval/samples/persuasion/fair.json record 0"
+    assert shown_source(f"{sample} record 0") == "built-in sample, sample_envs/proactiveeval/persuasion/fair.json record 0"
     monkeypatch.chdir(SAMPLE_DIRS["proactiveeval"].parent)  # the loader may name it relative to the cwd
-    assert shown_source("samples/persuasion/fair.json").startswith("built-in sample, families/proactiveeval/")
+    assert shown_source("proactiveeval/persuasion/fair.json").startswith("built-in sample, sample_envs/proactiveeval/")
+    # ProactiveBench's real traces stay in the package (upstream data beside its NOTICE)
+    trace = PACKAGE / "families" / "proactivebench" / "data" / "real" / "code_11.json"
+    assert shown_source(str(trace)) == "built-in sample, families/proactivebench/data/real/code_11.json"
+    # a file elsewhere in the source checkout is not a built-in sample
+    assert not shown_source(str(SAMPLE_DIRS["proactiveeval"].parent.parent / "mine.json")).startswith("built-in")
     mine = tmp_path / "envs" / "mine.json"
     assert shown_source(str(mine)) == str(mine)
     monkeypatch.setenv("HOME", str(tmp_path))
     assert shown_source(str(mine)) == "~/envs/mine.json"
     env = SimpleNamespace(id="x/y", title="T", family="f", domain="d", tier=None, source=str(sample))
-    assert header_text(env).splitlines()[-1] == "source: built-in sample, families/proactiveeval/samples/persuasion/fair.json"
+    assert header_text(env).splitlines()[-1] == "source: built-in sample, sample_envs/proactiveeval/persuasion/fair.json"
+
+
+def test_a_checkout_reads_the_top_level_themes_and_sample_envs() -> None:
+    """The top-level folders are the source of truth; only a wheel has `proactive_tui/_bundled`
+    (tests/test_wheel.py checks that side)."""
+    from proactive_tui.core import registry
+    from proactive_tui.paths import builtin_themes_dir, bundled_dir, sample_envs_dir
+
+    assert not (PACKAGE / "_bundled").exists()
+    assert builtin_themes_dir() == ROOT / "themes" and sorted(builtin_themes_dir().glob("*.toml"))
+    assert bundled_dir("sample_envs") == ROOT / "sample_envs"
+    for name in ("proactiveeval", "proactivebench", "chronos", "proactbench"):
+        assert sample_envs_dir(name) in registry.find(name).sample_sources()
+        assert sample_envs_dir(name).is_dir()

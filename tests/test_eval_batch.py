@@ -27,7 +27,6 @@ from proactive_tui.envs import load_default, load_paths
 from proactive_tui.evalrun.folder import SESSIONS, SessionResult, finished_ids
 from proactive_tui.evalrun.plan import SessionKey, Shard, grid_points, plan_keys, select, shard_keys
 from proactive_tui.llm.settings import RoleSettings
-from proactive_tui.families import proactiveeval as proactiveeval_package
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
 
 ENVS = load_default().environments
@@ -364,7 +363,7 @@ def test_eval_resume_runs_the_folders_own_command_from_where_it_ran(tmp_path, mo
     the folder's, and only what has no finished record runs."""
     work = tmp_path / "work"
     (work / "mine" / "persuasion").mkdir(parents=True)
-    sample = json.loads((Path(proactiveeval_package.__file__).parent / "samples" / "persuasion" / "fair.json").read_text())
+    sample = json.loads((SAMPLE_DIRS["proactiveeval"] / "persuasion" / "fair.json").read_text())
     (work / "mine" / "persuasion" / "fair.json").write_text(json.dumps(sample[:1]))
     monkeypatch.chdir(work)
     with FakeOpenAIServer(responder=proactiveeval_responder()) as server:

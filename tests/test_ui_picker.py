@@ -429,6 +429,7 @@ def test_run_app_builds_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
         seen["extra"] = self.extra_envs
 
     monkeypatch.setattr(ProactiveApp, "run", fake_run)
+    monkeypatch.setattr(app_cmd, "has_terminal", lambda: True)  # pytest's captured streams are no tty
     assert app_cmd.run_app(argparse.Namespace(envs=["somewhere"])) == 0
     assert seen["extra"][0] == "somewhere"
 

@@ -1,5 +1,7 @@
 """The built wheel stands on its own: installed into a fresh virtualenv, away from this source
-tree, it lists every shipped sample and the real ProactiveBench traces and loads its themes.
+tree, it lists every shipped sample and the real ProactiveBench traces and loads its themes. The themes and
+samples live at the repository's top level (`themes/`, `sample_envs/<family>/`); the wheel carries
+them as `proactive_tui/_bundled/...`, where `paths.bundled_dir` finds them.
 
 Offline and without a second download of the dependencies: the wheel is built with the test
 venv's setuptools (`--no-build-isolation`), installed with `--no-deps --no-index`, and the fresh
@@ -25,12 +27,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PACKAGE, REAL_TRACES, REWARD_DATA, ROOT, SAMPLE_DIRS
+from conftest import PACKAGE, REAL_TRACES, REWARD_DATA, ROOT, SAMPLE_DIRS, SAMPLE_ENVS, THEMES_DIR
 
 pytestmark = pytest.mark.slow
 
 THEMES = {"high-contrast", "proactive-dark", "proactive-light", "solarized-dusk"}
-FAMILIES = {"proactiveeval", "proactivebench", "chronos"}
+FAMILIES = {"proactiveeval", "proactivebench", "chronos", "proactbench"}
 
 
 def run(cmd: list[str | Path], **kwargs) -> subprocess.CompletedProcess[str]:
@@ -42,7 +44,6 @@ def run(cmd: list[str | Path], **kwargs) -> subprocess.CompletedProcess[str]:
 def shipped_files() -> set[str]:
     """Package data the wheel must hold, as wheel member names, from the source tree."""
     globs = [
-        "families/*/samples/**/*.json",
         "families/proactivebench/data/**/*.json",
         "families/proactivebench/data/**/*.jsonl",
         "families/proactivebench/data/LICENSE",
@@ -51,12 +52,16 @@ def shipped_files() -> set[str]:
         "families/proactbench/data/**/*.jsonl",
         "families/proactbench/data/LICENSE",
         "families/proactbench/data/NOTICE.md",
-        "data/themes/*.toml",
         "**/*.tcss",
         "export/viewer_assets/*",
     ]
     found = {p for g in globs for p in PACKAGE.glob(g) if p.is_file() and "__pycache__" not in p.parts}
-    return {"proactive_tui/" + p.relative_to(PACKAGE).as_posix() for p in found}
+    names = {"proactive_tui/" + p.relative_to(PACKAGE).as_posix() for p in found}
+    # the top-level folders, every file in them (nothing there is left behind by the build)
+    for top in (SAMPLE_ENVS, THEMES_DIR):
+        names |= {f"proactive_tui/_bundled/{top.name}/" + p.relative_to(top).as_posix()
+                  for p in top.rglob("*") if p.is_file()}
+    return names
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +70,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     # Build from a copy: an in-tree build would leave build/ and *.egg-info in the working copy.
     src = base / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, src / name)
-    shutil.copytree(PACKAGE, src / "proactive_tui", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    for folder in (PACKAGE, SAMPLE_ENVS, THEMES_DIR):
+        shutil.copytree(folder, src / folder.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
     dist = base / "dist"
     run([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps",
          "--no-build-isolation", "--no-index", "-w", dist, src])
@@ -116,12 +122,26 @@ def test_wheel_holds_the_package_data(built: dict[str, Path]) -> None:
     # the rating study (18 raters + items), the pairwise study (8 voters + items), LICENSE, NOTICE
     assert len(study) == 30 and "proactive_tui/families/proactbench/data/NOTICE.md" in study
     assert len([n for n in study if "/pairwise/results/P" in n]) == 8
-    assert {"proactive_tui/data/themes/" + f"{t}.toml" for t in THEMES} <= expected
+    assert {"proactive_tui/_bundled/themes/" + f"{t}.toml" for t in THEMES} <= expected
+    bundled = {n.split("/")[3] for n in expected if n.startswith("proactive_tui/_bundled/sample_envs/")}
+    assert bundled == FAMILIES  # one folder per built-in family
+    assert "proactive_tui/_bundled/sample_envs/proactbench/NOTICE.md" in expected
     assert {f"proactive_tui/export/viewer_assets/viewer.{x}" for x in ("html", "css", "js")} <= expected
     assert sorted(expected - names) == []
     entry_points = zipfile.ZipFile(built["wheel"]).read(
         next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert "[proactive_tui.families]" in entry_points
+    # the licence: the file itself and the SPDX expression (PEP 639)
+    info = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    metadata = zipfile.ZipFile(built["wheel"]).read(info).decode()
+    assert "License-Expression: Apache-2.0" in metadata and "License-File: LICENSE" in metadata
+    licence = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
+    assert zipfile.ZipFile(built["wheel"]).read(licence) == (ROOT / "LICENSE").read_bytes()
+    # and each upstream copy's licence and notice, as license files of the distribution
+    for upstream in ("proactive_tui/families/proactivebench/data/NOTICE.md", "proactive_tui/families/proactbench/data/LICENSE",
+                     "sample_envs/proactbench/NOTICE.md"):
+        assert f"License-File: {upstream}" in metadata, upstream
+        assert any(n.endswith(f".dist-info/licenses/{upstream}") for n in names), upstream
 
 
 def test_installed_package_comes_from_the_wheel(built: dict[str, Path]) -> None:
@@ -130,7 +150,7 @@ def test_installed_package_comes_from_the_wheel(built: dict[str, Path]) -> None:
         from importlib import metadata
         import proactive_tui
         from proactive_tui.families.proactivebench.eval_cli import default_reward_data
-        from proactive_tui.paths import builtin_themes_dir
+        from proactive_tui.paths import builtin_themes_dir, sample_envs_dir
         from proactive_tui.evalrun import human_study
         print(json.dumps({
             "file": proactive_tui.__file__,
@@ -139,6 +159,7 @@ def test_installed_package_comes_from_the_wheel(built: dict[str, Path]) -> None:
             "editable": [repr(f) for f in sys.meta_path if "editable" in repr(f).lower()]
                         + [p for p in sys.path if "__editable__" in p],
             "themes_dir": str(builtin_themes_dir()),
+            "samples_dir": str(sample_envs_dir("chronos")),
             "reward": str(default_reward_data()),
             "study": str(human_study.PACKAGED_STUDY),
             "study_items": len(human_study.load_study().items),
@@ -147,7 +168,7 @@ def test_installed_package_comes_from_the_wheel(built: dict[str, Path]) -> None:
     info = json.loads(in_venv(built, built["python"], "-c", snippet).stdout)
     venv = built["venv"].resolve()
     assert info["study_items"] == 60
-    for key in ("file", "dist", "themes_dir", "reward", "study"):
+    for key in ("file", "dist", "themes_dir", "samples_dir", "reward", "study"):
         assert Path(info[key]).resolve().is_relative_to(venv), (key, info[key])
     assert info["editable"] == []
     assert FAMILIES <= set(info["families"])
@@ -169,6 +190,10 @@ def test_envs_list_shows_every_sample_and_the_real_traces(built: dict[str, Path]
     for path in SAMPLE_DIRS["proactiveeval"].glob("*/*.json"):
         prefix = f"proactiveeval/{path.parent.name}/{path.stem}/"
         assert any(i.startswith(prefix) for i in sample_ids), prefix
+    proactbench = load_paths([SAMPLE_ENVS / "proactbench"])
+    assert proactbench.problems == [] and proactbench.environments
+    sample_ids |= {env.id for env in proactbench.environments}
+    assert {i.split("/", 1)[0] for i in sample_ids} == FAMILIES
     real_ids = {f"proactivebench/real/{p.stem}" for p in REAL_TRACES.glob("*.json") if p.name != "splits.json"}
     assert len(real_ids) == 12 and "proactivebench/real/code_11" in real_ids
 

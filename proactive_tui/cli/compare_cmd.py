@@ -48,7 +48,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                      help="with --blind: the seed of the shuffle (default: drawn per comparison; always recorded)")
     run.add_argument("--out", metavar="DIR", help="write each side's run record and comparison.json here")
     run.add_argument("--no-store", action="store_true", help="do not save the sessions (no vote is then possible)")
-    run.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH")
+    run.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH",
+                     help="extra environment folder or file, loaded beside the samples (repeatable)")
     run.add_argument("--json", action="store_true", help="print comparison.json instead of a table")
     from proactive_tui.llm import model_flags
 

@@ -21,7 +21,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     show = sub.add_parser("show", help="one environment in full")
     show.add_argument("env_id", metavar="ID")
-    show.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH")
+    show.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH",
+                      help="extra environment folder or file, loaded beside the samples (repeatable)")
     show.add_argument("--json", action="store_true", help="print the environment as JSON")
     show.set_defaults(func=run_show)
 

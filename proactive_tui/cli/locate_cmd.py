@@ -21,6 +21,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+MISSING = {
+    "config": "the defaults apply until you create it",
+    "data": "it is made when the first session is saved",
+    "themes": "create it and put theme .toml files in it to add themes",
+    "envs": "create it and put environment files in it to list them beside the samples",
+}
+"""What a missing location means, said when it does not exist yet."""
+
+
 def run(args: argparse.Namespace) -> int:
-    say(TARGETS[args.what]())
+    """The path alone on stdout (so `cd "$(proactive-tui locate themes)"` and scripts keep working),
+    and, when it does not exist yet, a note on stderr saying so: printing a path that is not there
+    without a word sent people looking for a folder the app had never made. Nothing is created:
+    locating is a question, and an empty folder would be made in a home that only asked."""
+    import sys
+
+    path = TARGETS[args.what]()
+    say(path)
+    if not path.exists():
+        say(f"note: {path} does not exist yet; {MISSING[args.what]}", file=sys.stderr)
     return 0

@@ -12,7 +12,8 @@ from proactive_tui.textsafe import plain, say
 # Each command module exposes `add_parser(subparsers)` which sets `func` on its parsers. Named,
 # not imported, here: opening the playground needs none of them (they cost ~40 ms of start-up).
 COMMAND_MODULES = ("envs_cmd", "keys_cmd", "locate_cmd", "run_cmd", "eval_cmd", "report_cmd", "sessions_cmd",
-                   "regrade_cmd", "export_cmd", "compare_cmd", "labels_cmd", "demo_cmd", "serve_cmd", "synth_cmd")
+                   "regrade_cmd", "export_cmd", "compare_cmd", "labels_cmd", "demo_cmd", "serve_cmd", "synth_cmd",
+                   "completion_cmd")
 
 
 def _playground_args(argv: list[str] | None) -> argparse.Namespace | None:
@@ -163,7 +164,21 @@ def main(argv: list[str] | None = None) -> int:
         say("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        return 0
+        return _pipe_closed()
+
+
+def _pipe_closed() -> int:
+    """The reader went away (`... | head -1`): what it wanted has been written, so exit 0, as
+    `cat` does. stdout is pointed at /dev/null first (the Python docs' recipe), so the interpreter's
+    last flush of what is still buffered does not fail again at exit (exit 120 and a message)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test's capture): nothing left to flush
+        pass
+    return 0
 
 
 if __name__ == "__main__":

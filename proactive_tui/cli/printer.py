@@ -60,6 +60,13 @@ class SafeConsole(Console):
     colour codes are added after rendering (from each segment's style) and its cursor moves are
     control segments, so both are kept."""
 
+    def on_broken_pipe(self) -> None:
+        """Rich's own answer to a closed pipe is `SystemExit(1)`, so `envs show ID | head -1` failed
+        where `envs list | head -1` (plain writes) exited 0: raise the error instead and let
+        `cli.main` end both the same way."""
+        self.quiet = True
+        raise BrokenPipeError
+
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None):  # type: ignore[override]
         if isinstance(renderable, Table):
             _clean_table(renderable)

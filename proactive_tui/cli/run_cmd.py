@@ -51,7 +51,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every model seat")
     p.add_argument("--out", metavar="FILE.json", help="write the run record here")
     p.add_argument("--no-store", action="store_true", help="do not save this session in the session history")
-    p.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH")
+    p.add_argument("--envs", dest="sub_envs", action="append", default=[], metavar="PATH",
+                   help="extra environment folder or file, loaded beside the samples (repeatable)")
     p.add_argument("--quiet", action="store_true", help="print only the final scores")
     from proactive_tui.llm import model_flags
 

@@ -23,9 +23,13 @@ def shown_source(source: str) -> str:
     a line of every preview and screenshot), a file of the user's environments folder by its place
     there, a file under the home folder with `~`."""
     full = os.path.abspath(source) if source else source  # the loader may name a file relative to the cwd
+    from proactive_tui.paths import bundled_dir, user_envs_dir
+
+    shipped = str(bundled_dir("sample_envs")) + os.sep  # the top-level sample_envs/, or the wheel's copy of it
+    if full.startswith(shipped):
+        return f"built-in sample, sample_envs{os.sep}{full[len(shipped):]}"
     if full.startswith(_PACKAGE):
         return f"built-in sample, {full[len(_PACKAGE):]}"
-    from proactive_tui.paths import user_envs_dir
 
     folder = os.path.abspath(user_envs_dir()) + os.sep
     if full.startswith(folder):

@@ -104,7 +104,9 @@ class ChronosFamily(Family):
             raise ValueError(f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: {error['msg']}") from None
 
     def sample_sources(self) -> list[Path]:
-        return [HERE / "samples"]
+        from proactive_tui.paths import sample_envs_dir
+
+        return [sample_envs_dir("chronos")]
 
     def claims_shape(self, data: Any) -> bool:
         return isinstance(data, dict) and "timeline" in data

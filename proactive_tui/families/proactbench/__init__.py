@@ -68,7 +68,9 @@ class ProactBenchFamily(Family):
     # -- environments ---------------------------------------------------------------------
 
     def sample_sources(self) -> list[Path]:
-        return [HERE / "samples"]
+        from proactive_tui.paths import sample_envs_dir
+
+        return [sample_envs_dir("proactbench")]
 
     def claims_location(self, file: FileCandidate) -> bool:
         name = file.path.name.lower()

