@@ -22,7 +22,7 @@ from proactive_tui.llm import trace
 from proactive_tui.llm.acp import agents as acp_agents
 from proactive_tui.llm.acp import client as acp_client
 from proactive_tui.llm.acp.agents import AcpAgentConfig, AgentSpec
-from proactive_tui.llm.acp.participant import REDRIVEN, SILENCE_NOTE, AcpParticipant
+from proactive_tui.core.acp_seat import REDRIVEN, SILENCE_NOTE, AcpParticipant
 from proactive_tui.llm.errors import ModelError
 
 AGENT = ROOT / "tests" / "acp_fixtures" / "agent.py"
@@ -87,7 +87,7 @@ NOISY = """
 import asyncio, json, sys
 from proactive_tui.core.participants import ReplyRequest
 from proactive_tui.llm.acp.agents import AcpAgentConfig, AgentSpec
-from proactive_tui.llm.acp.participant import AcpParticipant
+from proactive_tui.core.acp_seat import AcpParticipant
 
 async def main():
     cfg = AcpAgentConfig.model_validate(json.loads(sys.argv[1]))
@@ -558,7 +558,7 @@ def test_a_headless_run_whose_agent_needs_a_login_says_how_in_one_line(tmp_path:
 def test_the_sdk_is_not_imported_until_an_acp_seat_starts() -> None:
     """Startup, the config, the engine and the playground's modules leave `acp` (the SDK) unloaded."""
     probe = ("import sys, proactive_tui.ui.app, proactive_tui.config, proactive_tui.core.spec, proactive_tui.cli.main, "
-             "proactive_tui.llm.acp.participant, proactive_tui.ui.widgets.acp_permission, proactive_tui.llm.preflight\n"
+             "proactive_tui.core.acp_seat, proactive_tui.ui.widgets.acp_permission, proactive_tui.llm.preflight\n"
              "print(sorted(m for m in sys.modules if m == 'acp' or m.startswith('acp.')))")
     proc = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

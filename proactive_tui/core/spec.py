@@ -119,7 +119,7 @@ def build_seats(spec: SessionSpec, gateway: Any) -> dict[str, Participant]:
         if spec.seats.get(role) == "human":
             seats[role] = HumanParticipant()
         elif is_acp_seat(spec.roles.for_role(role).model):  # an agent program over ACP (llm/acp)
-            from proactive_tui.llm.acp.participant import participant_for
+            from proactive_tui.core.acp_seat import participant_for
 
             seats[role] = participant_for(spec.roles.for_role(role).model)
         else:

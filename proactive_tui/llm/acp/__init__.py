@@ -8,7 +8,7 @@ can watch, play against, judge, fork and compare it like a model.
 
 - `agents`: the seat value and the config entry (no SDK import: read at startup by `config`).
 - `client`: one agent process over stdio: initialize, sessions, prompts, cancel, fork.
-- `participant`: the agent seat built on it (`core.participants.Participant`).
+- the agent seat built on it is `core.acp_seat` (a `core.participants.Participant`: the engine layer, above this one).
 
 The SDK is imported only when an ACP seat starts (tests/test_import_contracts.py).
 """
