@@ -147,6 +147,18 @@ class CatalogFile:
         self.key: dict[str, Any] | None = None
         self._words: list[Any] | None = None
 
+    def for_family(self) -> tuple[Any, dict[str, Any]]:
+        """(the file as families take it, the companions' values). An index met by the first frame
+        (`envs.first_frame`) holds a plain reference to the file and reads the companions (the
+        family's `read_companion`) only now, when a record is parsed: the first frame imports no
+        family."""
+        if callable(self.companions):
+            self.companions = self.companions()
+        candidate = getattr(self.file, "candidate", None)
+        if callable(candidate):
+            self.file = candidate()
+        return self.file, self.companions
+
     def described(self, entry: Entry) -> str | None:
         """From the words file, read only as far as this entry (the filter warms its haystacks in
         order, a slice at a time, so the file is never parsed whole in one go)."""
@@ -169,7 +181,7 @@ class CatalogFile:
         unchanged = (st.st_size, st.st_mtime_ns) == (self.size, self.mtime_ns)
         if unchanged and entry.span is not None and family.reads_records:
             try:
-                env = family.load_record(self.file, self._record(entry.span), entry.position)
+                env = family.load_record(self.for_family()[0], self._record(entry.span), entry.position)
             except (OSError, ValueError, RecursionError):  # not the record the index said: read the file
                 env = None
             if env is not None and env.id == entry.natural and env.source == entry.source:
@@ -198,7 +210,8 @@ class CatalogFile:
                     read_json(path, self.file.display)
             except Unreadable as exc:
                 raise EnvironmentGone(exc.problem.render()) from None
-            envs, _ = family.load_file(self.file, data, self.companions)
+            file, companions = self.for_family()
+            envs, _ = family.load_file(file, data, companions)
             self._whole = {(env.source, env.id): env for env in envs}
             if len(envs) >= KEEP_PARSED:  # a large file changed under us: keep none, parse again if asked
                 found = self._whole.get((entry.source, entry.natural))

@@ -140,7 +140,7 @@ def _suffixes(families: dict[str, Any]) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def _json_files(root: Path, suffixes: tuple[str, ...] = (".json",)) -> tuple[list[Path], list[LoadProblem]]:
+def _json_files(root: Path, suffixes: tuple[str, ...] = (".json",), seen_by: Any = None) -> tuple[list[Path], list[LoadProblem]]:
     """The .json files under `root` (hidden folders and files skipped), and what could not be
     scanned: a symlink whose target is missing, a symlinked folder that loops back into the scan,
     a folder named like a .json file, a FIFO or device given as the path or named like a .json
@@ -163,6 +163,8 @@ def _json_files(root: Path, suffixes: tuple[str, ...] = (".json",)) -> tuple[lis
             dirs[:] = []
             continue
         seen.add((st.st_dev, st.st_ino))
+        if seen_by is not None:
+            seen_by.folder(here, st)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for d in dirs:
             if d.lower().endswith(suffixes):
@@ -173,6 +175,8 @@ def _json_files(root: Path, suffixes: tuple[str, ...] = (".json",)) -> tuple[lis
                 continue
             path = here / name
             if path.is_symlink() and not path.exists():
+                if seen_by is not None:
+                    seen_by.broken_link(path)
                 if name.lower().endswith(suffixes) or not path.suffix:  # a file or (no suffix) a folder we cannot reach
                     problems.append(LoadProblem(file=str(path), message=f"broken symlink (points to "
                                                                               f"{os.readlink(path)}, which does not exist); skipped"))
@@ -220,19 +224,22 @@ def _no_gc_pauses():
             gc.enable()
 
 
-def load_paths(paths: Iterable[Path | str | EnvSource], *, lazy: bool = False) -> EnvironmentSet:
+def load_paths(paths: Iterable[Path | str | EnvSource], *, lazy: bool = False, seen_by: Any = None) -> EnvironmentSet:
     """Load every environment under the given files and folders, in order (ids unique by source:
     see `envs.sources`).
 
     `lazy`: list each file's environments from its cached index (`envs.catalog`) as entries that
     parse into the family's environment on first use (`catalog.Entry.full`), reading a file in
     full only when its index is missing or stale (the playground's picker). The ids, shared ids,
-    duplicates and problems are those of the eager load."""
+    duplicates and problems are those of the eager load.
+
+    `seen_by` (`envs.first_frame.Seen`) is told every root, folder and file the load looked at, so
+    the playground's next start can tell, by `stat` alone, that nothing changed since."""
     with _no_gc_pauses():
-        return _load_paths(paths, lazy)
+        return _load_paths(paths, lazy, seen_by)
 
 
-def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False) -> EnvironmentSet:
+def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False, seen_by: Any = None) -> EnvironmentSet:
     if lazy:
         from proactive_tui.envs import catalog
     result = EnvironmentSet()
@@ -247,6 +254,8 @@ def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False) -> 
     for raw in paths:
         source = raw if isinstance(raw, EnvSource) else EnvSource(Path(raw))
         root = Path(source.path).expanduser()
+        if seen_by is not None:
+            seen_by.root(root)
         if not root.exists():
             result.problems.append(LoadProblem(file=str(root), message="no such file or folder"))
             continue
@@ -259,7 +268,10 @@ def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False) -> 
             name = source_name(root.resolve(), names)
             names.add(name)
         origin = Origin(kind=source.kind, name=name, path=_display(root))
-        paths, scan_problems = _json_files(root, _suffixes(families))
+        paths, scan_problems = _json_files(root, _suffixes(families), seen_by)
+        if seen_by is not None:
+            for path in paths:
+                seen_by.file(path)
         result.problems.extend(scan_problems)
         files = [FileCandidate(path=p, root=root, display=_display(p), folders=_folder_names(p, root), family=source.family)
                  for p in paths]
