@@ -53,10 +53,9 @@ def user_themes_dir() -> Path:
 
 def builtin_themes_dir() -> Path:
     """The themes shipped inside the package (`proactive_tui/data/themes`), in a source tree and
-    in an installed wheel alike."""
-    from importlib.resources import files
-
-    return Path(str(files("proactive_tui") / "data" / "themes"))
+    in an installed wheel alike (both are folders on disk; `importlib.resources` cost the first
+    frame 3 ms for the same path)."""
+    return Path(__file__).resolve().parent / "data" / "themes"
 
 
 def sample_sources() -> list:

@@ -27,7 +27,6 @@ environment gets the entry's settled id. Nothing here imports pydantic or a fami
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -282,6 +281,8 @@ def _key(file: Any, companions: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def index_path(file: Any) -> Path:
+    import hashlib  # not at import: the first frame (envs.first_frame) reads indexes, never names them
+
     digest = hashlib.sha256(json.dumps(_identity(file), sort_keys=True).encode()).hexdigest()[:32]
     return cache_folder() / f"{digest}.json"
 

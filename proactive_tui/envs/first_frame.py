@@ -31,7 +31,6 @@ Nothing here imports pydantic, a family or the loader (`tests/test_import_contra
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -125,8 +124,10 @@ def code_key() -> dict[str, Any]:
 
 
 def snapshot_path(wanted: dict[str, Any]) -> Path:
-    digest = hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()[:32]
-    return catalog.cache_folder() / f"first-{digest}.json"
+    import zlib  # a name, not a proof: the inputs are stored inside and compared on every use
+
+    digest = zlib.crc32(json.dumps(wanted, sort_keys=True).encode())
+    return catalog.cache_folder() / f"first-{digest:08x}.json"
 
 
 class FileRef:

@@ -122,6 +122,8 @@ class ProactiveApp(App[None]):
 
     TITLE = "proactive-tui"
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses anywhere find it
+    SCREENS_CSS = Path(__file__).with_name("screens.tcss")
+    """Every other screen's rules: read when the first screen but the picker opens."""
     BINDINGS = [
         Binding("f1", "help", "Help", tooltip="This list of keys"),
         Binding("question_mark", "help", "Help", show=False, tooltip="This list of keys"),
@@ -259,6 +261,21 @@ class ProactiveApp(App[None]):
         fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
         self._notes.append(("warning", f"Theme {wanted!r} not found; using {fallback!r}"))
         return fallback
+
+    def _load_screen_css(self, screen: Screen) -> None:
+        """Add `screens.tcss` to the stylesheet before the first screen other than the picker
+        is shown. Why: parsing those rules and matching them against every widget of the first
+        frame was a tenth of the picker's first draw, and none of them applies to it. Read ahead
+        of that screen's own CSS, as it was when one file held both, so the rules' order is the
+        same."""
+        from proactive_tui.ui.screens.picker import PickerScreen
+
+        path = str(self.SCREENS_CSS)
+        if not isinstance(screen, PickerScreen) and not self.stylesheet.has_source(path, ""):
+            self.stylesheet.read(path)
+            self.stylesheet.reparse()
+            self.stylesheet.update(self)
+        super()._load_screen_css(screen)
 
     def get_default_screen(self) -> Screen:
         """The picker is the bottom of the screen stack (Textual asks for it before mounting).
