@@ -65,6 +65,60 @@ class _RawConfigError(Exception):
     pass
 
 
+def _config_stamp(path: Path) -> dict[str, Any] | None:
+    """What a config file passed the model's check as: the file's path, size and modification
+    time, and the checking code's (the package version, the config modules' modification times).
+    None when the file cannot be stat'ed."""
+    from proactive_tui import __version__
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    package = Path(__file__).resolve().parent.parent
+    code = []
+    for name in ("config.py", "llm/settings.py", "llm/limits.py"):
+        try:
+            code.append((package / name).stat().st_mtime_ns)
+        except OSError:
+            code.append(None)
+    return {"path": str(path), "size": st.st_size, "mtime_ns": st.st_mtime_ns, "version": __version__, "code": code}
+
+
+def _stamp_file() -> Path:
+    from proactive_tui.envs.catalog import cache_folder
+
+    return cache_folder() / "config-checked.json"
+
+
+def config_known_good() -> bool:
+    """Whether the config file is the very one that last passed the model's check (or there is
+    none): its values may then serve the first frame, the model checking it again after."""
+    from proactive_tui.paths import config_file
+
+    path = config_file()
+    if not path.exists():
+        return True
+    stamp = _config_stamp(path)
+    try:
+        import json
+
+        return stamp is not None and json.loads(_stamp_file().read_text(encoding="utf-8")) == stamp
+    except (OSError, ValueError):
+        return False
+
+
+def _remember_good_config() -> None:
+    """The config file passed the model's check: the next start may draw its first frame from it."""
+    from proactive_tui.envs.catalog import _write
+    from proactive_tui.paths import config_file
+
+    path = config_file()
+    stamp = _config_stamp(path) if path.exists() else None
+    if stamp is not None:
+        _write(_stamp_file(), stamp)
+
+
 def raw_config() -> tuple[str, list[str], bool]:
     """(theme, environment folders, whether they are the file's own) from the config file read as
     plain TOML, for the first frame. When the file is missing, is not TOML, or its `theme` or
@@ -154,6 +208,12 @@ class ProactiveApp(App[None]):
         self._config: Any = None  # the validated config (`config`), after the first frame
         self._config_ok = True
         raw_theme, raw_envs, self._raw_config_used = raw_config()
+        if not (self._raw_config_used and config_known_good()):
+            # A config file not seen to pass the model's check (new, edited, refused): checked
+            # now, as it always was, so a refused one never shows its theme or folders at all.
+            self._raw_config_used = False
+            self._apply_config(validated_config())
+            raw_theme, raw_envs = self._config.theme, list(self._config.envs)
         self._cli_envs = [str(p) for p in (extra_envs or [])]
         # the config's folders, then --envs: the order every command loads them in (the first of
         # two with one id keeps it, envs.sources)
@@ -224,6 +284,8 @@ class ProactiveApp(App[None]):
             return
         config, ok, message = checked
         self._config, self._config_ok = config, ok
+        if ok:
+            _remember_good_config()
         if message is None:
             return
         if self.is_running:
