@@ -32,15 +32,17 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def load_default(extra: list[str] | None = None, *, lazy: bool = False, seen_by: Any = None) -> "EnvironmentSet":
+def load_default(extra: list[str] | None = None, *, lazy: bool = False, seen_by: Any = None,
+                 later: Any = None) -> "EnvironmentSet":
     """`lazy`: from the catalog's cached index, entries parsed on use (`envs.catalog`; the picker).
-    `seen_by`: told what the load looked at (`envs.first_frame.Seen`)."""
+    `seen_by`: told what the load looked at (`envs.first_frame.Seen`); `later`: given the large
+    files with no index yet instead of reading them (`registry.load_paths`)."""
     from proactive_tui.envs.registry import load_paths
     from proactive_tui.paths import default_env_sources, user_envs_dir
 
     if seen_by is not None:  # listed only when it exists: its appearing changes what is loaded
         seen_by.root(user_envs_dir())
-    return load_paths(default_env_sources(extra), lazy=lazy, seen_by=seen_by)
+    return load_paths(default_env_sources(extra), lazy=lazy, seen_by=seen_by, later=later)
 
 
 __all__ = ["Environment", "EnvironmentSet", "EnvSource", "LoadProblem", "load_default", "load_paths"]

@@ -433,6 +433,118 @@ def array_spans(path: Path) -> list[tuple[int, int]] | None:
     return out
 
 
+def _elements(path: Path) -> Any:
+    """(element, byte start, byte end) for each element of the JSON array in `path`, read
+    `STREAM_CHUNK` characters at a time, so a file of any size costs the memory of a chunk and one
+    element; raises ValueError when the file is not one JSON array (the full load then says how)."""
+    decoder = json.JSONDecoder(parse_constant=_reject_constant_lazy())
+    with open(path, "rb") as head:
+        bom = 3 if head.read(3) == b"\xef\xbb\xbf" else 0
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        buf = handle.read(STREAM_CHUNK)
+        offset_bytes = bom
+        i = _WS.match(buf, 0).end()
+        if buf[i:i + 1] != "[":
+            raise ValueError("not an array")
+        i += 1
+        expect_value = True
+        position = 0
+        while True:
+            i = _WS.match(buf, i).end()
+            while i >= len(buf) - 1:  # need more text to go on
+                more = handle.read(STREAM_CHUNK)
+                if not more:
+                    break
+                offset_bytes += len(buf[:i].encode("utf-8", "surrogatepass"))
+                buf, i = buf[i:] + more, 0
+                i = _WS.match(buf, i).end()
+            mark = buf[i:i + 1]
+            if mark == "]" and (position == 0 or not expect_value):
+                if buf[i + 1:].strip() or handle.read(1).strip():
+                    raise ValueError("text after the array")
+                return
+            if not expect_value:
+                if mark != ",":
+                    raise ValueError("expected , or ]")
+                i += 1
+                expect_value = True
+                continue
+            while True:
+                try:
+                    value, end = decoder.raw_decode(buf, i)
+                    if end >= len(buf):  # a number may go on in the next chunk
+                        raise ValueError
+                    break
+                except ValueError:
+                    more = handle.read(STREAM_CHUNK)
+                    if not more:
+                        value, end = decoder.raw_decode(buf, i)  # the last element: whole or an error
+                        break
+                    offset_bytes += len(buf[:i].encode("utf-8", "surrogatepass"))
+                    buf, i = buf[i:] + more, 0
+            start = offset_bytes + len(buf[:i].encode("utf-8", "surrogatepass"))
+            length = len(buf[i:end].encode("utf-8", "surrogatepass"))
+            yield value, start, start + length, buf[i:end]
+            offset_bytes, buf, i = start + length, buf[end:], 0
+            position += 1
+            expect_value = False
+
+
+def _reject_constant_lazy() -> Any:
+    from proactive_tui.envs.reading import _reject_constant
+
+    return _reject_constant
+
+
+def stream_rows(file: Any, family: Any, where: Path, key: dict[str, Any]) -> tuple[list[list[Any]], str] | None:
+    """Index a `.json` array file of a family that reads records one by one (`Family.reads_records`)
+    in one streaming pass: each element parsed and made an environment alone (`load_record`), its
+    row and filter words kept, the environment dropped; the index and words file written as the
+    full load would write them. None, with nothing written, when any element is not a valid
+    environment or the file is not a plain array (the full load then reports its problems, which
+    a record-by-record pass could not word the same way)."""
+    from proactive_tui.envs.reading import _too_deep
+    from proactive_tui.textsafe import may_hold_surrogates, scrub_deep
+
+    path = Path(file.path)
+    if path.name.lower().endswith(".jsonl"):
+        return None
+    rows: list[list[Any]] = []
+    words_tmp = where.with_suffix(".words.part")
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        with open(words_tmp, "w", encoding="utf-8") as words:
+            words.write(json.dumps({"key": key}, ensure_ascii=False) + "\n")
+            for position, (raw, start, end, text) in enumerate(_elements(path)):
+                if _too_deep([raw]) is not None:
+                    return None
+                if may_hold_surrogates(text):
+                    raw = scrub_deep(raw)
+                env = family.load_record(file, raw, position)
+                if env is None:
+                    return None
+                label = env.list_label
+                sample = getattr(env, "sample_id", None)
+                rows.append([env.id, env.family, env.domain, env.tier, env.title, env.summary,
+                             None if label == env.title else label, env.source,
+                             sample if isinstance(sample, str) else None, position, start, end])
+                words.write(json.dumps(described(env), ensure_ascii=False) + "\n")
+        if _key(file, {name: None for name in key["companions"]}) != key:
+            return None  # changed while it was read
+        os.replace(words_tmp, _words_path(where))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    finally:
+        try:
+            os.unlink(words_tmp)
+        except OSError:
+            pass
+    if not rows:
+        return None
+    _write_index(where, key, rows[0][1], [], rows)
+    return rows, rows[0][1]
+
+
 def _rows(envs: list[Any], family: Any, path: Path) -> list[list[Any]]:
     spans: list[tuple[int, int]] | None = None
     if family is not None and family.reads_records and not path.name.lower().endswith(".jsonl") and envs:
@@ -452,13 +564,44 @@ def _rows(envs: list[Any], family: Any, path: Path) -> list[list[Any]]:
     return rows
 
 
-def load_file(file: Any, companions: dict[str, Any], loader: Any) -> tuple[list[Entry], list[Any], bool]:
+LATER_FROM = 16_000_000
+"""Bytes from which a file with no current index is indexed after the first frame rather than
+before it (`load_file(..., later=...)`): 100,000 ProactiveEval records (about 130 MB) took 5 s and
+870 MB to load in full before the picker could show anything."""
+
+STREAM_FROM = 2_000_000
+"""Bytes from which a file with no current index is indexed in one streaming pass (`stream_rows`)
+when its family reads records one by one: its memory is that of the index, not of every
+environment at once. A smaller file is loaded in full and keeps its environments parsed."""
+
+STREAM_CHUNK = 1 << 22
+"""Characters read at a time by the streaming index build (`stream_rows`)."""
+
+
+def load_file(file: Any, companions: dict[str, Any], loader: Any, later: Any = None,
+              reader: Any = None) -> tuple[list[Entry], list[Any], bool]:
     """(entries, problems, whether the file was read in full) for one environment file: from its
     index when that is current, else by `loader(file, companions)` -> (envs, problems),
-    the eager load, whose result is indexed for the next time."""
+    the eager load, whose result is indexed for the next time.
+
+    `later(file, companions)`: called instead of loading a large file (`LATER_FROM`) that has no
+    current index; the file then lists nothing now, and whoever passed `later` builds its index
+    (`build_index`) and loads again. `reader(file)`: the family that reads the file, when its
+    place says so and it reads records one by one, for the streaming build (`stream_rows`)."""
     key = _key(file, companions)
     where = index_path(file)
     stored = _read_index(where, key) if key is not None else None
+    if stored is None and later is not None and key is not None and key["size"] >= LATER_FROM:
+        later(file, companions)
+        return [], [], False
+    if stored is None and reader is not None and key is not None and key["size"] >= STREAM_FROM:
+        family = reader(file)
+        streamed = stream_rows(file, family, where, key) if family is not None else None
+        if streamed is not None:  # every record read alone, nothing held but the index
+            rows, name = streamed
+            catalog = CatalogFile(file, name, companions, key["size"], key["mtime_ns"])
+            catalog.words_path, catalog.key = _words_path(where), key
+            return [Entry(row, catalog, n) for n, row in enumerate(rows)], [], True
     if stored is not None:
         catalog = CatalogFile(file, stored["family"], companions, key["size"], key["mtime_ns"])
         problems = stored["problems"]
@@ -489,3 +632,14 @@ def load_file(file: Any, companions: dict[str, Any], loader: Any) -> tuple[list[
         for entry, env in zip(entries, envs):
             entry._env = env
     return entries, problems, True
+
+
+def build_index(file: Any, companions: dict[str, Any]) -> None:
+    """Index one file `load_file(..., later=...)` put off (in the playground's background thread):
+    in one streaming pass when its family reads records one by one, else by the full load. The
+    next load lists it from the index."""
+    from proactive_tui.envs import registry as loader
+
+    families = loader._families()
+    load_file(file, companions, lambda f, c: loader._load_file(f, families, c),
+              reader=lambda f: loader.record_reader(f, families))

@@ -224,7 +224,8 @@ def _no_gc_pauses():
             gc.enable()
 
 
-def load_paths(paths: Iterable[Path | str | EnvSource], *, lazy: bool = False, seen_by: Any = None) -> EnvironmentSet:
+def load_paths(paths: Iterable[Path | str | EnvSource], *, lazy: bool = False, seen_by: Any = None,
+               later: Any = None) -> EnvironmentSet:
     """Load every environment under the given files and folders, in order (ids unique by source:
     see `envs.sources`).
 
@@ -234,12 +235,17 @@ def load_paths(paths: Iterable[Path | str | EnvSource], *, lazy: bool = False, s
     duplicates and problems are those of the eager load.
 
     `seen_by` (`envs.first_frame.Seen`) is told every root, folder and file the load looked at, so
-    the playground's next start can tell, by `stat` alone, that nothing changed since."""
+    the playground's next start can tell, by `stat` alone, that nothing changed since.
+
+    `later(file, companions)` (lazy only): a large file with no current index is handed to it
+    instead of being read now (`catalog.LATER_FROM`); the playground indexes it after its first
+    frame (`catalog.build_index`) and loads again."""
     with _no_gc_pauses():
-        return _load_paths(paths, lazy, seen_by)
+        return _load_paths(paths, lazy, seen_by, later)
 
 
-def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False, seen_by: Any = None) -> EnvironmentSet:
+def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False, seen_by: Any = None,
+                later: Any = None) -> EnvironmentSet:
     if lazy:
         from proactive_tui.envs import catalog
     result = EnvironmentSet()
@@ -295,7 +301,8 @@ def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False, see
                 continue
             companions_here = by_dir.get(file.path.parent, {})
             if lazy:
-                envs, problems, _ = catalog.load_file(file, companions_here, lambda f, c: _load_file(f, families, c))
+                envs, problems, _ = catalog.load_file(file, companions_here, lambda f, c: _load_file(f, families, c),
+                                                      later=later, reader=lambda f: record_reader(f, families))
             else:
                 envs, problems = _load_file(file, families, companions_here)
             result.files_read += 1
@@ -334,6 +341,18 @@ def _settle_shared(result: EnvironmentSet, holders: dict[str, list[Any]]) -> Non
                 env.sample_id = qualified(env.origin.name, env.sample_id)
         result.shared.append(SharedId(natural=natural, holders=[Holder(id=env.id, source=shown_source(env.source))
                                                                 for env in ordered]))
+
+
+def record_reader(file: FileCandidate, families: dict[str, Any]) -> Any:
+    """The family that reads `file` when its place decides it (its source names the family, or the
+    family claims the location) and that family reads records one by one (`Family.reads_records`),
+    for the catalog's streaming index build; else None (the file is loaded as `_load_file` does)."""
+    family = families.get(file.family) if file.family else None
+    if family is None:
+        family = next((f for f in families.values() if f.claims_location(file)), None)
+    if family is None or not family.reads_records or family.skip_file(file) or file.path.name.lower().endswith(".jsonl"):
+        return None
+    return family
 
 
 def _load_file(file: FileCandidate, families: dict[str, Any], companions: dict[str, Any]) -> tuple[list[Any], list[LoadProblem]]:

@@ -221,6 +221,7 @@ class ProactiveApp(App[None]):
         self._environments: Any = None
         self._first_frame: Any = None  # envs.first_frame.FirstFrame the picker was drawn from
         self._seen: Any = None  # what the usual load looked at, for the next start's snapshot
+        self._later: list[tuple[Any, Any]] = []  # large files with no index yet: indexed after the first frame
         self._settled = False
         themes, problems = load_themes(theme_dirs)
         for theme in themes:
@@ -362,8 +363,16 @@ class ProactiveApp(App[None]):
             # From the catalog (envs.catalog): each file's index, its records parsed when shown or
             # chosen, so a file of 100,000 records draws in a second and holds only its index.
             self._seen = first_frame.Seen()
-            self.environments = load_default(self.extra_envs, lazy=True, seen_by=self._seen)
+            self.environments = load_default(self.extra_envs, lazy=True, seen_by=self._seen,
+                                              later=lambda file, companions: self._later.append((file, companions)))
             environments, problems = self.environments.environments, self.environments.problems
+            if self._later:  # listed once indexed; a snapshot now would leave them out
+                self._seen = None
+                size = sum(os.path.getsize(file.path) for file, _ in self._later) / 1e6
+                names = ", ".join(plain(file.display) for file, _ in self._later)
+                self._notes.append(("information", f"Indexing {names} ({size:,.0f} MB) in the background: its "
+                                                   "environments are listed when that is done (the next start "
+                                                   "lists them at once)"))
         count = len(environments)
         self.sub_title = f"{count} environment{'s' if count != 1 else ''}"
         if problems:
@@ -417,8 +426,32 @@ class ProactiveApp(App[None]):
         ready_file = os.environ.get("PROACTIVE_TUI_READY_FILE")
         if ready_file:
             Path(ready_file).write_text(repr(time.time()), encoding="utf-8")
+        if self._later:
+            import threading
+
+            threading.Thread(target=self._index_later, name="proactive-tui-index", daemon=True).start()
         if preload.start(self._after_first_frame, self._preload_failed) is None:
             self.call_after_refresh(self._settle)  # no preload thread: settled here, after the paint
+
+    def _index_later(self) -> None:
+        """Runs in its own thread: index the large files the first frame went without
+        (`catalog.build_index`: one streaming pass where the family allows), then list them."""
+        from proactive_tui.envs.catalog import build_index
+
+        later, self._later = self._later, []
+        for file, companions in later:
+            try:
+                build_index(file, companions)
+            except Exception as exc:  # noqa: BLE001 - the reload below then reads it in full and says why
+                try:
+                    self.call_from_thread(self.notify, plain(f"Indexing {file.display} failed: {exc}"),
+                                          severity="warning", timeout=NOTIFY_TIMEOUT, markup=False)
+                except RuntimeError:
+                    return
+        try:
+            self.call_from_thread(self.reload_environments)
+        except RuntimeError:  # the app has ended meanwhile
+            pass
 
     def _after_first_frame(self) -> None:
         """Runs in the preload thread: what the first frame went without, then the model layer."""
