@@ -268,6 +268,7 @@ async def test_a_config_refused_after_the_first_frame_gives_way_to_the_defaults(
     assert state["theme"] == "proactive-dark" and not state["listed_yours"] and state["ok"] is False
     assert len(state["notes"]) == 1 and "local_threads" in state["notes"][0]
     assert state["notes"][0].startswith("Config file not used (defaults apply): ")
+    assert ProactiveApp()._config is not None  # no longer taken as checked: the next start checks it first
 
 
 def test_plain_theme_check_agrees_with_the_model(tmp_path: Path) -> None:

@@ -434,33 +434,50 @@ def array_spans(path: Path) -> list[tuple[int, int]] | None:
 
 
 def _elements(path: Path) -> Any:
-    """(element, byte start, byte end) for each element of the JSON array in `path`, read
-    `STREAM_CHUNK` characters at a time, so a file of any size costs the memory of a chunk and one
-    element; raises ValueError when the file is not one JSON array (the full load then says how)."""
+    """(element, byte start, byte end, its text) for each element of the JSON array in `path`,
+    read `STREAM_CHUNK` characters at a time, so a file of any size costs the memory of a chunk
+    and one element; raises ValueError when the file is not one JSON array (the full load then
+    says how). Consumed text is dropped only when more is read, never element by element (a
+    slice per element copied the rest of the chunk each time)."""
     decoder = json.JSONDecoder(parse_constant=_reject_constant_lazy())
     with open(path, "rb") as head:
         bom = 3 if head.read(3) == b"\xef\xbb\xbf" else 0
     with open(path, encoding="utf-8-sig", newline="") as handle:
         buf = handle.read(STREAM_CHUNK)
-        offset_bytes = bom
+        ascii_text = buf.isascii()
+        at, byte_at = 0, bom  # buf[at:] is not yet consumed; byte_at is the file offset of buf[at]
+
+        def span(a: int, b: int) -> int:
+            return b - a if ascii_text else len(buf[a:b].encode("utf-8", "surrogatepass"))
+
+        def refill(i: int) -> int | None:
+            """Read more text (dropping what is consumed); `i` shifted, or None at the end."""
+            nonlocal buf, at, ascii_text
+            more = handle.read(STREAM_CHUNK)
+            if not more:
+                return None
+            buf = buf[at:] + more
+            i -= at
+            at = 0
+            ascii_text = buf.isascii()
+            return i
+
         i = _WS.match(buf, 0).end()
         if buf[i:i + 1] != "[":
             raise ValueError("not an array")
         i += 1
-        expect_value = True
-        position = 0
+        position, expect_value = 0, True
         while True:
             i = _WS.match(buf, i).end()
-            while i >= len(buf) - 1:  # need more text to go on
-                more = handle.read(STREAM_CHUNK)
-                if not more:
-                    break
-                offset_bytes += len(buf[:i].encode("utf-8", "surrogatepass"))
-                buf, i = buf[i:] + more, 0
-                i = _WS.match(buf, i).end()
-            mark = buf[i:i + 1]
+            while i >= len(buf):
+                shifted = refill(i)
+                if shifted is None:
+                    raise ValueError("cut short")
+                i = _WS.match(buf, shifted).end()
+            mark = buf[i]
             if mark == "]" and (position == 0 or not expect_value):
-                if buf[i + 1:].strip() or handle.read(1).strip():
+                rest = buf[i + 1:]
+                if rest.strip() or handle.read(1).strip():
                     raise ValueError("text after the array")
                 return
             if not expect_value:
@@ -472,20 +489,19 @@ def _elements(path: Path) -> Any:
             while True:
                 try:
                     value, end = decoder.raw_decode(buf, i)
-                    if end >= len(buf):  # a number may go on in the next chunk
-                        raise ValueError
-                    break
-                except ValueError:
-                    more = handle.read(STREAM_CHUNK)
-                    if not more:
-                        value, end = decoder.raw_decode(buf, i)  # the last element: whole or an error
+                    if end < len(buf):  # a number may go on in the next chunk
                         break
-                    offset_bytes += len(buf[:i].encode("utf-8", "surrogatepass"))
-                    buf, i = buf[i:] + more, 0
-            start = offset_bytes + len(buf[:i].encode("utf-8", "surrogatepass"))
-            length = len(buf[i:end].encode("utf-8", "surrogatepass"))
-            yield value, start, start + length, buf[i:end]
-            offset_bytes, buf, i = start + length, buf[end:], 0
+                except ValueError:
+                    pass
+                shifted = refill(i)
+                if shifted is None:
+                    value, end = decoder.raw_decode(buf, i)  # the last element: whole, or the error
+                    break
+                i = shifted
+            start = byte_at + span(at, i)
+            stop = start + span(i, end)
+            yield value, start, stop, buf[i:end]
+            at, byte_at, i = end, stop, end
             position += 1
             expect_value = False
 
@@ -509,7 +525,8 @@ def stream_rows(file: Any, family: Any, where: Path, key: dict[str, Any]) -> tup
     path = Path(file.path)
     if path.name.lower().endswith(".jsonl"):
         return None
-    rows: list[list[Any]] = []
+    columns: list[list[Any]] = [[] for _ in _ROW]  # a list per column: no list object per record
+    adds = [column.append for column in columns]
     words_tmp = where.with_suffix(".words.part")
     try:
         where.parent.mkdir(parents=True, exist_ok=True)
@@ -525,9 +542,10 @@ def stream_rows(file: Any, family: Any, where: Path, key: dict[str, Any]) -> tup
                     return None
                 label = env.list_label
                 sample = getattr(env, "sample_id", None)
-                rows.append([env.id, env.family, env.domain, env.tier, env.title, env.summary,
-                             None if label == env.title else label, env.source,
-                             sample if isinstance(sample, str) else None, position, start, end])
+                for add, value in zip(adds, (env.id, env.family, env.domain, env.tier, env.title, env.summary,
+                                             None if label == env.title else label, env.source,
+                                             sample if isinstance(sample, str) else None, position, start, end)):
+                    add(value)
                 words.write(json.dumps(described(env), ensure_ascii=False) + "\n")
         if _key(file, {name: None for name in key["companions"]}) != key:
             return None  # changed while it was read
@@ -539,10 +557,11 @@ def stream_rows(file: Any, family: Any, where: Path, key: dict[str, Any]) -> tup
             os.unlink(words_tmp)
         except OSError:
             pass
-    if not rows:
+    if not columns[0]:
         return None
-    _write_index(where, key, rows[0][1], [], rows)
-    return rows, rows[0][1]
+    name = columns[1][0]
+    _write(where, {"key": key, "family": name, "problems": [], "entries": columns})
+    return columns, name
 
 
 def _rows(envs: list[Any], family: Any, path: Path) -> list[list[Any]]:
@@ -598,10 +617,10 @@ def load_file(file: Any, companions: dict[str, Any], loader: Any, later: Any = N
         family = reader(file)
         streamed = stream_rows(file, family, where, key) if family is not None else None
         if streamed is not None:  # every record read alone, nothing held but the index
-            rows, name = streamed
+            columns, name = streamed
             catalog = CatalogFile(file, name, companions, key["size"], key["mtime_ns"])
             catalog.words_path, catalog.key = _words_path(where), key
-            return [Entry(row, catalog, n) for n, row in enumerate(rows)], [], True
+            return [Entry(row, catalog, n) for n, row in enumerate(zip(*columns))], [], True
     if stored is not None:
         catalog = CatalogFile(file, stored["family"], companions, key["size"], key["mtime_ns"])
         problems = stored["problems"]
@@ -638,8 +657,16 @@ def build_index(file: Any, companions: dict[str, Any]) -> None:
     """Index one file `load_file(..., later=...)` put off (in the playground's background thread):
     in one streaming pass when its family reads records one by one, else by the full load. The
     next load lists it from the index."""
+    import gc
+
     from proactive_tui.envs import registry as loader
 
     families = loader._families()
-    load_file(file, companions, lambda f, c: loader._load_file(f, families, c),
-              reader=lambda f: loader.record_reader(f, families))
+    key = _key(file, companions)
+    where = index_path(file)
+    if key is None or _read_index(where, key) is not None:
+        return
+    family = loader.record_reader(file, families)
+    if family is None or stream_rows(file, family, where, key) is None:
+        load_file(file, companions, lambda f, c: loader._load_file(f, families, c))
+    gc.collect()  # what the pass built is garbage now; the reload that follows reuses its memory

@@ -296,6 +296,11 @@ class ProactiveApp(App[None]):
         if ok or not self._raw_config_used:
             return
         self._raw_config_used = False
+        try:  # taken as checked, refused now: the next start checks it before its first frame
+            _stamp_file().unlink()
+        except OSError:
+            pass
+        self._seen = None  # the list loaded for the refused folders: no snapshot of it
         wanted = self._initial_theme(config.theme)
         if wanted != self.theme:
             self._persisted_theme = wanted  # the default again, not a choice to save
