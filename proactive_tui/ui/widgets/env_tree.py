@@ -94,6 +94,17 @@ class EnvironmentTree(Tree[Any]):
             node.add_leaf(Text(more.label, style="italic"), data=more)
         return leaves
 
+    _content_width: int | None = None
+    """The content width while `render_lines` runs: asked once per render, not once per label
+    (the region is a property worked out anew on every call)."""
+
+    def render_lines(self, crop: Any) -> list[Any]:
+        self._content_width = self.scrollable_content_region.width
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._content_width = None
+
     def _room(self, node: TreeNode[Any]) -> int:
         """The cells a label has at `node`'s depth (labels wider are cut, `render_label`)."""
         depth = 0
@@ -101,7 +112,8 @@ class EnvironmentTree(Tree[Any]):
         while parent is not None and parent is not self.root:
             depth += 1
             parent = parent.parent
-        return self.scrollable_content_region.width - depth * self.guide_depth
+        width = self._content_width if self._content_width is not None else self.scrollable_content_region.width
+        return width - depth * self.guide_depth
 
     def get_label_width(self, node: TreeNode[Any]) -> int:
         """What `render_label` gives, measured without rendering it: the tree asks for every
