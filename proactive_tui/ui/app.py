@@ -17,7 +17,8 @@ reach the picker.
 Environment variables for tests and benchmarks: `PROACTIVE_TUI_PRELOAD=steps|thread|off` (or
 `PROACTIVE_TUI_NO_PRELOAD=1`) chooses how the model layer is preloaded, and
 `PROACTIVE_TUI_READY_FILE=path` writes `time.time()` to that file once the picker has mounted
-and refreshed.
+and refreshed, and `PROACTIVE_TUI_FIRST_FRAME=off` loads the environments as usual even when a
+current snapshot is there (`envs.first_frame`).
 """
 
 from __future__ import annotations
