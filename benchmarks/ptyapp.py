@@ -123,7 +123,7 @@ def reference_data() -> tuple[list[tuple[str, ...]], dict[bool, str]]:
     imported the project's loader was itself 1.21x a truly bare one)."""
     from proactive_tui.envs import load_paths
     from proactive_tui.envs.describe import describe
-    from proactive_tui.paths import sample_sources
+    from proactive_tui.envs import sample_sources
 
     envs = load_paths(sample_sources()).environments  # what the app lists with an empty data folder (PtyApp's home)
     rows = [(env.id, env.family, env.domain, env.tier or "-", env.title) for env in envs]

@@ -5,12 +5,16 @@
    interpreter leaves `textual` and `rich` out of `sys.modules`.
 2. Families are reached only through the registry: no family imports another, and nothing outside
    `proactive_tui/families/` imports a family module (read statically, lazy imports included).
+3. The playground's first frame, drawn from the previous start's snapshot, imports neither
+   pydantic nor a family (nor the registry, the loader, the config's model): checked in a fresh
+   interpreter at the moment the picker has painted.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -199,3 +203,43 @@ def test_the_static_reader_sees_lazy_relative_and_from_imports(tmp_path: Path) -
     found = imported_modules(probe, package="proactive_tui.families.countdown")
     assert {family_of_module(m) for _, m in found} >= {"proactiveeval", "proactivebench", "chronos"}
     assert (4, "proactive_tui.families.proactiveeval.report") in found
+
+
+# -- the playground's first frame -------------------------------------------------------------
+
+FIRST_FRAME = """
+import json, os, sys
+from proactive_tui.ui.app import ProactiveApp
+
+class Probe(ProactiveApp):
+    def _picker_ready(self):  # the picker has painted: what the first frame needed is imported
+        self.seen = sorted(sys.modules)
+        self.exit()  # before the settling step: the snapshot is then left when the app unmounts
+
+app = Probe()
+app.run(headless=True, size=(120, 40))
+print(json.dumps({"first_frame": app._first_frame is not None, "modules": app.seen}))
+"""
+
+
+def test_the_first_frame_imports_neither_pydantic_nor_a_family(tmp_path: Path) -> None:
+    """A start that finds the previous start's snapshot (`envs.first_frame`) draws the picker
+    without pydantic, without any family and without the loader: each costs the first screen
+    tens of milliseconds (issue 35). Checked in fresh interpreters: the first start (no snapshot,
+    the usual load, which leaves one) and the second (drawn from it)."""
+    env = dict(os.environ, PROACTIVE_TUI_CONFIG=str(tmp_path / "config.toml"), PROACTIVE_TUI_DATA=str(tmp_path / "data"),
+               PROACTIVE_TUI_PRELOAD="off")
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", FIRST_FRAME], cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    first, second = runs
+    assert not first["first_frame"] and "pydantic" in first["modules"]  # the usual load: the probe sees what it loads
+    assert second["first_frame"]
+    heavy = [m for m in second["modules"] if m == "pydantic" or m.startswith(("pydantic.", "proactive_tui.families",
+                                                                               "proactive_tui.core", "litellm"))
+             or m in ("proactive_tui.envs.registry", "proactive_tui.config")]
+    assert heavy == [], f"the first frame imports {heavy}"
+    assert "proactive_tui.ui.screens.picker" in second["modules"] and "proactive_tui.envs.first_frame" in second["modules"]

@@ -27,7 +27,6 @@ environment gets the entry's settled id. Nothing here imports pydantic or a fami
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -147,6 +146,18 @@ class CatalogFile:
         self.key: dict[str, Any] | None = None
         self._words: list[Any] | None = None
 
+    def for_family(self) -> tuple[Any, dict[str, Any]]:
+        """(the file as families take it, the companions' values). An index met by the first frame
+        (`envs.first_frame`) holds a plain reference to the file and reads the companions (the
+        family's `read_companion`) only now, when a record is parsed: the first frame imports no
+        family."""
+        if callable(self.companions):
+            self.companions = self.companions()
+        candidate = getattr(self.file, "candidate", None)
+        if callable(candidate):
+            self.file = candidate()
+        return self.file, self.companions
+
     def described(self, entry: Entry) -> str | None:
         """From the words file, read only as far as this entry (the filter warms its haystacks in
         order, a slice at a time, so the file is never parsed whole in one go)."""
@@ -169,7 +180,7 @@ class CatalogFile:
         unchanged = (st.st_size, st.st_mtime_ns) == (self.size, self.mtime_ns)
         if unchanged and entry.span is not None and family.reads_records:
             try:
-                env = family.load_record(self.file, self._record(entry.span), entry.position)
+                env = family.load_record(self.for_family()[0], self._record(entry.span), entry.position)
             except (OSError, ValueError, RecursionError):  # not the record the index said: read the file
                 env = None
             if env is not None and env.id == entry.natural and env.source == entry.source:
@@ -198,7 +209,8 @@ class CatalogFile:
                     read_json(path, self.file.display)
             except Unreadable as exc:
                 raise EnvironmentGone(exc.problem.render()) from None
-            envs, _ = family.load_file(self.file, data, self.companions)
+            file, companions = self.for_family()
+            envs, _ = family.load_file(file, data, companions)
             self._whole = {(env.source, env.id): env for env in envs}
             if len(envs) >= KEEP_PARSED:  # a large file changed under us: keep none, parse again if asked
                 found = self._whole.get((entry.source, entry.natural))
@@ -269,6 +281,8 @@ def _key(file: Any, companions: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def index_path(file: Any) -> Path:
+    import hashlib  # not at import: the first frame (envs.first_frame) reads indexes, never names them
+
     digest = hashlib.sha256(json.dumps(_identity(file), sort_keys=True).encode()).hexdigest()[:32]
     return cache_folder() / f"{digest}.json"
 
@@ -419,6 +433,137 @@ def array_spans(path: Path) -> list[tuple[int, int]] | None:
     return out
 
 
+def _elements(path: Path) -> Any:
+    """(element, byte start, byte end, its text) for each element of the JSON array in `path`,
+    read `STREAM_CHUNK` characters at a time, so a file of any size costs the memory of a chunk
+    and one element; raises ValueError when the file is not one JSON array (the full load then
+    says how). Consumed text is dropped only when more is read, never element by element (a
+    slice per element copied the rest of the chunk each time)."""
+    decoder = json.JSONDecoder(parse_constant=_reject_constant_lazy())
+    with open(path, "rb") as head:
+        bom = 3 if head.read(3) == b"\xef\xbb\xbf" else 0
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        buf = handle.read(STREAM_CHUNK)
+        ascii_text = buf.isascii()
+        at, byte_at = 0, bom  # buf[at:] is not yet consumed; byte_at is the file offset of buf[at]
+
+        def span(a: int, b: int) -> int:
+            return b - a if ascii_text else len(buf[a:b].encode("utf-8", "surrogatepass"))
+
+        def refill(i: int) -> int | None:
+            """Read more text (dropping what is consumed); `i` shifted, or None at the end."""
+            nonlocal buf, at, ascii_text
+            more = handle.read(STREAM_CHUNK)
+            if not more:
+                return None
+            buf = buf[at:] + more
+            i -= at
+            at = 0
+            ascii_text = buf.isascii()
+            return i
+
+        i = _WS.match(buf, 0).end()
+        if buf[i:i + 1] != "[":
+            raise ValueError("not an array")
+        i += 1
+        position, expect_value = 0, True
+        while True:
+            i = _WS.match(buf, i).end()
+            while i >= len(buf):
+                shifted = refill(i)
+                if shifted is None:
+                    raise ValueError("cut short")
+                i = _WS.match(buf, shifted).end()
+            mark = buf[i]
+            if mark == "]" and (position == 0 or not expect_value):
+                rest = buf[i + 1:]
+                if rest.strip() or handle.read(1).strip():
+                    raise ValueError("text after the array")
+                return
+            if not expect_value:
+                if mark != ",":
+                    raise ValueError("expected , or ]")
+                i += 1
+                expect_value = True
+                continue
+            while True:
+                try:
+                    value, end = decoder.raw_decode(buf, i)
+                    if end < len(buf):  # a number may go on in the next chunk
+                        break
+                except ValueError:
+                    pass
+                shifted = refill(i)
+                if shifted is None:
+                    value, end = decoder.raw_decode(buf, i)  # the last element: whole, or the error
+                    break
+                i = shifted
+            start = byte_at + span(at, i)
+            stop = start + span(i, end)
+            yield value, start, stop, buf[i:end]
+            at, byte_at, i = end, stop, end
+            position += 1
+            expect_value = False
+
+
+def _reject_constant_lazy() -> Any:
+    from proactive_tui.envs.reading import _reject_constant
+
+    return _reject_constant
+
+
+def stream_rows(file: Any, family: Any, where: Path, key: dict[str, Any]) -> tuple[list[list[Any]], str] | None:
+    """Index a `.json` array file of a family that reads records one by one (`Family.reads_records`)
+    in one streaming pass: each element parsed and made an environment alone (`load_record`), its
+    row and filter words kept, the environment dropped; the index and words file written as the
+    full load would write them. None, with nothing written, when any element is not a valid
+    environment or the file is not a plain array (the full load then reports its problems, which
+    a record-by-record pass could not word the same way)."""
+    from proactive_tui.envs.reading import _too_deep
+    from proactive_tui.textsafe import may_hold_surrogates, scrub_deep
+
+    path = Path(file.path)
+    if path.name.lower().endswith(".jsonl"):
+        return None
+    columns: list[list[Any]] = [[] for _ in _ROW]  # a list per column: no list object per record
+    adds = [column.append for column in columns]
+    words_tmp = where.with_suffix(".words.part")
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        with open(words_tmp, "w", encoding="utf-8") as words:
+            words.write(json.dumps({"key": key}, ensure_ascii=False) + "\n")
+            for position, (raw, start, end, text) in enumerate(_elements(path)):
+                if _too_deep([raw]) is not None:
+                    return None
+                if may_hold_surrogates(text):
+                    raw = scrub_deep(raw)
+                env = family.load_record(file, raw, position)
+                if env is None:
+                    return None
+                label = env.list_label
+                sample = getattr(env, "sample_id", None)
+                for add, value in zip(adds, (env.id, env.family, env.domain, env.tier, env.title, env.summary,
+                                             None if label == env.title else label, env.source,
+                                             sample if isinstance(sample, str) else None, position, start, end)):
+                    add(value)
+                words.write(json.dumps(described(env), ensure_ascii=False) + "\n")
+        if _key(file, {name: None for name in key["companions"]}) != key:
+            return None  # changed while it was read
+        os.replace(words_tmp, _words_path(where))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    finally:
+        try:
+            os.unlink(words_tmp)
+        except OSError:
+            pass
+    if not columns[0]:
+        return None
+    name = columns[1][0]
+    _write(where, {"key": key, "family": name, "problems": [], "entries": columns})
+    return columns, name
+
+
 def _rows(envs: list[Any], family: Any, path: Path) -> list[list[Any]]:
     spans: list[tuple[int, int]] | None = None
     if family is not None and family.reads_records and not path.name.lower().endswith(".jsonl") and envs:
@@ -438,13 +583,44 @@ def _rows(envs: list[Any], family: Any, path: Path) -> list[list[Any]]:
     return rows
 
 
-def load_file(file: Any, companions: dict[str, Any], loader: Any) -> tuple[list[Entry], list[Any], bool]:
+LATER_FROM = 16_000_000
+"""Bytes from which a file with no current index is indexed after the first frame rather than
+before it (`load_file(..., later=...)`): 100,000 ProactiveEval records (about 130 MB) took 5 s and
+870 MB to load in full before the picker could show anything."""
+
+STREAM_FROM = 2_000_000
+"""Bytes from which a file with no current index is indexed in one streaming pass (`stream_rows`)
+when its family reads records one by one: its memory is that of the index, not of every
+environment at once. A smaller file is loaded in full and keeps its environments parsed."""
+
+STREAM_CHUNK = 1 << 22
+"""Characters read at a time by the streaming index build (`stream_rows`)."""
+
+
+def load_file(file: Any, companions: dict[str, Any], loader: Any, later: Any = None,
+              reader: Any = None) -> tuple[list[Entry], list[Any], bool]:
     """(entries, problems, whether the file was read in full) for one environment file: from its
     index when that is current, else by `loader(file, companions)` -> (envs, problems),
-    the eager load, whose result is indexed for the next time."""
+    the eager load, whose result is indexed for the next time.
+
+    `later(file, companions)`: called instead of loading a large file (`LATER_FROM`) that has no
+    current index; the file then lists nothing now, and whoever passed `later` builds its index
+    (`build_index`) and loads again. `reader(file)`: the family that reads the file, when its
+    place says so and it reads records one by one, for the streaming build (`stream_rows`)."""
     key = _key(file, companions)
     where = index_path(file)
     stored = _read_index(where, key) if key is not None else None
+    if stored is None and later is not None and key is not None and key["size"] >= LATER_FROM:
+        later(file, companions)
+        return [], [], False
+    if stored is None and reader is not None and key is not None and key["size"] >= STREAM_FROM:
+        family = reader(file)
+        streamed = stream_rows(file, family, where, key) if family is not None else None
+        if streamed is not None:  # every record read alone, nothing held but the index
+            columns, name = streamed
+            catalog = CatalogFile(file, name, companions, key["size"], key["mtime_ns"])
+            catalog.words_path, catalog.key = _words_path(where), key
+            return [Entry(row, catalog, n) for n, row in enumerate(zip(*columns))], [], True
     if stored is not None:
         catalog = CatalogFile(file, stored["family"], companions, key["size"], key["mtime_ns"])
         problems = stored["problems"]
@@ -475,3 +651,22 @@ def load_file(file: Any, companions: dict[str, Any], loader: Any) -> tuple[list[
         for entry, env in zip(entries, envs):
             entry._env = env
     return entries, problems, True
+
+
+def build_index(file: Any, companions: dict[str, Any]) -> None:
+    """Index one file `load_file(..., later=...)` put off (in the playground's background thread):
+    in one streaming pass when its family reads records one by one, else by the full load. The
+    next load lists it from the index."""
+    import gc
+
+    from proactive_tui.envs import registry as loader
+
+    families = loader._families()
+    key = _key(file, companions)
+    where = index_path(file)
+    if key is None or _read_index(where, key) is not None:
+        return
+    family = loader.record_reader(file, families)
+    if family is None or stream_rows(file, family, where, key) is None:
+        load_file(file, companions, lambda f, c: loader._load_file(f, families, c))
+    gc.collect()  # what the pass built is garbage now; the reload that follows reuses its memory

@@ -140,7 +140,7 @@ def _suffixes(families: dict[str, Any]) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def _json_files(root: Path, suffixes: tuple[str, ...] = (".json",)) -> tuple[list[Path], list[LoadProblem]]:
+def _json_files(root: Path, suffixes: tuple[str, ...] = (".json",), seen_by: Any = None) -> tuple[list[Path], list[LoadProblem]]:
     """The .json files under `root` (hidden folders and files skipped), and what could not be
     scanned: a symlink whose target is missing, a symlinked folder that loops back into the scan,
     a folder named like a .json file, a FIFO or device given as the path or named like a .json
@@ -163,6 +163,8 @@ def _json_files(root: Path, suffixes: tuple[str, ...] = (".json",)) -> tuple[lis
             dirs[:] = []
             continue
         seen.add((st.st_dev, st.st_ino))
+        if seen_by is not None:
+            seen_by.folder(here, st)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for d in dirs:
             if d.lower().endswith(suffixes):
@@ -173,6 +175,8 @@ def _json_files(root: Path, suffixes: tuple[str, ...] = (".json",)) -> tuple[lis
                 continue
             path = here / name
             if path.is_symlink() and not path.exists():
+                if seen_by is not None:
+                    seen_by.broken_link(path)
                 if name.lower().endswith(suffixes) or not path.suffix:  # a file or (no suffix) a folder we cannot reach
                     problems.append(LoadProblem(file=str(path), message=f"broken symlink (points to "
                                                                               f"{os.readlink(path)}, which does not exist); skipped"))
@@ -220,19 +224,28 @@ def _no_gc_pauses():
             gc.enable()
 
 
-def load_paths(paths: Iterable[Path | str | EnvSource], *, lazy: bool = False) -> EnvironmentSet:
+def load_paths(paths: Iterable[Path | str | EnvSource], *, lazy: bool = False, seen_by: Any = None,
+               later: Any = None) -> EnvironmentSet:
     """Load every environment under the given files and folders, in order (ids unique by source:
     see `envs.sources`).
 
     `lazy`: list each file's environments from its cached index (`envs.catalog`) as entries that
     parse into the family's environment on first use (`catalog.Entry.full`), reading a file in
     full only when its index is missing or stale (the playground's picker). The ids, shared ids,
-    duplicates and problems are those of the eager load."""
+    duplicates and problems are those of the eager load.
+
+    `seen_by` (`envs.first_frame.Seen`) is told every root, folder and file the load looked at, so
+    the playground's next start can tell, by `stat` alone, that nothing changed since.
+
+    `later(file, companions)` (lazy only): a large file with no current index is handed to it
+    instead of being read now (`catalog.LATER_FROM`); the playground indexes it after its first
+    frame (`catalog.build_index`) and loads again."""
     with _no_gc_pauses():
-        return _load_paths(paths, lazy)
+        return _load_paths(paths, lazy, seen_by, later)
 
 
-def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False) -> EnvironmentSet:
+def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False, seen_by: Any = None,
+                later: Any = None) -> EnvironmentSet:
     if lazy:
         from proactive_tui.envs import catalog
     result = EnvironmentSet()
@@ -247,6 +260,8 @@ def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False) -> 
     for raw in paths:
         source = raw if isinstance(raw, EnvSource) else EnvSource(Path(raw))
         root = Path(source.path).expanduser()
+        if seen_by is not None:
+            seen_by.root(root)
         if not root.exists():
             result.problems.append(LoadProblem(file=str(root), message="no such file or folder"))
             continue
@@ -259,7 +274,10 @@ def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False) -> 
             name = source_name(root.resolve(), names)
             names.add(name)
         origin = Origin(kind=source.kind, name=name, path=_display(root))
-        paths, scan_problems = _json_files(root, _suffixes(families))
+        paths, scan_problems = _json_files(root, _suffixes(families), seen_by)
+        if seen_by is not None:
+            for path in paths:
+                seen_by.file(path)
         result.problems.extend(scan_problems)
         files = [FileCandidate(path=p, root=root, display=_display(p), folders=_folder_names(p, root), family=source.family)
                  for p in paths]
@@ -283,7 +301,8 @@ def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False) -> 
                 continue
             companions_here = by_dir.get(file.path.parent, {})
             if lazy:
-                envs, problems, _ = catalog.load_file(file, companions_here, lambda f, c: _load_file(f, families, c))
+                envs, problems, _ = catalog.load_file(file, companions_here, lambda f, c: _load_file(f, families, c),
+                                                      later=later, reader=lambda f: record_reader(f, families))
             else:
                 envs, problems = _load_file(file, families, companions_here)
             result.files_read += 1
@@ -322,6 +341,18 @@ def _settle_shared(result: EnvironmentSet, holders: dict[str, list[Any]]) -> Non
                 env.sample_id = qualified(env.origin.name, env.sample_id)
         result.shared.append(SharedId(natural=natural, holders=[Holder(id=env.id, source=shown_source(env.source))
                                                                 for env in ordered]))
+
+
+def record_reader(file: FileCandidate, families: dict[str, Any]) -> Any:
+    """The family that reads `file` when its place decides it (its source names the family, or the
+    family claims the location) and that family reads records one by one (`Family.reads_records`),
+    for the catalog's streaming index build; else None (the file is loaded as `_load_file` does)."""
+    family = families.get(file.family) if file.family else None
+    if family is None:
+        family = next((f for f in families.values() if f.claims_location(file)), None)
+    if family is None or not family.reads_records or family.skip_file(file) or file.path.name.lower().endswith(".jsonl"):
+        return None
+    return family
 
 
 def _load_file(file: FileCandidate, families: dict[str, Any], companions: dict[str, Any]) -> tuple[list[Any], list[LoadProblem]]:

@@ -30,8 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
-
 SEPARATOR = ":"
 BUILTIN = "builtin"
 """The source name of everything shipped inside the package."""
@@ -100,20 +98,13 @@ def qualified(name: str, natural: str) -> str:
     return f"{name}{SEPARATOR}{natural}"
 
 
-class Holder(BaseModel):
-    """One environment holding a shared natural id: the id it is listed under and its file."""
+def __getattr__(name: str):
+    """`Holder` and `SharedId` are pydantic models, defined in `envs.shared_ids` and imported on
+    first use: the playground's first frame needs `Origin` and the id rules from here, not pydantic."""
+    if name in ("Holder", "SharedId"):
+        from proactive_tui.envs import shared_ids
 
-    id: str
-    source: str
-
-
-class SharedId(BaseModel):
-    """A natural id held by environments of more than one source; the first holder keeps it."""
-
-    natural: str
-    holders: list[Holder]
-
-    def render(self) -> str:
-        kept, others = self.holders[0], self.holders[1:]
-        also = "; ".join(f"{h.id} ({h.source})" for h in others)
-        return f"id {self.natural} is in {len(self.holders)} sources: kept by {kept.source}; also listed as {also}"
+        value = getattr(shared_ids, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

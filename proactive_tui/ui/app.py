@@ -1,6 +1,13 @@
 """`ProactiveApp`: loads config, themes and environments, then opens the picker.
 
-Start-up is kept to what the first screen needs. The model layer (litellm, ~4 s to import) is
+Start-up is kept to what the first screen needs. The first frame is drawn without pydantic and
+without any family (issue 35: a first screen as light as a bare Textual app): the config is read
+as plain TOML for its theme and folders and validated once the picker is up (an error is then
+shown as before, and its defaults applied); themes are checked without pydantic when they are
+plainly valid (`themes.plain_theme`); the environments come from the snapshot the previous start
+left (`envs.first_frame`) when nothing changed since, else they load as usual and leave one.
+After the first frame the families, the environment set proper and the validated config are
+loaded (in the preload thread, before the model layer; at once when something needs them). The model layer (litellm, ~4 s to import) is
 never imported here; once the picker has painted, a background thread preloads it in small
 steps that give way to a person's keys (`proactive_tui.ui.preload`), so the picker answers at
 once and the first model call later is quick. Problems with the config, theme files or
@@ -10,7 +17,8 @@ reach the picker.
 Environment variables for tests and benchmarks: `PROACTIVE_TUI_PRELOAD=steps|thread|off` (or
 `PROACTIVE_TUI_NO_PRELOAD=1`) chooses how the model layer is preloaded, and
 `PROACTIVE_TUI_READY_FILE=path` writes `time.time()` to that file once the picker has mounted
-and refreshed.
+and refreshed, and `PROACTIVE_TUI_FIRST_FRAME=off` loads the environments as usual even when a
+current snapshot is there (`envs.first_frame`).
 """
 
 from __future__ import annotations
@@ -25,7 +33,6 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from proactive_tui.config import AppConfig, ConfigError, load_config, save_config
 from proactive_tui.textsafe import plain
 from proactive_tui.ui import preload
 from proactive_tui.ui.messages import EnvironmentChosen, EnvironmentSaved
@@ -51,6 +58,90 @@ def env_problems_message(problems: list[Any]) -> str:
     )
 
 
+DEFAULT_CONFIG_THEME = "proactive-dark"
+"""`AppConfig().theme`, read here without importing the config's model."""
+
+
+class _RawConfigError(Exception):
+    pass
+
+
+def _config_stamp(path: Path) -> dict[str, Any] | None:
+    """What a config file passed the model's check as: the file's path, size and modification
+    time, and the checking code's (the package version, the config modules' modification times).
+    None when the file cannot be stat'ed."""
+    from proactive_tui import __version__
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    package = Path(__file__).resolve().parent.parent
+    code = []
+    for name in ("config.py", "llm/settings.py", "llm/limits.py"):
+        try:
+            code.append((package / name).stat().st_mtime_ns)
+        except OSError:
+            code.append(None)
+    return {"path": str(path), "size": st.st_size, "mtime_ns": st.st_mtime_ns, "version": __version__, "code": code}
+
+
+def _stamp_file() -> Path:
+    from proactive_tui.envs.catalog import cache_folder
+
+    return cache_folder() / "config-checked.json"
+
+
+def config_known_good() -> bool:
+    """Whether the config file is the very one that last passed the model's check (or there is
+    none): its values may then serve the first frame, the model checking it again after."""
+    from proactive_tui.paths import config_file
+
+    path = config_file()
+    if not path.exists():
+        return True
+    stamp = _config_stamp(path)
+    try:
+        import json
+
+        return stamp is not None and json.loads(_stamp_file().read_text(encoding="utf-8")) == stamp
+    except (OSError, ValueError):
+        return False
+
+
+def _remember_good_config() -> None:
+    """The config file passed the model's check: the next start may draw its first frame from it."""
+    from proactive_tui.envs.catalog import _write
+    from proactive_tui.paths import config_file
+
+    path = config_file()
+    stamp = _config_stamp(path) if path.exists() else None
+    if stamp is not None:
+        _write(_stamp_file(), stamp)
+
+
+def raw_config() -> tuple[str, list[str], bool]:
+    """(theme, environment folders, whether they are the file's own) from the config file read as
+    plain TOML, for the first frame. When the file is missing, is not TOML, or its `theme` or
+    `envs` are not of their types (the model would refuse the file), the defaults and False: the
+    file's own values are used only when they may be valid. The model checks the whole file once
+    the picker is up (`ProactiveApp.config`)."""
+    from proactive_tui.paths import config_file
+    from proactive_tui.tomlfile import read_toml
+
+    path = config_file()
+    if not path.exists():
+        return DEFAULT_CONFIG_THEME, [], True
+    try:
+        data = read_toml(path, _RawConfigError)
+    except _RawConfigError:
+        return DEFAULT_CONFIG_THEME, [], False
+    theme, envs = data.get("theme", DEFAULT_CONFIG_THEME), data.get("envs", [])
+    if not isinstance(theme, str) or not isinstance(envs, list) or not all(isinstance(e, str) for e in envs):
+        return DEFAULT_CONFIG_THEME, [], False
+    return theme, list(envs), True
+
+
 def _load_model_layer() -> None:
     """Runs in the preload thread: import litellm now so the first model call is quick."""
     from proactive_tui.llm.gateway import preload as preload_litellm
@@ -58,11 +149,22 @@ def _load_model_layer() -> None:
     preload_litellm()
 
 
+def validated_config() -> tuple[Any, bool, str | None]:
+    """(the config, whether the file was used, the message when it was not): the model's check of
+    the whole file, as the playground always made it."""
+    from proactive_tui.config import AppConfig, ConfigError, load_config
+
+    try:
+        return load_config(), True, None
+    except ConfigError as exc:
+        return AppConfig(), False, plain(f"Config file not used (defaults apply): {exc}")
+
+
 UI_BUSY_TIMEOUT_S = 0.25
 """How long one store write in the playground waits for another process's write lock."""
 
 
-def resolve_default_agent(config: AppConfig) -> str:
+def resolve_default_agent(config: Any) -> str:
     """The agent model a session would get (config, environment): the compare setup's side A."""
     from proactive_tui.llm.settings import resolve_roles
 
@@ -75,6 +177,8 @@ class ProactiveApp(App[None]):
 
     TITLE = "proactive-tui"
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses anywhere find it
+    SCREENS_CSS = Path(__file__).with_name("screens.tcss")
+    """Every other screen's rules: read when the first screen but the picker opens."""
     BINDINGS = [
         Binding("f1", "help", "Help", tooltip="This list of keys"),
         Binding("question_mark", "help", "Help", show=False, tooltip="This list of keys"),
@@ -102,18 +206,31 @@ class ProactiveApp(App[None]):
         self.demo = demo
         self._report_opened = False
         self._notes: list[tuple[str, str]] = []  # (severity, message) shown once mounted
-        self.config, self.config_ok = self._load_config()
+        self._config: Any = None  # the validated config (`config`), after the first frame
+        self._config_ok = True
+        raw_theme, raw_envs, self._raw_config_used = raw_config()
+        if not (self._raw_config_used and config_known_good()):
+            # A config file not seen to pass the model's check (new, edited, refused): checked
+            # now, as it always was, so a refused one never shows its theme or folders at all.
+            self._raw_config_used = False
+            self._apply_config(validated_config())
+            raw_theme, raw_envs = self._config.theme, list(self._config.envs)
+        self._cli_envs = [str(p) for p in (extra_envs or [])]
         # the config's folders, then --envs: the order every command loads them in (the first of
         # two with one id keeps it, envs.sources)
-        self.extra_envs = list(self.config.envs) + [str(p) for p in (extra_envs or [])]
-        self.environments: Any = None
+        self.extra_envs = raw_envs + self._cli_envs
+        self._environments: Any = None
+        self._first_frame: Any = None  # envs.first_frame.FirstFrame the picker was drawn from
+        self._seen: Any = None  # what the usual load looked at, for the next start's snapshot
+        self._later: list[tuple[Any, Any]] = []  # large files with no index yet: indexed after the first frame
+        self._settled = False
         themes, problems = load_themes(theme_dirs)
         for theme in themes:
             self.register_theme(theme)
         self.file_themes = [theme.name for theme in themes]
         if problems:
             self._notes.append(("warning", f"{len(problems)} theme file(s) skipped: " + "\n".join(map(plain, problems))))
-        self.theme = self._initial_theme(self.config.theme)
+        self.theme = self._initial_theme(raw_theme)
         self._persisted_theme = self.theme
         self._store: Any = None
         self._store_failed = False
@@ -144,12 +261,68 @@ class ProactiveApp(App[None]):
 
     # -- start-up ---------------------------------------------------------------------------
 
-    def _load_config(self) -> tuple[AppConfig, bool]:
-        try:
-            return load_config(), True
-        except ConfigError as exc:
-            self._notes.append(("error", plain(f"Config file not used (defaults apply): {exc}")))
-            return AppConfig(), False
+    @property
+    def config(self) -> Any:
+        """The config (`config.AppConfig`), validated on first use: after the first frame, or at
+        once when something needs it sooner."""
+        if self._config is None:
+            self._apply_config(validated_config())
+        return self._config
+
+    @config.setter
+    def config(self, value: Any) -> None:
+        self._config = value
+
+    @property
+    def config_ok(self) -> bool:
+        self.config
+        return self._config_ok
+
+    def _apply_config(self, checked: tuple[Any, bool, str | None]) -> None:
+        """Take the validated config. When the file is refused, the message is the one it always
+        was, and what the first frame took from the file (its theme, its folders) gives way to the
+        defaults, as they would have applied from the start."""
+        if self._config is not None:
+            return
+        config, ok, message = checked
+        self._config, self._config_ok = config, ok
+        if ok:
+            _remember_good_config()
+        if message is None:
+            return
+        if self.is_running:
+            self.notify(message, severity="error", timeout=NOTIFY_TIMEOUT, markup=False)
+        else:
+            self._notes.append(("error", message))
+        if ok or not self._raw_config_used:
+            return
+        self._raw_config_used = False
+        try:  # taken as checked, refused now: the next start checks it before its first frame
+            _stamp_file().unlink()
+        except OSError:
+            pass
+        self._seen = None  # the list loaded for the refused folders: no snapshot of it
+        wanted = self._initial_theme(config.theme)
+        if wanted != self.theme:
+            self._persisted_theme = wanted  # the default again, not a choice to save
+            self.theme = wanted
+        if self.extra_envs != self._cli_envs:
+            self.extra_envs = list(self._cli_envs)
+            if self._environments is not None or self._first_frame is not None:
+                self.reload_environments()
+
+    @property
+    def environments(self) -> Any:
+        """The loaded `EnvironmentSet`. A picker drawn from the first frame's snapshot has its
+        entries; the set proper (problems and shared ids as pydantic models) is made of them on
+        first use."""
+        if self._environments is None and self._first_frame is not None:
+            self._environments = self._first_frame.environment_set()
+        return self._environments
+
+    @environments.setter
+    def environments(self, value: Any) -> None:
+        self._environments = value
 
     def _initial_theme(self, wanted: str) -> str:
         if wanted in self.available_themes:
@@ -158,22 +331,58 @@ class ProactiveApp(App[None]):
         self._notes.append(("warning", f"Theme {wanted!r} not found; using {fallback!r}"))
         return fallback
 
+    def _load_screen_css(self, screen: Screen) -> None:
+        """Add `screens.tcss` to the stylesheet before the first screen other than the picker
+        is shown. Why: parsing those rules and matching them against every widget of the first
+        frame was a tenth of the picker's first draw, and none of them applies to it. Read ahead
+        of that screen's own CSS, as it was when one file held both, so the rules' order is the
+        same."""
+        from proactive_tui.ui.screens.picker import PickerScreen
+
+        path = str(self.SCREENS_CSS)
+        if not isinstance(screen, PickerScreen) and not self.stylesheet.has_source(path, ""):
+            self.stylesheet.read(path)
+            self.stylesheet.reparse()
+            self.stylesheet.update(self)
+        super()._load_screen_css(screen)
+
     def get_default_screen(self) -> Screen:
         """The picker is the bottom of the screen stack (Textual asks for it before mounting).
 
         Building it here rather than pushing it from `on_mount` saves painting an empty default
         screen first: one full frame, about 15% of start-up. Later screens push on top of it.
         """
-        from proactive_tui.envs import load_default
+        from proactive_tui.envs import first_frame
         from proactive_tui.ui.screens.picker import PickerScreen
 
-        # From the catalog (envs.catalog): each file's index, its records parsed when shown or
-        # chosen, so a file of 100,000 records draws in a second and holds only its index.
-        self.environments = load_default(self.extra_envs, lazy=True)
-        count = len(self.environments.environments)
+        preview = None
+        frame = first_frame.read(self.extra_envs) if os.environ.get("PROACTIVE_TUI_FIRST_FRAME") != "off" else None
+        if frame is not None:  # as the previous start left it: nothing of the loader or the families
+            from proactive_tui.ui import env_index
+
+            env_index.use_family_facts(frame.families, frame.by_tier)
+            self._first_frame = frame
+            environments, problems, preview = frame.environments, frame.problems, frame.first_preview()
+        else:
+            from proactive_tui.envs import load_default
+
+            # From the catalog (envs.catalog): each file's index, its records parsed when shown or
+            # chosen, so a file of 100,000 records draws in a second and holds only its index.
+            self._seen = first_frame.Seen()
+            self.environments = load_default(self.extra_envs, lazy=True, seen_by=self._seen,
+                                              later=lambda file, companions: self._later.append((file, companions)))
+            environments, problems = self.environments.environments, self.environments.problems
+            if self._later:  # listed once indexed; a snapshot now would leave them out
+                self._seen = None
+                size = sum(os.path.getsize(file.path) for file, _ in self._later) / 1e6
+                names = ", ".join(plain(file.display) for file, _ in self._later)
+                self._notes.append(("information", f"Indexing {names} ({size:,.0f} MB) in the background: its "
+                                                   "environments are listed when that is done (the next start "
+                                                   "lists them at once)"))
+        count = len(environments)
         self.sub_title = f"{count} environment{'s' if count != 1 else ''}"
-        if self.environments.problems:
-            self._notes.append(("warning", env_problems_message(self.environments.problems)))
+        if problems:
+            self._notes.append(("warning", env_problems_message(problems)))
         if count >= FREEZE_FROM:
             # The environments live as long as the app: out of the cyclic collector's sight
             # (permanent generation), whose full passes otherwise walk every one of them, about
@@ -185,7 +394,8 @@ class ProactiveApp(App[None]):
 
             gc.freeze()
             self._gc_frozen = True
-        return PickerScreen(self.environments.environments)
+        self._picker = PickerScreen(environments, first_preview=preview)
+        return self._picker
 
     def on_mount(self) -> None:
         from proactive_tui.ui.widgets import acp_permission
@@ -196,6 +406,11 @@ class ProactiveApp(App[None]):
         self._notes.clear()
 
     def on_unmount(self) -> None:
+        if self._seen is not None:  # quit before the preload got to it: the next start's first frame
+            try:
+                self._keep_first_frame()
+            except Exception:  # noqa: BLE001 - a cache that cannot be written never stops a quit
+                pass
         if self._gc_frozen:
             import gc
 
@@ -220,7 +435,82 @@ class ProactiveApp(App[None]):
         ready_file = os.environ.get("PROACTIVE_TUI_READY_FILE")
         if ready_file:
             Path(ready_file).write_text(repr(time.time()), encoding="utf-8")
-        preload.start(_load_model_layer, self._preload_failed)
+        if self._later:
+            import threading
+
+            threading.Thread(target=self._index_later, name="proactive-tui-index", daemon=True).start()
+        if preload.start(self._after_first_frame, self._preload_failed) is None:
+            self.call_after_refresh(self._settle)  # no preload thread: settled here, after the paint
+
+    def _index_later(self) -> None:
+        """Runs in its own thread: index the large files the first frame went without
+        (`catalog.build_index`: one streaming pass where the family allows), then list them."""
+        from proactive_tui.envs.catalog import build_index
+
+        later, self._later = self._later, []
+        for file, companions in later:
+            try:
+                build_index(file, companions)
+            except Exception as exc:  # noqa: BLE001 - the reload below then reads it in full and says why
+                try:
+                    self.call_from_thread(self.notify, plain(f"Indexing {file.display} failed: {exc}"),
+                                          severity="warning", timeout=NOTIFY_TIMEOUT, markup=False)
+                except RuntimeError:
+                    return
+        try:
+            self.call_from_thread(self.reload_environments)
+        except RuntimeError:  # the app has ended meanwhile
+            pass
+
+    def _after_first_frame(self) -> None:
+        """Runs in the preload thread: what the first frame went without, then the model layer."""
+        self._settle(in_thread=True)
+        _load_model_layer()
+
+    def _settle(self, in_thread: bool = False) -> None:
+        """Load what the first frame did without: the validated config, the families, the
+        environment set proper; and leave the next start its snapshot (`envs.first_frame`) when
+        this one had none. Work done in the preload thread is handed to the screen's thread."""
+        if self._settled:
+            return
+        self._settled = True
+        checked = validated_config()
+        from proactive_tui.core import registry
+
+        registry.families()
+        environments = self._first_frame.environment_set() if self._first_frame is not None else None
+        if self._seen is not None:
+            self._keep_first_frame()
+
+        def take() -> None:
+            self._apply_config(checked)
+            if environments is not None and self._environments is None:
+                self._environments = environments
+
+        if not in_thread:
+            take()
+            return
+        try:
+            self.call_from_thread(take)
+        except RuntimeError:  # the app has ended meanwhile
+            pass
+
+    def _keep_first_frame(self) -> None:
+        """Write the snapshot the next start's first frame is drawn from (`envs.first_frame`)."""
+        from proactive_tui.envs import first_frame
+        from proactive_tui.envs.catalog import EnvironmentGone
+        from proactive_tui.envs.describe import describe
+
+        loaded, seen, self._seen = self._environments, self._seen, None
+        first = getattr(getattr(self, "_picker", None), "first_listed", None)
+        preview = None
+        if first is not None:
+            try:
+                env = first.full() if hasattr(type(first), "full") else first
+            except EnvironmentGone:
+                return
+            preview = (first.id, describe(env, reveal_reference=True), describe(env, reveal_reference=False))
+        first_frame.write(self.extra_envs, loaded, seen, preview)
 
     async def on_event(self, event: events.Event) -> None:
         """Every key and mouse event tells the preload a person is busy (it then gives way)."""
@@ -331,6 +621,8 @@ class ProactiveApp(App[None]):
         if recent == self.config.recent_models or not self.config_ok:
             return
         self.config.recent_models = recent
+        from proactive_tui.config import ConfigError, load_config, save_config
+
         try:
             config = load_config()
             config.recent_models = recent
@@ -508,6 +800,8 @@ class ProactiveApp(App[None]):
         if not self.config_ok:
             self.notify("Theme not saved: the config file has problems (see the earlier message)", severity="warning", markup=False)
             return
+        from proactive_tui.config import ConfigError, load_config, save_config
+
         try:
             config = load_config()  # re-read so settings changed elsewhere since start-up survive
             config.theme = theme

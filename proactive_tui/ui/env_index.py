@@ -10,9 +10,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from proactive_tui.core import registry
 from proactive_tui.envs.describe import header_text
 from proactive_tui.envs.sources import qualified
+
+
+_FACTS: tuple[list[str], frozenset[str]] | None = None
+
+
+def use_family_facts(names: list[str], by_tier: frozenset[str] | set[str]) -> None:
+    """The installed families in their order and those that group by tier, as the first frame's
+    snapshot recorded them (`envs.first_frame`): the tree's shape without importing a family."""
+    global _FACTS
+    _FACTS = (list(names), frozenset(by_tier))
+
+
+def family_facts() -> tuple[list[str], frozenset[str]]:
+    """(the families' names in the registry's order, the names of those that group by tier): from
+    the registry once it is loaded, before that from the first frame's snapshot (the same answer:
+    the snapshot is only used while the loading code and the installed packages are unchanged)."""
+    import sys
+
+    loaded = sys.modules.get("proactive_tui.core.registry")
+    if (loaded is None or getattr(loaded, "_families", None) is None) and _FACTS is not None:
+        return _FACTS
+    from proactive_tui.core import registry
+
+    installed = registry.families()
+    return list(installed), frozenset(name for name, fam in installed.items() if fam.group_by_tier)
 
 
 @dataclass
@@ -154,6 +178,8 @@ def _haystack(env: Any, families: dict[str, Any]) -> str:
 
 def _family_parts(name: str) -> tuple[Any, str | None]:
     """(the family, the body of describe()'s "Benchmark" section or None), as envs.describe builds them."""
+    from proactive_tui.core import registry
+
     family = registry.find(name)
     if family is None or family.source is None:
         return family, None
@@ -186,8 +212,8 @@ def group(environments: Sequence[Any], mixed: set[str] | frozenset[str] = frozen
     of its own rather than a level or a tag per line: no depth or width lost, which an 80-column
     tree has none of to spare."""
     families: dict[tuple[str, str], Group] = {}
-    installed = registry.families()
-    order = {name: i for i, name in enumerate(installed)}
+    names, by_tier = family_facts()
+    order = {name: i for i, name in enumerate(names)}
     for env in environments:
         origin = getattr(env, "origin", None) if env.family in mixed else None
         key = (env.family, origin.name if origin is not None else "")
@@ -198,8 +224,7 @@ def group(environments: Sequence[Any], mixed: set[str] | frozenset[str] = frozen
         fam.environments.append(env)
         dom = _child(fam, env.domain)
         dom.environments.append(env)
-        family = installed.get(env.family)
-        if family is not None and family.group_by_tier and env.tier:
+        if env.family in by_tier and env.tier:
             tier = _child(dom, env.tier)
             tier.environments.append(env)
     seen = {key: i for i, key in enumerate(families)}

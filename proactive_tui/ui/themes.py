@@ -28,9 +28,8 @@ import dataclasses
 import functools
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
@@ -66,51 +65,73 @@ def _color(value: str | None) -> str | None:
     return value
 
 
-class ThemeFile(BaseModel):
-    """The TOML schema; unknown keys are errors so a misspelt colour name does not pass silently."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(min_length=1)
-    dark: bool = True
-    primary: str
-    secondary: str | None = None
-    accent: str | None = None
-    foreground: str | None = None
-    background: str | None = None
-    surface: str | None = None
-    panel: str | None = None
-    success: str | None = None
-    warning: str | None = None
-    error: str | None = None
-    boost: str | None = None
-    luminosity_spread: float = Field(default=0.15, ge=0.0, le=1.0)
-    text_alpha: float = Field(default=0.95, ge=0.0, le=1.0)
-    variables: dict[str, str] = Field(default_factory=dict)
-
-    @field_validator(*COLOR_FIELDS)
-    @classmethod
-    def _check_color(cls, value: str | None) -> str | None:
-        return _color(value)
-
-    @field_validator("name")
-    @classmethod
-    def _check_name(cls, value: str) -> str:
-        if not value.strip() or any(ch.isspace() for ch in value):
-            raise ValueError("must be one word without spaces (it is typed in the command palette and the config)")
-        if not value.isprintable():
-            # escape sequences, control and bidi characters: the name is shown in toasts, the
-            # command palette and written to the config
-            raise ValueError(f"must be printable text (found {_first_unprintable(value)})")
-        return value
-
-    def to_theme(self) -> Theme:
-        return Theme(**self.model_dump())
-
-
 def _first_unprintable(value: str) -> str:
     ch = next(ch for ch in value if not ch.isprintable())
     return f"U+{ord(ch):04X}"
+
+
+def _check_name(value: str) -> str:
+    if not value.strip() or any(ch.isspace() for ch in value):
+        raise ValueError("must be one word without spaces (it is typed in the command palette and the config)")
+    if not value.isprintable():
+        # escape sequences, control and bidi characters: the name is shown in toasts, the
+        # command palette and written to the config
+        raise ValueError(f"must be printable text (found {_first_unprintable(value)})")
+    return value
+
+
+_FLOATS = {"luminosity_spread": 0.15, "text_alpha": 0.95}
+
+
+def plain_theme(data: object) -> Theme | None:
+    """The theme `ThemeFile` would make of `data`, checked without pydantic, when `data` is
+    plainly valid (every key known, every value of exactly its type, colours that parse, the
+    numbers in range, a good name); else None, and the file goes through `ThemeFile` for its
+    one-line message. Why: importing pydantic and building the model cost the first frame more
+    than loading every theme, and shipped and personal themes are nearly always valid. What this
+    accepts `ThemeFile` accepts too, with the same values (`tests/test_themes.py` holds them
+    equal)."""
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not isinstance(data.get("primary"), str):
+        return None
+    fields: dict[str, object] = {"name": data["name"], "dark": True, "primary": data["primary"], **_FLOATS,
+                                 "variables": {}}
+    fields.update(dict.fromkeys(COLOR_FIELDS[1:]))
+    for key, value in data.items():
+        if key in COLOR_FIELDS:
+            if not isinstance(value, str):
+                return None
+        elif key == "dark":
+            if not isinstance(value, bool):
+                return None
+        elif key in _FLOATS:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                return None
+            value = float(value)
+        elif key == "variables":
+            if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+                return None
+            value = dict(value)
+        elif key != "name":
+            return None
+        fields[key] = value
+    try:
+        if not fields["name"]:
+            return None
+        _check_name(fields["name"])  # type: ignore[arg-type]
+        for key in COLOR_FIELDS:
+            _color(fields[key])  # type: ignore[arg-type]
+    except ValueError:
+        return None
+    return Theme(**fields)  # type: ignore[arg-type]
+
+
+def __getattr__(name: str):
+    """`ThemeFile`, the pydantic schema, lives in `ui.theme_file` and is imported on first use."""
+    if name == "ThemeFile":
+        from proactive_tui.ui.theme_file import ThemeFile
+
+        return ThemeFile
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _VARIABLE_NAME = re.compile(r"[A-Za-z0-9_-]+")
@@ -262,7 +283,8 @@ def variable_problems(theme: Theme) -> list[tuple[str, str]]:
     return problems
 
 
-def _describe_errors(path: Path, exc: ValidationError) -> str:
+def _describe_errors(path: Path, exc: Any) -> str:
+
     parts = []
     for err in exc.errors(include_url=False):
         where = field_path(tuple(err.get("loc", ()))) or "(top level)"
@@ -284,12 +306,19 @@ def load_theme_file(path: Path | str, check_variables: bool = True) -> Theme:
     whole app CSS, so start-up does not pay for the scan (about 25 ms) without a user theme."""
     path = Path(path)
     data = read_toml(path, ThemeError)
-    try:
-        theme = ThemeFile.model_validate(data).to_theme()
-    except ValidationError as exc:
-        raise ThemeError(_describe_errors(path, exc)) from None
+    theme = plain_theme(data)
+    if theme is None:
+        from pydantic import ValidationError
+
+        from proactive_tui.ui.theme_file import ThemeFile
+
+        try:
+            theme = ThemeFile.model_validate(data).to_theme()
+        except ValidationError as exc:
+            raise ThemeError(_describe_errors(path, exc)) from None
     problems = variable_problems(theme) if check_variables else []
     if problems:
+    
         raise ThemeError(f"{path}: " + "; ".join(f"field variables.{field_path((key,))}: {why}" for key, why in problems))
     return theme
 

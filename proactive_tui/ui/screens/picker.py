@@ -98,13 +98,21 @@ class PickerScreen(Screen[None]):
     reveal_reference: reactive[bool] = var(True, init=False)
     query_text: reactive[str] = var("", init=False)
 
-    def __init__(self, environments: list[Any], **kwargs) -> None:
+    def __init__(self, environments: list[Any], first_preview: tuple[str, dict[bool, list[Section]]] | None = None,
+                 **kwargs) -> None:
+        """`first_preview`: (an environment's id, its preview with the reference shown and hidden),
+        as the first frame's snapshot kept it (`envs.first_frame`): shown for that environment
+        without parsing it or importing its family, until the list is replaced."""
         super().__init__(**kwargs)
         self.index = EnvironmentIndex(environments)
         self.mixed = mixed_families(environments)
         """Families listed with one branch per source (decided on all, so a filter keeps the shape)."""
         self.shown: list[Any] = list(environments)
-        self.current: Any = None
+        self._first_preview = first_preview
+        self._shown_env: Any = None  # the environment (or catalog entry) the preview shows
+        self._current: Any = None  # the same, parsed (`current`)
+        self.first_listed: Any = None
+        """The environment the tree listed first when the screen was composed."""
         self._groups: list[Group] | None = None  # group(self.shown), kept from compose for the first build
         self._debounce: Any = None  # the Timer of a filter waiting for a pause in typing
 
@@ -117,9 +125,35 @@ class PickerScreen(Screen[None]):
             # Composed with the first environment's description already in place, so the first
             # paint is the finished screen rather than an empty pane that fills a frame later.
             self._groups = group(self.shown, self.mixed)
-            first = _parsed(first_environment(self._groups))
-            yield DescriptionView(describe(first, reveal_reference=self.reveal_reference) if first else (), id="preview")
+            self.first_listed = first_environment(self._groups)
+            cached = self._cached_preview(self.first_listed)
+            if cached is not None:
+                yield DescriptionView(cached[self.reveal_reference], id="preview")
+            else:
+                first = _parsed(self.first_listed)
+                yield DescriptionView(describe(first, reveal_reference=self.reveal_reference) if first else (), id="preview")
         yield KeyBar()
+
+    @property
+    def current(self) -> Any:
+        """The highlighted environment, parsed (None on a branch, or when its file no longer holds
+        it). A catalog entry shown from the first frame's cached preview is parsed only when asked."""
+        if self._current is None and self._shown_env is not None:
+            try:
+                self._current = full(self._shown_env)
+            except EnvironmentGone:
+                self._shown_env = None
+        return self._current
+
+    @current.setter
+    def current(self, env: Any) -> None:
+        self._shown_env = self._current = env
+
+    def _cached_preview(self, env: Any) -> dict[bool, list[Section]] | None:
+        """The first frame's preview of `env` when it is the environment it was kept for."""
+        if env is None or self._first_preview is None or getattr(env, "id", None) != self._first_preview[0]:
+            return None
+        return self._first_preview[1]
 
     @property
     def tree(self) -> EnvironmentTree:
@@ -157,6 +191,7 @@ class PickerScreen(Screen[None]):
         highlighted one."""
         if any(e.id == env.id for e in self.index.environments):
             return
+        self._first_preview = None
         self.index = EnvironmentIndex([*self.index.environments, env])
         self.mixed = mixed_families(self.index.environments)
         self._rebuild()
@@ -167,6 +202,7 @@ class PickerScreen(Screen[None]):
     def replace_environments(self, environments: list[Any]) -> None:
         """List a freshly read set (ctrl+r), keeping the filter and, where it is still there, the
         highlighted environment."""
+        self._first_preview = None  # the list was read again: previews come from the environments
         self.index = EnvironmentIndex(environments)
         self.mixed = mixed_families(environments)
         self._say_count()
@@ -219,7 +255,7 @@ class PickerScreen(Screen[None]):
     def _rebuild(self) -> None:
         self.shown = self.index.matches(self.query_text)
         groups, self._groups = self._groups, None
-        keep = self.current.id if self.current is not None else None
+        keep = self._shown_env.id if self._shown_env is not None else None
         node = self.tree.show_environments(self.shown, keep=keep, groups=groups, mixed=self.mixed)
         if node is not None:
             self._show_node(node.data)
@@ -253,7 +289,7 @@ class PickerScreen(Screen[None]):
         if action == "clear_filter":
             return bool(self.query_text) or self.filter_pending
         if action == "details":
-            return self.current is not None and not isinstance(self.focused, Input)
+            return self._shown_env is not None and not isinstance(self.focused, Input)
         if action in ("focus_filter", "toggle_reference", "history"):
             return not isinstance(self.focused, Input)
         return True
@@ -295,6 +331,11 @@ class PickerScreen(Screen[None]):
         elif isinstance(data, MoreEnvironments):
             self.preview.show(more_sections(data))
         elif data is not None:
+            cached = self._cached_preview(data)
+            if cached is not None:  # the first frame's: nothing parsed until it is needed
+                self._shown_env, self._current = data, None
+                self.preview.show(cached[self.reveal_reference])
+                return
             try:
                 self.current = full(data)
             except EnvironmentGone as exc:
@@ -321,7 +362,12 @@ class PickerScreen(Screen[None]):
             return
         self._update_preview_title()
         node = self.tree.cursor_node
-        if node is not None and is_environment(node.data) and self.current is not None:
+        if node is None or not is_environment(node.data) or self._shown_env is None:
+            return
+        cached = self._cached_preview(self._shown_env)
+        if cached is not None:
+            self.preview.sections = tuple(cached[reveal])
+        elif self.current is not None:
             self.preview.sections = tuple(describe(self.current, reveal_reference=reveal))
 
     def _update_preview_title(self) -> None:

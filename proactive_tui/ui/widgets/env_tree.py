@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -93,16 +94,42 @@ class EnvironmentTree(Tree[Any]):
             node.add_leaf(Text(more.label, style="italic"), data=more)
         return leaves
 
-    def render_label(self, node: TreeNode[Any], base_style: Style, style: Style) -> Text:
-        """Cut labels that do not fit with an ellipsis: a clean end beats a horizontal scrollbar
-        in a narrow column, and the preview shows the whole title anyway."""
-        label = super().render_label(node, base_style, style)
+    _content_width: int | None = None
+    """The content width while `render_lines` runs: asked once per render, not once per label
+    (the region is a property worked out anew on every call)."""
+
+    def render_lines(self, crop: Any) -> list[Any]:
+        self._content_width = self.scrollable_content_region.width
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._content_width = None
+
+    def _room(self, node: TreeNode[Any]) -> int:
+        """The cells a label has at `node`'s depth (labels wider are cut, `render_label`)."""
         depth = 0
         parent = node.parent
         while parent is not None and parent is not self.root:
             depth += 1
             parent = parent.parent
-        room = self.scrollable_content_region.width - depth * self.guide_depth
+        width = self._content_width if self._content_width is not None else self.scrollable_content_region.width
+        return width - depth * self.guide_depth
+
+    def get_label_width(self, node: TreeNode[Any]) -> int:
+        """What `render_label` gives, measured without rendering it: the tree asks for every
+        line's width on each rebuild (a third of the picker's first draw went to rendering
+        labels only to measure them). A label wider than its room is cut to the room."""
+        width = node._label.cell_len
+        if node._allow_expand:
+            width += cell_len(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE)
+        room = self._room(node)
+        return width if room <= 4 or width <= room else room
+
+    def render_label(self, node: TreeNode[Any], base_style: Style, style: Style) -> Text:
+        """Cut labels that do not fit with an ellipsis: a clean end beats a horizontal scrollbar
+        in a narrow column, and the preview shows the whole title anyway."""
+        label = super().render_label(node, base_style, style)
+        room = self._room(node)
         if room <= 4 or label.cell_len <= room:
             return label
         if isinstance(node.data, Group):

@@ -36,12 +36,24 @@ class KeyBar(Static):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
+    _shown: tuple | None = None
+
     def _bindings_changed(self, screen: Screen) -> None:
         if self.is_attached and screen is self.screen:
-            self.update(self.hints())
+            self._show(self.hints())
 
     def on_resize(self) -> None:
-        self.update(self.hints())
+        self._show(self.hints())
+
+    def _show(self, hints: Content) -> None:
+        """Repaint only when the hints changed, and without a layout pass: the bar is one line of
+        fixed size whatever it says (`app.tcss`), and each `Static.update` with layout re-laid out
+        the whole screen, three times in the picker's first moments, while a first key waited."""
+        shown = (hints.plain, tuple(hints.spans))  # Content's == compares the text alone, not a key's dimming
+        if shown == self._shown:
+            return
+        self._shown = shown
+        self.update(hints, layout=False)
 
     def hints(self) -> Content:
         app = self.app

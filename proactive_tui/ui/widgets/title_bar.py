@@ -22,4 +22,4 @@ class TitleBar(Static):
         parts: list[tuple[str, str] | str] = [(title, "bold")]
         if sub_title:
             parts += ["  —  ", (sub_title, "$text-muted")]
-        self.update(Content.assemble(*parts))
+        self.update(Content.assemble(*parts), layout=False)  # one line of fixed size (app.tcss): no layout pass
