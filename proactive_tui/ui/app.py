@@ -398,9 +398,6 @@ class ProactiveApp(App[None]):
         return self._picker
 
     def on_mount(self) -> None:
-        from proactive_tui.ui.widgets import acp_permission
-
-        acp_permission.install(self)  # an agent program's permission requests, for `permission = "ask"`
         for severity, message in self._notes:
             self.notify(message, severity=severity, timeout=NOTIFY_TIMEOUT, markup=False)
         self._notes.clear()

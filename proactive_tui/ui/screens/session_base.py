@@ -174,6 +174,12 @@ class SessionScreenBase(Screen[None]):
         # server's), and the status must not blame the model layer for it.
         loading = "litellm" not in sys.modules
         status.set(activity="loading the model layer…" if loading else "starting the session…")
+        from proactive_tui.ui.widgets import acp_permission
+
+        # An agent program's permission requests (`permission = "ask"`) come to this app's modal.
+        # Installed here, as a session starts, not when the app mounts: the first frame must not
+        # import the ACP client (pydantic).
+        acp_permission.install(self.app)
         try:
             self.session, self.seats = await self._start(self.session_factory or start_session)
         except Exception as exc:
