@@ -10,7 +10,6 @@ The price: values known only at run time (environment ids, session ids) are not 
 from __future__ import annotations
 
 import argparse
-import sys
 
 SHELLS = ("bash", "zsh")
 
@@ -34,7 +33,9 @@ def run(args: argparse.Namespace) -> int:
     import shtab
 
     from proactive_tui.cli.main import build_parser
+    from proactive_tui.textsafe import say
 
-    sys.stdout.write(shtab.complete(build_parser(), shell=args.shell))
-    sys.stdout.flush()
+    # through `say`, as every line the command line prints: the script holds the help texts,
+    # which a plug-in family writes
+    say(shtab.complete(build_parser(), shell=args.shell), end="", flush=True)
     return 0
