@@ -115,7 +115,7 @@ def _model_response(model_response: Any, text: str, finish_reason: str, usage: d
     model_response.choices[0].finish_reason = finish_reason
     model_response.created = int(time.time())
     model_response.model = LOCAL_MODEL
-    setattr(model_response, "usage", litellm.Usage(**usage))
+    model_response.usage = litellm.Usage(**usage)
     return model_response
 
 
@@ -146,15 +146,15 @@ def local_llm_class() -> type:
 
         async def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
                               encoding, api_key, logging_obj, optional_params, acompletion=None,
-                              litellm_params=None, logger_fn=None, headers={}, timeout=None,
-                              client=None):  # noqa: B006
+                              litellm_params=None, logger_fn=None, headers={}, timeout=None,  # noqa: B006 (litellm's signature)
+                              client=None):
             text, finish_reason, usage = await acomplete(build_request(messages, optional_params))
             return _model_response(model_response, text, finish_reason, usage)
 
         async def astreaming(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
                              encoding, api_key, logging_obj, optional_params, acompletion=None,
-                             litellm_params=None, logger_fn=None, headers={}, timeout=None,
-                             client=None):  # noqa: B006
+                             litellm_params=None, logger_fn=None, headers={}, timeout=None,  # noqa: B006 (litellm's signature)
+                             client=None):
             # An async generator, not a coroutine: litellm wraps the returned object in a
             # CustomStreamWrapper and iterates it on the event loop; aclose() reaches our finally.
             async for chunk in astream(build_request(messages, optional_params)):
