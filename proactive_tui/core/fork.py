@@ -29,7 +29,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
-from proactive_tui.core.writers import EDITED_BY  # noqa: F401 - the name every fork module imports
+from proactive_tui.core.writers import EDITED_BY as EDITED_BY  # noqa: F401 - the name every fork module imports
 
 Side = Literal["before", "after"] | None
 Classifier = Callable[[Any], Side]
