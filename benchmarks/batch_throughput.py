@@ -248,7 +248,7 @@ class Timeline:
         for i in range(workers):
             cpu = self.samples[-1][1][i] - self.samples[0][1][i]
             idle_with_work = 0.0
-            for (t_a, cpu_a, _, _, _), (t_b, cpu_b, _, queue, flying) in zip(self.samples, self.samples[1:]):
+            for (t_a, cpu_a, _, _, _), (t_b, cpu_b, _, queue, _flying) in zip(self.samples, self.samples[1:]):
                 if queue > 0 and (cpu_b[i] - cpu_a[i]) / (t_b - t_a) < 0.1:
                     idle_with_work += t_b - t_a
             lines.append(f"  worker {i}: CPU {cpu:.2f} s over the {wall:.2f} s ({cpu / wall:.0%} of a core); "
@@ -363,7 +363,7 @@ def main() -> None:
     proc, base_url = start_server(args.latency)
     runs: list[dict] = []
     try:
-        for round_ in range(args.rounds):
+        for _round in range(args.rounds):
             for workload, workers in [(w, k) for w in workloads(args) for k in (1, n)]:
                 litellm.acompletion = counted if workers == 1 else real
                 counted_calls[0] = 0

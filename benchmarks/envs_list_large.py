@@ -36,7 +36,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from large_env_file import write_records  # noqa: E402
 from ptyapp import other_tree_command  # noqa: E402
 
 VALUE_MB = 20

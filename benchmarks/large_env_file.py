@@ -70,7 +70,7 @@ def record(i: int, rng: random.Random) -> dict:
         "target": f"Recommend {thing} suited to {hobby} within a modest budget.",
         "sub_target": [f"Ask what went wrong with {thing} during {hobby}",
                        f"Explain what matters in {thing} for someone at their level",
-                       f"Suggest two or three options in their price range, new or second-hand",
+                       "Suggest two or three options in their price range, new or second-hand",
                        "Offer to check local shops in the area for a sale"],
         "topic": f"{hobby} / {thing}",
     }

@@ -145,7 +145,7 @@ def main() -> None:
     from proactive_tui.llm.local.loader import thread_choice
 
     load_start = time.perf_counter()
-    llama = get_llama()
+    get_llama()  # loaded once here, so the timed calls below do not include the load
     print(f"model loaded in {time.perf_counter() - load_start:.2f} s; {thread_choice().note()}; "
           f"load average now {os.getloadavg()[0]:.2f}")
 

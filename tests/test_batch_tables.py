@@ -122,7 +122,7 @@ def _scipy_interval(scores: dict[str, list[float | None]]) -> tuple[tuple[float,
     import warnings
 
     import numpy as np
-    from scipy.stats import DegenerateDataWarning, bootstrap
+    from scipy.stats import bootstrap
 
     envs = sorted(scores)
     score = np.array([[s or 0.0 for s in scores[e]] for e in envs])  # [environment, repeat]

@@ -288,7 +288,7 @@ def test_step_mode_holds_before_each_proactivebench_event(tmp_path: Path) -> Non
             await wait_until(lambda: session.holding and session._queue.empty())
             assert shown() == held  # held before the next trace event
             session.step()
-            await wait_until(lambda: shown() == held + 1)
+            await wait_until(lambda held=held: shown() == held + 1)
         await reader
         assert [payload(e) for e in seen] == [payload(e) for e in events if e.type != "awaiting_human"]
 

@@ -234,7 +234,6 @@ def test_export_command_errors_and_skips(isolated_dirs: Path, tmp_path: Path) ->
 async def test_proactivebench_skipped_event_keeps_its_proposal(tmp_path: Path) -> None:
     """A person's skip leaves the agent's proposal in the upstream judged trace, with no verdict
     (`judgement: []`), which upstream's `zip(agent_response, judgement)` and our reader both skip."""
-    from engine_helpers import collect
     from proactive_tui.core.participants import HumanParticipant
     from proactive_tui.core.run_record import fold
     from proactive_tui.families.proactivebench.metrics import confusion_from_trace

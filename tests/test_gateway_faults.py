@@ -159,7 +159,7 @@ def test_only_litellms_unstarted_stream_warning_is_silenced() -> None:
         warnings.resetwarnings()  # what another test's catch_warnings leaves: none of our filters
         warnings.simplefilter("always")
         litellm_module()
-        warnings.warn("coroutine 'OpenAIChatCompletion.async_streaming' was never awaited", RuntimeWarning)
-        warnings.warn("coroutine 'OpenAIChatCompletion.acompletion' was never awaited", RuntimeWarning)  # not streamed
-        warnings.warn("coroutine 'Ours.reply' was never awaited", RuntimeWarning)
+        warnings.warn("coroutine 'OpenAIChatCompletion.async_streaming' was never awaited", RuntimeWarning, stacklevel=2)
+        warnings.warn("coroutine 'OpenAIChatCompletion.acompletion' was never awaited", RuntimeWarning, stacklevel=2)  # not streamed
+        warnings.warn("coroutine 'Ours.reply' was never awaited", RuntimeWarning, stacklevel=2)
     assert [str(w.message) for w in seen] == ["coroutine 'Ours.reply' was never awaited"]

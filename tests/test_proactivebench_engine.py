@@ -24,7 +24,7 @@ from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.envs import load_paths
 from proactive_tui.llm.gateway import Gateway
 from proactive_tui.llm.settings import ModelSettings
-from proactive_tui.testing.fake_openai import FakeOpenAIServer, Reply
+from proactive_tui.testing.fake_openai import FakeOpenAIServer
 
 TEST_DATA = REAL_TRACES
 

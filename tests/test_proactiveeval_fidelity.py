@@ -235,7 +235,7 @@ async def test_headline_is_the_judges_overall_not_the_dimension_mean() -> None:
 
 def test_guidance_judge_asks_for_one_overall_from_detailed_standards() -> None:
     text = prompts.guidance_judge_prompt("u", "t", "target", ["a"], "Assistant: hi")
-    for name, (standard, example) in prompts.GUIDANCE_STANDARDS.items():
+    for standard, example in prompts.GUIDANCE_STANDARDS.values():
         assert standard in text and example in text
     for band, words in prompts.GUIDANCE_BANDS:
         assert band in text and words in text

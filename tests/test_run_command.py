@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from conftest import ROOT
 from proactive_tui.core.run_record import RunRecord

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from synth_chronos_fake import ChronosFake, background, role_args
-from ui_helpers import settle, wait_for
+from ui_helpers import settle
 from proactive_tui.cli.main import main
 from proactive_tui.synth import engine
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, schema_name

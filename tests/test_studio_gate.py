@@ -112,7 +112,7 @@ async def test_the_engine_sends_one_call_per_press(tmp_path) -> None:
         assert steps() == 0
         for k in range(1, 3):
             gate.press()
-            await until(lambda: steps() == k and (len(gate.waiting) == 1 or task.done()))
+            await until(lambda k=k: steps() == k and (len(gate.waiting) == 1 or task.done()))
             assert steps() == k
         gate.set_mode("auto")
         await task

@@ -13,7 +13,6 @@ play the agent):
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 from textual.widgets import Input, TextArea

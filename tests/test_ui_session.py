@@ -402,7 +402,7 @@ async def read_card(pilot, card: ContextCard) -> str:
             return norm(" ".join(rows[k] for k in sorted(rows)))
         before = card.scroll_y
         await pilot.press("down")
-        await wait_for(pilot, lambda: card.scroll_y != before)
+        await wait_for(pilot, lambda before=before: card.scroll_y != before)
 
 
 def told(prompt: str) -> list[str]:

@@ -103,7 +103,7 @@ async def test_one_press_of_space_is_one_call_file_more(family: str, tmp_path: P
             assert step_files(prepared.folder) == []
             for k in (1, 2, 3):
                 await pilot.press("space")
-                await wait_for(pilot, lambda: len(step_files(prepared.folder)) == k and len(screen.gate.waiting) >= 1, timeout=60)
+                await wait_for(pilot, lambda k=k: len(step_files(prepared.folder)) == k and len(screen.gate.waiting) >= 1, timeout=60)
                 assert len(step_files(prepared.folder)) == k  # exactly one call per press
             status = str(screen.query_one("#studio-status").render())
             assert status.startswith("step") and "next " in status
@@ -268,7 +268,7 @@ async def test_a_stopped_studio_run_finishes_headless_as_an_uninterrupted_one(fa
             await wait_for(pilot, lambda: len(screen.gate.waiting) >= 1, timeout=60)
             for k in (1, 2):
                 await pilot.press("space")
-                await wait_for(pilot, lambda: len(step_files(prepared.folder)) == k and len(screen.gate.waiting) >= 1, timeout=60)
+                await wait_for(pilot, lambda k=k: len(step_files(prepared.folder)) == k and len(screen.gate.waiting) >= 1, timeout=60)
             await pilot.press("s")
             await wait_for(pilot, lambda: screen._worker.is_finished)
             assert "stopped" in str(screen.query_one("#studio-status").render())

@@ -71,7 +71,6 @@ def shown(widget) -> str:
 async def test_pick_setup_watch_to_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
     app = ProactiveApp()
     started = []
-    original = app.start_session
 
     def start(env, chosen):  # the app's own path, with scripted seats behind the screen
         started.append(chosen)
@@ -220,7 +219,7 @@ async def fast_forward_until_asked(pilot, screen) -> None:
         view = screen.query_one(TimelinePanel).view
         if screen.session.user_dormant:
             await pilot.press("f")  # then wait for the scan it asked for
-            await wait_for(pilot, lambda: screen.awaiting == "user" or screen.ended is not None
+            await wait_for(pilot, lambda view=view: screen.awaiting == "user" or screen.ended is not None
                            or screen.query_one(TimelinePanel).view is not view)
         else:
             await wait_for(pilot, lambda: screen.awaiting == "user" or screen.ended is not None

@@ -54,7 +54,6 @@ def _load(args: argparse.Namespace):
 
 def _report_shared(shared, stream=sys.stderr) -> None:
     """Ids that several sources hold: notes, not problems (every holder is listed)."""
-    from proactive_tui.textsafe import plain
 
     if not shared:
         return
@@ -65,7 +64,6 @@ def _report_shared(shared, stream=sys.stderr) -> None:
 
 
 def _report_problems(problems, stream=sys.stderr) -> None:
-    from proactive_tui.textsafe import plain
 
     for problem in problems:  # a message may quote a file's own text: never let it act on the terminal
         say(plain(problem.render()), file=stream)
@@ -109,7 +107,6 @@ def _print_table(envs: list) -> None:
     first line; this is one pass to measure and one to write, in batches, with the same look.
     """
     from proactive_tui.cli.printer import SafeConsole
-    from proactive_tui.textsafe import plain
 
     width = SafeConsole().width  # the terminal's width as Rich reads it (COLUMNS included); every cell is plain()
     wide = width >= 110

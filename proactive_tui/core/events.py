@@ -205,12 +205,12 @@ def event_adapter() -> TypeAdapter[Any]:
     if _adapter is None:
         from proactive_tui.core import registry
 
-        classes = list(COMMON_EVENTS)
+        classes: list[type] = list(COMMON_EVENTS)
         _legacy.clear()
         for family in registry.families().values():
             classes.extend(family.event_types())
             _legacy.update(family.legacy_event_types())
-        _adapter = TypeAdapter(Annotated[Union[tuple(classes)], Field(discriminator="type")])  # type: ignore[misc]
+        _adapter = TypeAdapter(Annotated[Union[tuple(classes)], Field(discriminator="type")])  # type: ignore[arg-type]  # a Union built at run time
     return _adapter
 
 
@@ -219,9 +219,8 @@ def parse_event(data: str | bytes | dict[str, Any]) -> Any:
     import json
 
     adapter = event_adapter()
-    if isinstance(data, (str, bytes)):
-        data = json.loads(data)
-    kind = data.get("type") if isinstance(data, dict) else None
+    obj: Any = json.loads(data) if isinstance(data, (str, bytes)) else data
+    kind = obj.get("type") if isinstance(obj, dict) else None
     if kind in _legacy:
-        data = {**data, "type": _legacy[kind]}
-    return adapter.validate_python(data)
+        obj = {**obj, "type": _legacy[kind]}
+    return adapter.validate_python(obj)

@@ -459,7 +459,7 @@ class Family:
         the default (no groups) lists only those."""
         return []
 
-    def add_eval_commands(self, subparsers: argparse._SubParsersAction) -> None:
+    def add_eval_commands(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         """Add the family's own `proactive-tui eval` checks (argparse sub-commands): things that
         are not a batch of the family's sessions (a batch is `eval FAMILY...`, every family's one
         command), such as checking a judge against human labels."""

@@ -24,11 +24,12 @@ turn (a retry notice, a usage line); those count by position, before the first "
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
-from proactive_tui.core.writers import EDITED_BY  # noqa: F401 - the name every fork module imports
+from proactive_tui.core.writers import EDITED_BY as EDITED_BY  # noqa: F401 - the name every fork module imports
 
 Side = Literal["before", "after"] | None
 Classifier = Callable[[Any], Side]
@@ -277,7 +278,7 @@ class BranchNode(BaseModel):
     """store.queries.SessionSummary of the session (status, headline scores)."""
     children: list["BranchNode"] = Field(default_factory=list)
 
-    def walk(self, depth: int = 0):
+    def walk(self, depth: int = 0) -> Iterator[tuple[int, BranchNode]]:
         yield depth, self
         for child in self.children:
             yield from child.walk(depth + 1)

@@ -135,7 +135,9 @@ class LLMParticipant(Participant):
             raise
         return Reply(text=scrub(completion.text), model=completion.model, usage=UsageInfo(**completion.usage.model_dump()))
 
-    async def reply_structured(self, request, schema, parse_text=None):
+    async def reply_structured(
+        self, request: ReplyRequest, schema: type[T], parse_text: Callable[[str], T] | None = None
+    ) -> tuple[T, Reply]:
         try:
             with request.label():
                 result = await self.gateway.complete_structured(
@@ -178,7 +180,9 @@ class HumanParticipant(Participant):
         await _emit(request.on_delta, text)
         return Reply(text=text, model="person")
 
-    async def reply_structured(self, request, schema, parse_text=None):
+    async def reply_structured(
+        self, request: ReplyRequest, schema: type[T], parse_text: Callable[[str], T] | None = None
+    ) -> tuple[T, Reply]:
         while True:
             text = await self._next_line(request)
             try:
@@ -222,7 +226,9 @@ class ScriptedParticipant(Participant):
             await asyncio.sleep(0)
         return Reply(text=text, model=self.info.label, usage=UsageInfo(completion_tokens=len(text.split())))
 
-    async def reply_structured(self, request, schema, parse_text=None):
+    async def reply_structured(
+        self, request: ReplyRequest, schema: type[T], parse_text: Callable[[str], T] | None = None
+    ) -> tuple[T, Reply]:
         self.calls.append(request)
         if self.delay:
             await asyncio.sleep(self.delay)

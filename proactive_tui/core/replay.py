@@ -22,7 +22,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from proactive_tui.core.events import UsageInfo
-from proactive_tui.core.participants import Participant, Reply, ReplyRequest
+from proactive_tui.core.participants import Participant, Reply, ReplyRequest, T
 from proactive_tui.llm.errors import ModelError
 
 
@@ -96,7 +96,9 @@ class ReplaySeat(Participant):
                 await result
         return self._reply(answer)
 
-    async def reply_structured(self, request, schema, parse_text=None):
+    async def reply_structured(
+        self, request: ReplyRequest, schema: type[T], parse_text: Callable[[str], T] | None = None
+    ) -> tuple[T, Reply]:
         if not self.replaying:
             return await self.live.reply_structured(request, schema, parse_text)
         answer = self._next(request)
@@ -140,7 +142,8 @@ def next_writer(participant: Any, seat: str, turn: int) -> str:
         answer = participant.answers[0]
         if answer.seat == seat and answer.turn == turn and answer.model:
             return answer.model
-    return participant.info.label
+    label: str = participant.info.label
+    return label
 
 
 def wrap_seats(seats: dict[str, Participant | None], answers: list[RecordedAnswer]) -> dict[str, Participant | None]:

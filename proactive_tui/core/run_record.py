@@ -203,7 +203,7 @@ def failures_of(record: Any, reason: str = "") -> list[Failure]:
         detail = record.error_detail(index)
         judging = detail.judgement if detail.judgement is not None else {"judge": True, "agent": False}.get(
             detail.seat or "")
-        kind = "unknown" if judging is None else ("judge" if judging else "seat")
+        kind: Literal["judge", "seat", "unknown"] = "unknown" if judging is None else ("judge" if judging else "seat")
         seat_info = record.seats.get(detail.seat) if detail.seat else None
         out.append(Failure(kind=kind, seat=detail.seat, purpose=detail.purpose,
                            model=seat_info.label if seat_info is not None else "", message=message))
@@ -280,6 +280,7 @@ class RunRecordBuilder:
             info = (event.call.agent or {}).get("info") if event.call.agent else None
             acp = rec.models.get(event.seat, {}).get("acp") if info else None
             if isinstance(acp, dict):  # copies: the SessionStarted event's own dict stays as it was
+                assert info is not None  # `acp` is read only when `info` is
                 agent = {k: info.get(k) for k in ("name", "title", "version", "protocol_version")}
                 rec.models = {**rec.models, event.seat: {**rec.models[event.seat], "acp": {**acp, "agent": agent}}}
         elif isinstance(event, SessionEnded):

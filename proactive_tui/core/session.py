@@ -125,7 +125,7 @@ class SessionBase:
     def end(self, reason: str, detail: str = "") -> None:
         if not self.ended:
             self.ended = True
-            self.emit(SessionEnded(reason=reason, detail=detail))  # type: ignore[arg-type]
+            self.emit(SessionEnded(reason=reason, detail=detail))
 
     async def events(self) -> AsyncIterator[Any]:
         self._task = asyncio.create_task(self._guarded(), name=f"session-{self.session_id}")

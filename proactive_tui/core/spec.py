@@ -14,15 +14,20 @@ from pydantic import BaseModel, Field
 from proactive_tui.core.family import UnsupportedFamily  # noqa: F401  (raised here)
 from proactive_tui.core.participants import HumanParticipant, LLMParticipant, Participant
 from proactive_tui.llm.acp import is_acp_seat
-from proactive_tui.llm.settings import ROLES, RoleSettings
+from proactive_tui.llm.settings import ROLES, ModelSettings, RoleSettings
 
 SeatKind = Literal["model", "human"]
+
+
+def _model_seats() -> dict[str, SeatKind]:
+    """Every seat a model's (the spec's default); a function so the dict is typed as seat kinds."""
+    return {"agent": "model", "user": "model", "judge": "model"}
 
 
 class SessionSpec(BaseModel):
     env_id: str
     roles: RoleSettings = Field(default_factory=RoleSettings)
-    seats: dict[str, SeatKind] = Field(default_factory=lambda: {"agent": "model", "user": "model", "judge": "model"})
+    seats: dict[str, SeatKind] = Field(default_factory=_model_seats)
     settings: dict[str, Any] = Field(default_factory=dict)
     """Protocol settings (for ProactiveEval: ProactiveEvalSettings fields)."""
 
@@ -48,7 +53,7 @@ class SessionSpec(BaseModel):
         embedded model the thread count it computes with and why (for run records; never keys)."""
         from proactive_tui.redact import public_api_base
 
-        out = {}
+        out: dict[str, dict[str, Any]] = {}
         for role in ROLES:
             s = self.roles.for_role(role)
             out[role] = {"model": "person" if self.seats.get(role) == "human" else s.model,
@@ -79,7 +84,7 @@ def with_seat_temperatures(spec: SessionSpec, family: Any) -> SessionSpec:
     """`spec` with every seat's temperature decided by its family (`Family.seat_temperature`) and
     set explicitly, so the decision survives storing the spec (a fork or resume of it runs at the
     temperature the session ran at) and every start path gives one seat one temperature."""
-    updates = {}
+    updates: dict[str, ModelSettings] = {}
     for role in ROLES:
         settings = spec.roles.for_role(role)
         update: dict[str, Any] = {"temperature": family.seat_temperature(role, spec.roles, spec.settings)}
@@ -128,7 +133,7 @@ def build_seats(spec: SessionSpec, gateway: Any) -> dict[str, Participant]:
 
 
 def build_session(spec: SessionSpec, env: Any, gateway: Any, seats: dict[str, Participant] | None = None,
-                  session_id: str | None = None, resume_from: Any = None, branch: Any = None):
+                  session_id: str | None = None, resume_from: Any = None, branch: Any = None) -> Any:
     """The engine session for `env`'s family, seated per the spec.
 
     `resume_from` (a RunRecord) continues an interrupted session, for families that say they

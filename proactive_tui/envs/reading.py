@@ -32,25 +32,25 @@ def read_json(path: Path, display: str | None = None) -> Any:
                 file=name,
                 message=f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}",
             )
-        )
+        ) from None
     del raw  # a large file is held once while it is parsed (as text), not twice
     if not text.strip():
         raise Unreadable(LoadProblem(file=name, message="empty file: expected JSON"))
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except _NotJSON as exc:
-        raise Unreadable(LoadProblem(file=name, message=f"invalid JSON: {exc} is not a JSON number (write a number or null)"))
+        raise Unreadable(LoadProblem(file=name, message=f"invalid JSON: {exc} is not a JSON number (write a number or null)")) from None
     except json.JSONDecodeError as exc:
         raise Unreadable(
             LoadProblem(
                 file=name,
                 message=f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
             )
-        )
+        ) from None
     except RecursionError:
-        raise Unreadable(LoadProblem(file=name, message="invalid JSON: nested too deeply"))
+        raise Unreadable(LoadProblem(file=name, message="invalid JSON: nested too deeply")) from None
     except ValueError as exc:  # a number longer than Python converts (sys.get_int_max_str_digits)
-        raise Unreadable(LoadProblem(file=name, message=f"invalid JSON: {number_problem(exc)}"))
+        raise Unreadable(LoadProblem(file=name, message=f"invalid JSON: {number_problem(exc)}")) from None
     too_deep = _too_deep(data)
     if too_deep is not None:
         record, field = (too_deep[0], too_deep[1:3]) if isinstance(data, list) else (None, too_deep[:2])
@@ -86,7 +86,7 @@ def read_jsonl(path: Path, display: str | None = None) -> JsonLines:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise Unreadable(LoadProblem(file=name, message=f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}"))
+        raise Unreadable(LoadProblem(file=name, message=f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}")) from None
     del raw
     if not text.strip():
         raise Unreadable(LoadProblem(file=name, message="empty file: expected one JSON object per line"))
@@ -105,7 +105,7 @@ def read_jsonl(path: Path, display: str | None = None) -> JsonLines:
                                         message=f"invalid JSON at column {exc.colno}: {exc.msg}"))
             continue
         except RecursionError:
-            problems.append(LoadProblem(file=name, line=number, message=f"invalid JSON: nested too deeply"))
+            problems.append(LoadProblem(file=name, line=number, message="invalid JSON: nested too deeply"))
             continue
         except ValueError as exc:
             problems.append(LoadProblem(file=name, line=number, message=f"invalid JSON: {number_problem(exc)}"))
@@ -148,7 +148,7 @@ def _read_regular(path: Path, name: str) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise Unreadable(LoadProblem(file=name, message=f"cannot read file: {exc.strerror or exc}"))
+        raise Unreadable(LoadProblem(file=name, message=f"cannot read file: {exc.strerror or exc}")) from None
     try:
         kind = special_kind(os.fstat(fd).st_mode)
         if kind is not None:
@@ -156,7 +156,7 @@ def _read_regular(path: Path, name: str) -> bytes:
         with os.fdopen(fd, "rb", closefd=False) as f:
             return f.read()
     except OSError as exc:
-        raise Unreadable(LoadProblem(file=name, message=f"cannot read file: {exc.strerror or exc}"))
+        raise Unreadable(LoadProblem(file=name, message=f"cannot read file: {exc.strerror or exc}")) from None
     finally:
         os.close(fd)
 

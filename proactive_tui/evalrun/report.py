@@ -225,7 +225,7 @@ def to_markdown(report: BatchReport) -> str:
              f"Repeats: {report.repeats}; {status_line(report)}", ""]
     lines += [f"**{line}**  " for line in deviation_lines(report)] + ([""] if report.deviations() else [])
     lines += [f"_{interval_note(report)}_", ""] if report.bootstrap is not None else []
-    for family, tables in report.families.items():
+    for tables in report.families.values():
         for table in tables:
             header, rows = table_cells(table)
             lines += [f"## {table.title}", "", "| " + " | ".join(header) + " |",

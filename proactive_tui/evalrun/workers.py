@@ -720,7 +720,6 @@ class WorkerPool:
         seat.open_rows.clear()
         stopping = self.all_done.done() or getattr(self, "stopping", False)
         if seat.outstanding and not stopping:
-            from proactive_tui.evalrun.folder import render_ended
 
             lost = sorted(seat.outstanding & seat.started)
             back = sorted(seat.outstanding - seat.started)

@@ -361,7 +361,7 @@ class Gateway:
         hinted = _retry_after(exc)
         if hinted is not None:
             return min(hinted, self.max_delay * 4)
-        backoff = self.base_delay * (2 ** (attempt - 1))
+        backoff: float = self.base_delay * (2 ** (attempt - 1))  # int ** int is typed Any (a negative power is a float)
         return min(self.max_delay, backoff * (0.5 + self._jitter()))
 
     async def _notify(self, callback: RetryCallback | None, notice: RetryNotice) -> None:
@@ -575,8 +575,8 @@ class ModelStream:
     ModelError(kind="server") naming what came back, retried like any server fault.
     """
 
-    def __init__(self, gateway: Gateway, settings: ModelSettings, messages: list[Message], on_retry, extra,
-                 streaming: bool = True, structured: bool = False) -> None:
+    def __init__(self, gateway: Gateway, settings: ModelSettings, messages: list[Message], on_retry: RetryCallback | None,
+                 extra: dict[str, Any], streaming: bool = True, structured: bool = False) -> None:
         self.gateway = gateway
         self.streaming = streaming
         self.structured = structured

@@ -9,6 +9,7 @@ at the environment variable instead of silently writing a file.
 from __future__ import annotations
 
 import os
+from types import ModuleType
 from typing import Literal
 
 from proactive_tui.redact import PROVIDER_ENV_VARS
@@ -176,7 +177,7 @@ def env_var_for(provider: str) -> str:
     return PROVIDER_ENV_VARS.get(provider, f"{provider.upper()}_API_KEY")
 
 
-def _keyring():
+def _keyring() -> ModuleType:
     """The keyring backend, or raise KeyringUnavailable when only the fail backend exists."""
     try:
         import keyring
@@ -203,7 +204,7 @@ def _from_keyring(provider: str) -> str | None:
     """The keyring's key for `provider`. Each key read is handed to the redactor at once: a
     provider may echo it in an error, and only an exact-value match can mask a key of any shape."""
     try:
-        value = _keyring().get_password(SERVICE, provider)
+        value: str | None = _keyring().get_password(SERVICE, provider)
     except Exception:
         return None
     if value:

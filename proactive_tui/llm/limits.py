@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -164,7 +164,7 @@ class Charge:
             self._estimate = used  # settled once
 
 
-def estimate_tokens(messages: list[dict]) -> int:
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     """A prompt's tokens before any tokenizer is loaded: about four characters a token."""
     chars = 0
     for message in messages:

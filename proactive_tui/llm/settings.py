@@ -97,7 +97,8 @@ class RoleSettings(BaseModel):
     judge: ModelSettings = Field(default_factory=ModelSettings)
 
     def for_role(self, role: Role) -> ModelSettings:
-        return getattr(self, role)
+        settings: ModelSettings = getattr(self, role)
+        return settings
 
 
 ENV_FIELDS = {

@@ -18,8 +18,7 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, Field
 
-from proactive_tui.core.verdicts import (GRADE_VALUES, KIND_TYPES, ORACLE, PROPOSAL_VALUES, READING_VALUES, LabelError,
-                                         ValueType, Verdict, parse_value, value_text, verdicts_of)
+from proactive_tui.core.verdicts import LabelError, parse_value, value_text, verdicts_of
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")

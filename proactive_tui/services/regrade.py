@@ -22,7 +22,6 @@ from pydantic import BaseModel
 
 from proactive_tui.core.events import ErrorRaised, now_iso, parse_event
 from proactive_tui.core.run_record import RunRecord, fold
-from proactive_tui.core.session import drain
 
 
 class RegradeError(Exception):

@@ -625,11 +625,13 @@ class Store:
 
     def integrity_check(self) -> str:
         with self._guard("check the database") as conn:
-            return conn.execute("PRAGMA integrity_check").fetchone()[0]
+            result: str = conn.execute("PRAGMA integrity_check").fetchone()[0]
+            return result
 
     def schema_version(self) -> int:
         with self._guard("read the schema version") as conn:
-            return conn.execute("PRAGMA user_version").fetchone()[0]
+            version: int = conn.execute("PRAGMA user_version").fetchone()[0]
+            return version
 
 
 def _like_prefix(text: str) -> str:
@@ -641,7 +643,8 @@ def _masked(data: dict[str, Any]) -> dict[str, Any]:
     that echoed a key reaches a summary or a grading as text)."""
     from proactive_tui.redact import map_strings, mask_secrets
 
-    return map_strings(data, mask_secrets)
+    masked: dict[str, Any] = map_strings(data, mask_secrets)
+    return masked
 
 
 def mask_fields(fields: dict[str, Any]) -> dict[str, Any]:

@@ -8,13 +8,17 @@ event log by the engine's own reducer (`run_record.fold`), never stored separate
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proactive_tui.core.events import parse_event
 from proactive_tui.core.run_record import RunRecord, fold
 from proactive_tui.store.db import SessionRow, Store, StoreError
+
+if TYPE_CHECKING:
+    from proactive_tui.core.spec import SeatKind
+    from proactive_tui.llm.settings import Role
 
 STATUSES = ("running", "finished", "stopped", "error", "interrupted")
 """A session's status, one word for one state wherever it is shown (the session screen, History,
@@ -82,7 +86,8 @@ def complete_turns(record: RunRecord) -> int:
     family = _family(record)
     if family is None:
         return len([m for m in record.messages if m.role == "agent" and not m.partial])
-    return family.complete_turns(record)
+    turns: int = family.complete_turns(record)
+    return turns
 
 
 def turn_unit(family_name: str) -> Any:
@@ -106,7 +111,8 @@ def units_done(record: RunRecord) -> int:
     family = _family(record)
     if family is None:
         return complete_turns(record)
-    return family.units_done(record)
+    units: int = family.units_done(record)
+    return units
 
 
 def turns_text(family_name: str, headline_values: dict[str, Any]) -> str:
@@ -273,6 +279,7 @@ def load_events(store: Store, session_id: str, _seen: frozenset[str] = frozenset
     forked = getattr(start, "forked_from", None) if start is not None else None
     if not forked:
         return events
+    assert start is not None  # `forked` came from it
     from proactive_tui.core import registry
     from proactive_tui.core.fork import ForkedFrom, ForkPoint, prefix_events
 
@@ -364,7 +371,7 @@ def spec_from_record(record: RunRecord) -> Any:
         if values.get("model") == "person":
             values.pop("model")
         roles[role] = ModelSettings(**values)
-    seats = {seat: ("human" if info.kind == "human" else "model") for seat, info in record.seats.items()}
+    seats: dict[str, SeatKind] = {seat: ("human" if info.kind == "human" else "model") for seat, info in record.seats.items()}
     return SessionSpec(env_id=record.env_id, roles=RoleSettings(**roles), seats=seats, settings=record.settings)
 
 
@@ -468,7 +475,7 @@ def stored_spec(store: Store, session_id: str) -> Any:
             for seat, info in (row.models or {}).items():
                 ran_at = info.get("temperature") if isinstance(info, dict) else None
                 if spec.seats.get(seat) == "model" and ran_at is not None and seat in spec.roles.model_fields:
-                    updates[seat] = spec.roles.for_role(seat).model_copy(update={"temperature": float(ran_at)})
+                    updates[seat] = spec.roles.for_role(cast("Role", seat)).model_copy(update={"temperature": float(ran_at)})
             return spec.model_copy(update={"roles": spec.roles.model_copy(update=updates)}) if updates else spec
     return spec_from_record(load_record(store, session_id))
 

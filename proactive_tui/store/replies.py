@@ -68,7 +68,7 @@ class StreamedReplies:
         if not known or event.type == "message_delta" or len(text) < MIN_CHARS:
             return text
         data = json.loads(text)
-        refs = []
+        refs: list[list[Any]] = []
         longest = sorted(known, key=len, reverse=True)
         for path, value in _long_strings(data, ()):
             parts = _split(value, known, longest)
@@ -143,13 +143,14 @@ class ReplyReader:
         """The payload as stored, or (an event with `stored_refs`) as data with every string put back."""
         if type_ == "message_delta" or REFS_KEY not in payload:
             return payload
-        data = json.loads(payload)
+        data: Any = json.loads(payload)
         refs = data.pop(REFS_KEY, None) if isinstance(data, dict) else None
         if not refs:
             return payload
         for path, parts in refs:
             _set(data, path, "".join(p if isinstance(p, str) else self._text(p[0]) for p in parts))
-        return data
+        restored: dict[str, Any] = data  # a dict: `refs` came out of it
+        return restored
 
     def _text(self, message_id: str) -> str:
         parts = self._parts.get(message_id, [])

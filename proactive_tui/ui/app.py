@@ -275,7 +275,7 @@ class ProactiveApp(App[None]):
 
     @property
     def config_ok(self) -> bool:
-        self.config
+        _ = self.config  # reading it loads and checks the config, which sets _config_ok
         return self._config_ok
 
     def _apply_config(self, checked: tuple[Any, bool, str | None]) -> None:

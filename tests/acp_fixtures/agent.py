@@ -30,7 +30,7 @@ import sys
 import uuid
 from typing import Any
 
-from acp import (PROTOCOL_VERSION, Agent, RequestError, plan_entry, run_agent, start_tool_call, text_block,
+from acp import (PROTOCOL_VERSION, Agent, RequestError, plan_entry, run_agent, start_tool_call,
                  update_agent_message_text, update_agent_thought_text, update_plan)
 from acp.schema import (AgentCapabilities, AuthMethodAgent, ForkSessionResponse, Implementation, InitializeResponse,
                         NewSessionResponse, PermissionOption, PromptResponse, SessionCapabilities,

@@ -74,7 +74,7 @@ from proactive_tui.envs.base import EnvironmentBase, one_line
 from proactive_tui.envs.problems import LoadProblem, problems_from_validation
 from proactive_tui.envs.reading import json_kind
 
-FAMILY = "chronos"
+FAMILY: Literal["chronos"] = "chronos"
 
 SCENARIO_TITLES = {
     "car_purchase": "Car purchase",
@@ -317,7 +317,7 @@ def describe(env: ChronosEnv, reveal: bool) -> list[tuple[str, str]]:
     return out
 
 
-def _states(start: str | None, states, reveal: bool) -> str:
+def _states(start: str | None, states: list[TimelineState], reveal: bool) -> str:
     lines = [f"start {start}"] if start else []
     for state in states:
         verdict = (" ✓ meets needs" if state.meets_needs else " ✗ does not meet needs") if reveal else ""

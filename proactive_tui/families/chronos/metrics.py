@@ -80,7 +80,7 @@ def chronos_metrics(samples: Iterable[SessionSample]) -> ChronosMetrics:
     scored = [s for s in samples if s.success is not None]
     pos = [bool(s.success) for s in scored if s.branch == "positive"]
     neg = [bool(s.success) for s in scored if s.branch == "negative"]
-    missing = None
+    missing: Literal["positive", "negative"] | None = None
     if pos and not neg:
         missing = "negative"
     elif neg and not pos:

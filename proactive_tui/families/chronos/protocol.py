@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -87,6 +87,10 @@ from proactive_tui.families.chronos.env import ChronosEnv
 from proactive_tui.llm.errors import ModelError
 from proactive_tui.llm.gateway import STRUCTURED_REASKS
 
+if TYPE_CHECKING:
+    from proactive_tui.llm.settings import Role
+
+
 SEATS = ("agent", "user", "judge")
 AGENT_TEMPERATURE = 0.2
 """The model under test's temperature unless the user set one: **our choice**. The paper's text
@@ -105,7 +109,8 @@ class ChronosSeats(BaseModel):
     """Reads the user's reply to an offer; None: the keyword check reads it (no model call)."""
 
     def get(self, seat: str) -> Participant | None:
-        return getattr(self, seat)
+        participant: Participant | None = getattr(self, seat)
+        return participant
 
     @property
     def present(self) -> dict[str, Participant]:
@@ -222,7 +227,7 @@ class ChronosSession(SessionBase):
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    def _retry_cb(self, seat: str):
+    def _retry_cb(self, seat: Role) -> Callable[[Any], None]:
         def callback(notice: Any) -> None:
             self.emit(Retrying(seat=seat, model=notice.model, attempt=notice.attempt,
                                max_attempts=notice.max_attempts, wait_s=notice.wait_s, reason=notice.reason))
@@ -674,7 +679,7 @@ def _parse_reading(text: str) -> ReplyReading:
 
 
 def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participant], session_id: str | None,
-                          resume_from: RunRecord | None = None):
+                          resume_from: RunRecord | None = None) -> ChronosSession:
     """The factory's builder: each model seat runs at the family's `seat_temperature` (the agent
     at AGENT_TEMPERATURE, our choice: the paper states none, unless the user chose one); the scripted persona takes the user seat when
     `user_simulator` is "scripted" (and no person plays it); the judge seat sits only when it

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proactive_tui.core.report import Facts, Line, ReportSection, Speech, pct
+from proactive_tui.core.report import Block, Facts, Line, ReportSection, Speech, pct
 from proactive_tui.core.run_record import Score
 from proactive_tui.core.writers import PERSON, speaker
 
@@ -106,6 +106,7 @@ def report(record: Any) -> list[ReportSection]:
     out = [ReportSection(title="Scenario", blocks=[Facts(rows=facts)], id="chronos.scenario"),
            ReportSection(title="Timeline", blocks=turn_blocks(record), id="chronos.timeline")]
     o = section.outcome
+    verdict: list[Block]
     if o is None:
         verdict = [Line(text="No verdict: the session did not reach one.", style="dim")]
     else:

@@ -19,11 +19,14 @@ holds the same messages.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from proactive_tui.core.events import UsageInfo
 from proactive_tui.core.participants import Participant, Reply, ReplyRequest
 from proactive_tui.llm.errors import ModelError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 T = TypeVar("T")
 
@@ -32,7 +35,7 @@ ATTEMPTS = 3
 the judge; ours is fewer paid calls)."""
 
 
-async def ask(participant: Participant, request: ReplyRequest, read: Callable[[str], T], schema: type,
+async def ask(participant: Participant, request: ReplyRequest, read: Callable[[str], T], schema: type[BaseModel],
               asking_schema: dict[str, Any] | None = None, parse_text: Callable[[str], Any] | None = None,
               attempts: int = ATTEMPTS) -> tuple[Any, Reply, T | None]:
     """(value, reply, reading): for a model seat, `read(text)` of the first usable reply (and the

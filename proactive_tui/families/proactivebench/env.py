@@ -26,7 +26,7 @@ from proactive_tui.envs.base import EnvironmentBase, one_line
 from proactive_tui.envs.problems import LoadProblem, problems_from_validation
 from proactive_tui.envs.reading import json_kind
 
-FAMILY = "proactivebench"
+FAMILY: Literal["proactivebench"] = "proactivebench"
 
 
 class Observation(BaseModel):

@@ -31,13 +31,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 
-TASK_KEY = "Proactive Task"
+TASK_KEY: Final = "Proactive Task"  # Final: a field alias must be a literal to the type checker
 EXPECTED_KEYS = ("Purpose", "Thoughts", TASK_KEY, "Response")
 """The keys the system prompt asks for (upstream's `<Format>`); a reply needs at least one."""
 _UPSTREAM_FENCE = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
@@ -234,7 +234,7 @@ class JudgeVerdict(BaseModel):
     def _keys(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        out: dict[str, Any] = {}
+        out: dict[Any, Any] = {}  # keys as given: a caller's dict may hold any
         for key, value in data.items():
             name = {"thought": "thought", "thoughts": "thought", "judgement": "judgement",
                     "judgment": "judgement"}.get(_squash(str(key)), key)
@@ -272,7 +272,7 @@ def read_verdict(text: str) -> JudgeVerdict:
     except ValueError as exc:
         found = _JUDGEMENT_LINE.findall(text)
         if found:
-            return JudgeVerdict(judgement=found[-1].lower())  # type: ignore[arg-type]
+            return JudgeVerdict(judgement=found[-1].lower())
         raise exc
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from pydantic import BaseModel
 
@@ -60,6 +60,8 @@ from proactive_tui.families.proactivebench.env import ProactiveBenchEnv
 from proactive_tui.llm.errors import ModelError
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 
+if TYPE_CHECKING:
+    from proactive_tui.llm.settings import Role
 
 
 class ProactiveBenchSeats(BaseModel):
@@ -71,7 +73,8 @@ class ProactiveBenchSeats(BaseModel):
     user: Any
 
     def get(self, seat: str) -> Participant:
-        return getattr(self, seat)
+        participant: Participant = getattr(self, seat)
+        return participant
 
 
 SEATS = ("agent", "user")
@@ -143,7 +146,7 @@ class ProactiveBenchSession(SessionBase):
         n = len(self.env.events)
         return min(n, self.settings.max_events) if self.settings.max_events else n
 
-    def _retry_cb(self, seat: str):
+    def _retry_cb(self, seat: Role) -> Callable[[Any], None]:
         def callback(notice: Any) -> None:
             self.emit(Retrying(seat=seat, model=notice.model, attempt=notice.attempt,
                                max_attempts=notice.max_attempts, wait_s=notice.wait_s, reason=notice.reason))
@@ -233,6 +236,7 @@ class ProactiveBenchSession(SessionBase):
             judged = list(await asyncio.gather(*(self._judge_one(index, c, t) for c, t in targets)))
         user = self.seats.user.info
         for j in judged:
+            by_kind: Literal["llm", "human", "scripted"]
             by, by_kind = (EDITED_BY, "human") if j.edited else (user.label, user.kind)
             self.emit(ProposalVerdict(index=index, attempt=attempt, candidate=j.candidate, task=j.task, judgement=j.verdict,
                                       thought=j.thought, by=by, by_kind=by_kind))

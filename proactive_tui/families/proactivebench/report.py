@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from proactive_tui.core.report import Line, ReportSection, Speech, Table
+from proactive_tui.core.report import Line, ReportSection, Speech, Style, Table
 from proactive_tui.core.run_record import Score
 from proactive_tui.core.writers import PERSON, speaker
 from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, show
 from proactive_tui.families.proactivebench.prompts import format_time
 from proactive_tui.families.proactivebench.settings import ablation_label, ablation_tag
 
-VERDICT_STYLE = {"accepted": "good", "rejected": "bad", "skipped": "warn"}
+VERDICT_STYLE: dict[str, Style] = {"accepted": "good", "rejected": "bad", "skipped": "warn"}
 
 
 def _attempt_blocks(attempt: Any, candidates: bool, human_user: bool) -> list[Any]:
@@ -43,13 +43,15 @@ def _attempt_blocks(attempt: Any, candidates: bool, human_user: bool) -> list[An
 
 
 def _outcome_text(ev: Any) -> str:
-    if ev.outcome is None and getattr(ev, "format_error", ""):
+    format_error: str = getattr(ev, "format_error", "")
+    if ev.outcome is None and format_error:
         return f"skipped (not counted): {ev.format_error}"
     if ev.outcome is None:
         return "skipped (not counted)"
     if len(ev.cells) > 1:  # three candidates: each judged task is a cell of its own
         return f"{', '.join(ev.cells)} ({ev.judgement})"
-    return ev.outcome
+    outcome: str = ev.outcome
+    return outcome
 
 
 def report(record: Any) -> list[ReportSection]:

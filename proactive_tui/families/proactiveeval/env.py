@@ -27,7 +27,7 @@ from proactive_tui.envs.base import EnvironmentBase, one_line
 from proactive_tui.envs.problems import LoadProblem, problems_from_validation
 from proactive_tui.envs.reading import json_kind
 
-FAMILY = "proactiveeval"
+FAMILY: Literal["proactiveeval"] = "proactiveeval"
 
 # Canonical domain keys use upstream's folder spelling (including its "ambigious") so exports
 # land back in the layout upstream tools expect; both spellings are accepted on input.

@@ -78,7 +78,8 @@ class Sides:
         if kind == "proactiveeval.guidance_scored":
             return self._judged(event.score.turn) if event.score.live else "after"
         if kind == "phase_changed":
-            return {"planning": "before", "scoring": "after"}.get(event.phase)
+            sides: dict[str, Side] = {"planning": "before", "scoring": "after"}
+            return sides.get(event.phase)
         if kind == "model_called":
             if event.message_id and event.message_id in self.messages:
                 return self.messages[event.message_id]

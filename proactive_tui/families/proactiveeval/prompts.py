@@ -8,6 +8,7 @@ versions are never silently compared.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 PROMPT_VERSION = "guidance-2026.12.02-1"
 
@@ -92,7 +93,7 @@ PLAN_JUDGE_EXAMPLES = (
 gives its planning judge such shots; these are ours, none from its data or the samples)."""
 
 
-def _plan_example(i: int, ex: dict) -> str:
+def _plan_example(i: int, ex: dict[str, Any]) -> str:
     answer = json.dumps({"reasoning": ex["reasoning"], "score": ex["score"]}, ensure_ascii=False)
     return (
         f"Example {i}\nUser information: {ex['user_information']}\nTrigger: {ex['trigger_factor']}\n"

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from pydantic import BaseModel
 
@@ -50,9 +50,11 @@ from proactive_tui.core.session import SessionBase
 from proactive_tui.families.proactiveeval.record import complete_turns
 from proactive_tui.families.proactiveeval.settings import ProactiveEvalSettings
 from proactive_tui.families.proactiveeval.shared_plan import PlanGroup, PlanScoreShared
-from proactive_tui.families.proactiveeval.env import ProactiveEvalEnv
+from proactive_tui.families.proactiveeval.env import ProactiveEvalEnv, ProactiveEvalItem
 from proactive_tui.llm.errors import ModelError
 
+if TYPE_CHECKING:
+    from proactive_tui.llm.settings import Role
 
 
 class ProactiveEvalSeats(BaseModel):
@@ -63,7 +65,8 @@ class ProactiveEvalSeats(BaseModel):
     judge: Any
 
     def get(self, seat: str) -> Participant:
-        return getattr(self, seat)
+        participant: Participant = getattr(self, seat)
+        return participant
 
 
 
@@ -118,7 +121,7 @@ class ProactiveEvalSession(SessionBase):
         return instance is not None and instance == getattr(self.seats.judge, "shared_instance", None)
 
     @property
-    def item(self):
+    def item(self) -> ProactiveEvalItem:
         return self.env.item
 
     def guide_source(self) -> JudgedAgainst:
@@ -136,6 +139,7 @@ class ProactiveEvalSession(SessionBase):
         return list(range(max(1, turn - self.settings.memory_turns), turn))
 
     def agent_context(self, turn: int) -> tuple[str, list[dict[str, str]], list[int]]:
+        target: str | None
         target, steps = self.guide_target()
         if self.settings.without_target:  # the paper's ablation: the judges keep the target, the agent has none
             target, steps = None, []
@@ -174,7 +178,7 @@ class ProactiveEvalSession(SessionBase):
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    def _retry_cb(self, seat: str):
+    def _retry_cb(self, seat: Role) -> Callable[[Any], None]:
         def callback(notice: Any) -> None:
             self.emit(Retrying(seat=seat, model=notice.model, attempt=notice.attempt,
                                max_attempts=notice.max_attempts, wait_s=notice.wait_s, reason=notice.reason))
@@ -328,7 +332,8 @@ class ProactiveEvalSession(SessionBase):
             target_density=len(covered), cumulative_sub_targets=sorted(self.covered), probes=probes, judge_model=judge_model,
             judged_against=against,
         )))
-        return verdict.target_reached
+        reached: bool = verdict.target_reached
+        return reached
 
     async def _score_guidance(self, live: bool, turn: int) -> None:
         if not self.agent_msgs:
@@ -379,7 +384,7 @@ class ProactiveEvalSession(SessionBase):
     async def _restore_turns(self, record: RunRecord) -> tuple[int, bool]:
         """Replay the complete turns; returns (turns kept, whether the target was already reached)."""
         kept = complete_turns(record)
-        done = {(m.role, m.turn): m for m in record.messages if not m.partial}
+        done: dict[tuple[str, int], MessageRecord] = {(m.role, m.turn): m for m in record.messages if not m.partial}
         checks = {c.turn: c for c in record.section.turn_checks if c.turn <= kept}
         reached = False
         for turn in range(1, kept + 1):

@@ -30,7 +30,8 @@ def judged_against(record: Any) -> str:
     judged = [section.guidance] if section.guidance is not None else []
     judged += list(reversed(section.turn_checks)) + list(reversed(section.live_scores))
     if judged:
-        return judged[0].judged_against
+        against: str = judged[0].judged_against
+        return against
     own = (record.settings or {}).get("guide_with") == "own_plan" and section.planning.target is not None
     return "own_plan" if own else "reference"
 

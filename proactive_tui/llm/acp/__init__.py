@@ -20,4 +20,4 @@ PREFIX = "acp:"
 
 def is_acp_seat(model: str | None) -> bool:
     """Whether a seat's model value names an ACP agent program rather than a litellm model."""
-    return bool(model) and model.strip().startswith(PREFIX)
+    return model is not None and model.strip().startswith(PREFIX)

@@ -19,12 +19,15 @@ import contextlib
 import os
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, Field
 
 from proactive_tui.llm.acp.agents import AgentSpec
 from proactive_tui.llm.errors import ModelError
+
+if TYPE_CHECKING:
+    from acp.interfaces import Client
 
 PROTOCOL_VERSION = 1
 CANCEL_GRACE_S = 5.0
@@ -95,7 +98,8 @@ class _Turn:
 
 def _dump(value: Any) -> dict[str, Any]:
     try:
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        dumped: dict[str, Any] = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
     except Exception:  # noqa: BLE001 - a trace must not break a turn
         return {"value": repr(value)}
 
@@ -136,7 +140,7 @@ class _Handler:
         policy = spec.config.permission
         offered = [(o.option_id, o.name, o.kind) for o in options]
         chosen: str | None = None
-        how = policy
+        how: str = policy
         if policy == "allow_once":
             chosen = next((i for i, _, k in offered if k == "allow_once"), None)
         elif policy == "ask" and _asker is not None:
@@ -259,7 +263,9 @@ class AgentProcess:
             atexit.register(_stop_leftovers)
         _live_groups.add(self._process.pid)
         self._stderr_task = asyncio.create_task(self._read_stderr(), name=f"acp-stderr-{spec.name}")
-        self._conn = connect_to_agent(_Handler(self), self._process.stdin, self._process.stdout,
+        # The handler answers the requests we support; acp's router refuses the rest (the library
+        # itself casts partial clients the same way).
+        self._conn = connect_to_agent(cast("Client", _Handler(self)), self._process.stdin, self._process.stdout,
                                       use_unstable_protocol=True)
         try:
             return await self._handshake()
@@ -383,12 +389,14 @@ class AgentProcess:
 
     async def new_session(self, cwd: str) -> str:
         reply = await self._call(self._conn.new_session(cwd=cwd, mcp_servers=[]), "session/new")
-        return reply.session_id
+        session_id: str = reply.session_id
+        return session_id
 
     async def fork(self, session_id: str, cwd: str) -> str:
         """A copy of `session_id` as it is now (the agent's `session/fork`, when advertised)."""
         reply = await self._call(self._conn.fork_session(session_id=session_id, cwd=cwd, mcp_servers=[]), "session/fork")
-        return reply.session_id
+        forked: str = reply.session_id
+        return forked
 
     async def prompt(self, session_id: str, text: str, deadline_s: float,
                      on_chunk: Callable[[str], Any] | None = None) -> tuple[str, TurnTrace]:

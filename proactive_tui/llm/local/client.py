@@ -19,7 +19,7 @@ the same generation.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +63,7 @@ class Response:
     model: str = ""
 
 
-def _usage(raw: dict | None) -> Usage | None:
+def _usage(raw: dict[str, Any] | None) -> Usage | None:
     if not raw:
         return None
     return Usage(prompt_tokens=int(raw.get("prompt_tokens") or 0),
@@ -78,14 +78,14 @@ class LocalStream:
     def __init__(self, request: Any, model: str) -> None:
         self._chunks = astream(request)
         self._model = model
-        self._reading: Any = None
+        self._reading: AsyncGenerator[Response, None] | None = None
 
     def __aiter__(self) -> AsyncIterator[Response]:
         if self._reading is None:
             self._reading = self._iterate()
         return self._reading
 
-    async def _iterate(self) -> AsyncIterator[Response]:
+    async def _iterate(self) -> AsyncGenerator[Response, None]:
         async for chunk in self._chunks:
             if chunk.get("is_finished"):
                 yield Response(choices=[Choice(delta=Message(content=chunk.get("text") or ""),

@@ -87,7 +87,8 @@ def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
                 node["enum"] = list(range(bounds[0], bounds[1] + 1))
         return node
 
-    return walk(copy.deepcopy(schema))
+    tightened: dict[str, Any] = walk(copy.deepcopy(schema))
+    return tightened
 
 
 # llama.cpp's converter lets raw control characters (a newline) into strings, which JSON and
@@ -100,5 +101,5 @@ def schema_to_gbnf(schema: dict[str, Any]) -> str:
     """GBNF text for `schema`, tightened as `grammar_schema` and `_STRICT_CHAR_RULE` describe."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    gbnf = json_schema_to_gbnf(json.dumps(grammar_schema(schema)))
+    gbnf: str = json_schema_to_gbnf(json.dumps(grammar_schema(schema)))
     return gbnf.replace(_LOOSE_CHAR_RULE, _STRICT_CHAR_RULE)

@@ -19,6 +19,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -103,9 +104,12 @@ def _silence_llama_logs() -> bool:
 
         import llama_cpp
 
-        @llama_cpp.llama_log_callback
-        def _quiet(level: int, text: bytes, user_data: Any) -> None:  # pragma: no cover - C calls it
+        def _say_nothing(level: int, text: bytes, user_data: Any) -> None:  # pragma: no cover - C calls it
             return None
+
+        # ctypes' CFUNCTYPE wrapper, applied by call rather than as a decorator: typeshed gives
+        # the wrapper no signature, which strict mypy refuses on a decorator.
+        _quiet = llama_cpp.llama_log_callback(_say_nothing)
 
         llama_cpp.llama_log_set(_quiet, ctypes.c_void_p(0))
         _LOG_CALLBACK = _quiet
@@ -133,15 +137,16 @@ def _no_fd_redirection() -> Iterator[None]:
     def _nothing(disable: bool = True) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()
 
-    patched = [m for m in (llama_mod, internals) if hasattr(m, "suppress_stdout_stderr")]
-    saved = [m.suppress_stdout_stderr for m in patched]
+    name = "suppress_stdout_stderr"  # by getattr: not in every version, and private
+    patched: list[ModuleType] = [m for m in (llama_mod, internals) if hasattr(m, name)]
+    saved = [getattr(m, name) for m in patched]
     for module in patched:
-        module.suppress_stdout_stderr = _nothing
+        setattr(module, name, _nothing)
     try:
         yield
     finally:
         for module, original in zip(patched, saved):
-            module.suppress_stdout_stderr = original
+            setattr(module, name, original)
 
 
 def get_llama() -> Any:

@@ -108,14 +108,14 @@ def build_request(messages: list[Any], optional_params: dict[str, Any] | None) -
 _HANDLER_CLASS: type | None = None
 
 
-def _model_response(model_response: Any, text: str, finish_reason: str, usage: dict) -> Any:
+def _model_response(model_response: Any, text: str, finish_reason: str, usage: dict[str, Any]) -> Any:
     import litellm
 
     model_response.choices[0].message.content = text
     model_response.choices[0].finish_reason = finish_reason
     model_response.created = int(time.time())
     model_response.model = LOCAL_MODEL
-    setattr(model_response, "usage", litellm.Usage(**usage))
+    model_response.usage = litellm.Usage(**usage)
     return model_response
 
 
@@ -125,36 +125,37 @@ def local_llm_class() -> type:
     if _HANDLER_CLASS is not None:
         return _HANDLER_CLASS
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from litellm import CustomLLM
+    from litellm.llms.custom_llm import CustomLLM  # what `litellm.CustomLLM` names
 
     class LocalLLM(CustomLLM):
         """litellm handler for `local/<anything>`: the embedded SmolLM2 via llama.cpp.
 
-        Signatures match litellm 1.110's `CustomLLM`; litellm calls these with keywords only.
+        Signatures match litellm 1.110's `CustomLLM`; litellm calls these with keywords only. Left
+        unannotated (one `type: ignore` each): their parameters are litellm's, as loose as its own.
         """
 
-        def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
+        def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,  # type: ignore[no-untyped-def]
                        encoding, api_key, logging_obj, optional_params, acompletion=None, litellm_params=None,
                        logger_fn=None, headers={}, timeout=None, client=None):  # noqa: B006 - litellm's signature
             text, finish_reason, usage = complete(build_request(messages, optional_params))
             return _model_response(model_response, text, finish_reason, usage)
 
-        def streaming(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
+        def streaming(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,  # type: ignore[no-untyped-def]
                       encoding, api_key, logging_obj, optional_params, acompletion=None, litellm_params=None,
                       logger_fn=None, headers={}, timeout=None, client=None):  # noqa: B006
             return stream(build_request(messages, optional_params))
 
-        async def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
+        async def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,  # type: ignore[no-untyped-def]
                               encoding, api_key, logging_obj, optional_params, acompletion=None,
-                              litellm_params=None, logger_fn=None, headers={}, timeout=None,
-                              client=None):  # noqa: B006
+                              litellm_params=None, logger_fn=None, headers={}, timeout=None,  # noqa: B006 (litellm's signature)
+                              client=None):
             text, finish_reason, usage = await acomplete(build_request(messages, optional_params))
             return _model_response(model_response, text, finish_reason, usage)
 
-        async def astreaming(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
+        async def astreaming(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,  # type: ignore[no-untyped-def]
                              encoding, api_key, logging_obj, optional_params, acompletion=None,
-                             litellm_params=None, logger_fn=None, headers={}, timeout=None,
-                             client=None):  # noqa: B006
+                             litellm_params=None, logger_fn=None, headers={}, timeout=None,  # noqa: B006 (litellm's signature)
+                             client=None):
             # An async generator, not a coroutine: litellm wraps the returned object in a
             # CustomStreamWrapper and iterates it on the event loop; aclose() reaches our finally.
             async for chunk in astream(build_request(messages, optional_params)):

@@ -74,7 +74,7 @@ class FilePromptCache:
     `load_state` call; they replace llama-cpp-python's copying ones.
     """
 
-    def __init__(self, capacity_bytes: int, folder: str | os.PathLike | None = None) -> None:
+    def __init__(self, capacity_bytes: int, folder: str | os.PathLike[str] | None = None) -> None:
         self.capacity_bytes = capacity_bytes
         self.folder = Path(tempfile.mkdtemp(prefix=_FOLDER_PREFIX, dir=folder))
         self.cache_state: OrderedDict[tuple[int, ...], FileState] = OrderedDict()

@@ -20,7 +20,7 @@ import json
 import queue
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,7 +49,7 @@ class _Request:
 # --------------------------------------------------------------------------------------------
 
 
-def _chunk(text: str, *, finished: bool = False, finish_reason: str = "", usage: dict | None = None) -> dict:
+def _chunk(text: str, *, finished: bool = False, finish_reason: str = "", usage: dict[str, Any] | None = None) -> dict[str, Any]:
     """A litellm `GenericStreamingChunk` as a plain dict (keeps litellm out of the worker)."""
     return {
         "text": text,
@@ -265,7 +265,7 @@ def score_distribution(llama: Any, tokens: list[int], values: list[int]) -> dict
     return {value: weight / total for value, weight in weights.items()} if total > 0 else {}
 
 
-def _generate(request: _Request, emit: Callable[[dict], None]) -> None:
+def _generate(request: _Request, emit: Callable[[dict[str, Any]], None]) -> None:
     """Run one generation, calling `emit` with each text chunk and then a final usage chunk.
 
     Holds `_GEN_LOCK` throughout. Checks `request.cancel` before starting and on every token;
@@ -329,12 +329,12 @@ def _generate(request: _Request, emit: Callable[[dict], None]) -> None:
     emit(_chunk("", finished=True, finish_reason=finish_reason, usage=usage))
 
 
-def _collect(request: _Request) -> tuple[str, str, dict]:
+def _collect(request: _Request) -> tuple[str, str, dict[str, Any]]:
     """Non-streaming generation: (text, finish_reason, usage). Same path, same cancel checks."""
     parts: list[str] = []
-    final: dict = {}
+    final: dict[str, Any] = {}
 
-    def emit(chunk: dict) -> None:
+    def emit(chunk: dict[str, Any]) -> None:
         if chunk["is_finished"]:
             final.update(chunk)
         else:
@@ -366,7 +366,7 @@ def _on_worker() -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def complete(request: _Request) -> tuple[str, str, dict]:
+def complete(request: _Request) -> tuple[str, str, dict[str, Any]]:
     """Blocking generation on the worker thread."""
     if _on_worker():
         return _collect(request)
@@ -379,7 +379,7 @@ def complete(request: _Request) -> tuple[str, str, dict]:
         raise
 
 
-async def acomplete(request: _Request) -> tuple[str, str, dict]:
+async def acomplete(request: _Request) -> tuple[str, str, dict[str, Any]]:
     """Generation awaited without blocking the loop; cancelling the caller stops the worker."""
     loop = asyncio.get_running_loop()
     future = loop.run_in_executor(_executor(), _collect, request)
@@ -400,14 +400,14 @@ def _produce(request: _Request, put: Callable[[tuple[str, Any]], None]) -> None:
         put(("done", None))
 
 
-def stream(request: _Request) -> Iterator[dict]:
+def stream(request: _Request) -> Iterator[dict[str, Any]]:
     """Blocking stream of chunk dicts; closing the iterator stops the worker."""
     if _on_worker():
-        collected: list[dict] = []
+        collected: list[dict[str, Any]] = []
         _generate(request, collected.append)
         yield from collected
         return
-    items: queue.Queue = queue.Queue()
+    items: queue.Queue[tuple[str, Any]] = queue.Queue()
 
     _executor().submit(_produce, request, items.put)
     try:
@@ -423,7 +423,7 @@ def stream(request: _Request) -> Iterator[dict]:
         request.cancel.set()
 
 
-async def astream(request: _Request) -> AsyncIterator[dict]:
+async def astream(request: _Request) -> AsyncGenerator[dict[str, Any], None]:
     """Async stream of chunk dicts as tokens arrive.
 
     The worker hands each chunk to the loop with `call_soon_threadsafe`; if the consumer is
@@ -431,7 +431,7 @@ async def astream(request: _Request) -> AsyncIterator[dict]:
     within a token, releasing the lock.
     """
     loop = asyncio.get_running_loop()
-    items: asyncio.Queue = asyncio.Queue()
+    items: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
 
     def put(item: tuple[str, Any]) -> None:
         try:
