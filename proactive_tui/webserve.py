@@ -346,6 +346,21 @@ class PlaygroundServer(Server):
         super().serve(debug=debug)
 
     async def on_startup(self, app: web.Application) -> None:
+        asyncio.get_running_loop().create_task(self._announce_when_listening())
+
+    async def _announce_when_listening(self) -> None:
+        """The banner, once the port accepts connections: aiohttp runs `on_startup` before it binds
+        the port, so a script (or a person) acting on the printed URL at once was refused. A bare
+        connection sends no request, so the access log shows nothing of it."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(self.host, self.host)
+        for _ in range(1200):  # a minute at most, then the banner anyway (the bind error, if any, says why)
+            try:
+                _, writer = await asyncio.open_connection(host, self.port)
+            except OSError:
+                await asyncio.sleep(0.05)
+                continue
+            writer.close()
+            break
         # one line, never wrapped: the URL is copied from it
         self.console.print(f"proactive-tui serving on {self.url}  (Ctrl+C to quit)", highlight=False, markup=False,
                            soft_wrap=True)

@@ -181,7 +181,9 @@ async def test_stopping_mid_turn_sends_session_cancel_and_keeps_what_arrived(tmp
 
 @pytest.mark.parametrize("deaf", [False, True])
 async def test_a_turn_that_never_ends_is_cancelled_at_the_deadline(tmp_path: Path, deaf: bool) -> None:
-    p = AcpParticipant(spec("never", *(["--deaf"] if deaf else []), turn_timeout=0.5), workdir_root=tmp_path)
+    # 8 s: the deadline also bounds starting the agent program (initialize, session/new), which on a
+    # loaded machine took longer than the 0.5 s this once had, before its first chunk came
+    p = AcpParticipant(spec("never", *(["--deaf"] if deaf else []), turn_timeout=8), workdir_root=tmp_path)
     try:
         with pytest.raises(ModelError) as caught:
             await p.reply(ask([{"role": "user", "content": "go"}]))
