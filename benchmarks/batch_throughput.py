@@ -321,6 +321,20 @@ def run_once(workers: int, index: int, args: argparse.Namespace, base_url: str, 
     return figures
 
 
+def throughput_ceiling(run: dict, concurrency: int, latency: float, cores: int) -> dict:
+    """What no scheduler could beat for this run's calls: each session in flight has one call out at a
+    time, and a call takes at least the server's latency plus its own CPU (Little's law); the cores
+    give at most cores / CPU a call; and the longest session bounds the wall (the ideal). With 16
+    sessions a worker at 100 ms, a worker cannot fill its core unless a call costs over 6.7 ms of CPU,
+    so at --concurrency 32 the ratio of N workers to one is bounded well before the cores are."""
+    per_call = run["cpu"] / max(1, run["calls"])
+    on_path = (run["workers_cpu"] if run["workers"] > 1 else run["cpu"]) / max(1, run["calls"])  # the parent's is not a call's
+    littles = concurrency / (latency + on_path)
+    by_cpu = cores / per_call if per_call else float("inf")
+    by_ideal = run["calls"] / run["ideal"] if run["ideal"] else float("inf")
+    return {"littles": littles, "cpu": by_cpu, "ideal": by_ideal, "bound": min(littles, by_cpu, by_ideal)}
+
+
 def usable_cores() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -408,6 +422,14 @@ def main() -> None:
         print(f"{workload.name}: ratio wall / max(ideal, CPU / cores), {n} workers ({label}per round "
               f"{', '.join(format(m['floor_ratio'], '.3f') for m in many)}): {median([m['floor_ratio'] for m in many]):.3f}  "
               f"(target <= {TARGET})")
+        ceiling = [throughput_ceiling(m, args.concurrency, args.latency, cores) for m in many]
+        print(f"  the most {n} workers could do at --concurrency {args.concurrency} (the lowest of: concurrency / "
+              f"(latency + a call's CPU), {median([c['littles'] for c in ceiling]):.0f} calls/s; cores / a call's CPU, "
+              f"{median([c['cpu'] for c in ceiling]):.0f}; calls / ideal, {median([c['ideal'] for c in ceiling]):.0f}): "
+              f"{median([c['bound'] for c in ceiling]):.0f} calls/s, so at most "
+              f"{median([c['bound'] / o['per_s'] for c, o in zip(ceiling, ones)]):.2f}x one worker; measured "
+              f"{median([m['per_s'] for m in many]):.0f} calls/s, "
+              f"{median([m['per_s'] / c['bound'] for c, m in zip(ceiling, many)]):.0%} of that ceiling")
         print(f"  the same with the fake server's CPU counted (it runs on the same cores): "
               f"{median([m['floor_with_server'] for m in many]):.3f}; wall / max(ideal, CPU / the {available:.2f} cores "
               f"measured below): {n} workers {median([m['floor_available'] for m in many]):.3f}, 1 worker "
