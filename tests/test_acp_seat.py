@@ -383,6 +383,41 @@ async def test_a_continued_dialogue_restores_the_agents_saved_session(tmp_path: 
         assert "replayed 3 user messages, the record sent 2" in reason
 
 
+async def test_a_resumed_chronos_session_restores_the_agents_saved_session(tmp_path: Path) -> None:
+    """A Chronos session cut after two turns and resumed (the engine replays the recorded turns,
+    the seat is asked from turn 3): the new agent process loads the snapshot its first process
+    took after turn 2, as the record names it, though the family keeps the agent's replies as
+    parsed JSON. (The uninterrupted run went on in its live session: without fork, its replay
+    would not match the record, and the seat would re-drive.)"""
+    from chronos_helpers import chronos_env
+    from engine_helpers import collect
+    from proactive_tui.core.run_record import fold
+    from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
+    from proactive_tui.families.chronos.testing import ScriptedPersona
+
+    saved = tmp_path / "saved"
+    saved.mkdir()
+
+    def session(resume_from=None) -> ChronosSession:
+        seats = ChronosSeats(agent=AcpParticipant(spec("echo", "--load", "--fork", saved=saved), workdir_root=tmp_path),
+                             user=ScriptedPersona())
+        models = {"agent": {"model": "acp:test", "acp": {"name": "test"}}}  # as the spec's summary names an ACP seat
+        return ChronosSession(chronos_env("car-purchase/positive"), seats, ChronosSettings(max_turns=4),
+                              models=models, resume_from=resume_from)
+
+    full = await collect(session())
+    judged = [i for i, e in enumerate(full) if e.type == "chronos.timeline_turn"]
+    interrupted = fold(full[:judged[1] + 1])  # two complete turns
+    assert interrupted.models["agent"]["acp"]["restore_points"]
+    resumed = await collect(session(resume_from=interrupted))
+    calls = [e for e in resumed if e.type == "model_called" and e.seat == "agent"]
+    assert calls and calls[0].turn == 3 and calls[0].call.agent["continued"]["how"] == "restored"
+    assert all(c.call.model.endswith(RESTORED) for c in calls)
+    assert not any("re-driving" in c.purpose for c in calls)
+    assert json.loads(calls[0].call.reply)["response_text"] == "turn 3"  # the agent's third prompt in that session
+    assert "LOAD " in (saved / "log").read_text()
+
+
 async def test_a_failed_load_falls_back_to_re_driving_and_says_why(tmp_path: Path, traces) -> None:
     saved = tmp_path / "saved"
     saved.mkdir()
@@ -559,6 +594,42 @@ def test_a_branch_of_an_acp_session_is_re_driven_and_marked(tmp_path: Path, isol
     assert live[0].content.endswith("(turn 3)")  # turns 1 and 2 were prompted again first
     redriven = [e for e in events if e.type == "model_called" and "re-driving" in e.purpose]
     assert len(redriven) == 2 and all(e.call.agent["redriven"] for e in redriven)
+    assert branch.models["agent"]["acp"]["continued"] == {"how": "re-driven",
+                                                          "reason": "the agent does not offer session/load"}
+
+
+def test_a_branch_of_an_acp_session_restores_the_agents_saved_session(tmp_path: Path, isolated_dirs: Path) -> None:
+    """`sessions fork` at the user's turn-2 line, the agent keeping its sessions (loadSession and
+    fork): the branch's agent process loads the snapshot its parent's process took after the
+    agent's turn-2 reply, as the parent's events recorded it, and answers the edited line as its
+    third turn; the branch's record says it was restored, and its replies are marked so."""
+    from proactive_tui.cli.main import main
+    from proactive_tui.store import open_store
+    from proactive_tui.store.queries import load_events, load_record
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
+
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    write_agent_config(isolated_dirs, "echo", "--load", "--fork", env={"ACP_TEST_SESSIONS": str(saved)})
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
+        args = ["--api-base", server.base_url, "--quiet"]
+        assert main(["run", "proactiveeval/persuasion/fair/0", "--agent", "acp:tester", "--user", "openai/u",
+                     "--judge", "openai/j", "--no-planning", "--max-turns", "3", "--out", str(tmp_path / "p.json"), *args]) == 0
+        parent_id = json.loads((tmp_path / "p.json").read_text())["id"]
+        assert main(["sessions", "fork", parent_id, "--turn", "2", "--seat", "user", "--edit", "EDITED user line",
+                     "--out", str(tmp_path / "b.json"), *args]) == 0
+    branch_id = json.loads((tmp_path / "b.json").read_text())["id"]
+    with open_store() as store:
+        parent, branch = load_record(store, parent_id), load_record(store, branch_id)
+        events = load_events(store, branch_id)
+    assert parent.models["agent"]["acp"]["restore_points"]  # the parent's record names the agent's sessions
+    live = [m for m in branch.messages if m.role == "agent" and m.turn == 3]
+    assert live and live[0].model == f"acp:tester (test-agent 1.2.3, ACP v1); {RESTORED}"
+    assert live[0].content == "echo: EDITED user line (turn 3)"  # turns 1 and 2 are in the loaded session
+    continued = branch.models["agent"]["acp"]["continued"]
+    assert continued["how"] == "restored" and continued["via"] == "session/load, session/fork"
+    assert f"LOAD {continued['from_session']}" in (saved / "log").read_text()
+    assert not [e for e in events if e.type == "model_called" and "re-driving" in e.purpose]
 
 
 def test_a_chronos_run_gives_the_program_the_reply_format_and_the_silence_convention(tmp_path: Path,
