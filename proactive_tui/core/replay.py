@@ -56,8 +56,8 @@ class ReplaySeat(Participant):
         self.answers = list(answers)
         self.replayed = 0
 
-    @property  # type: ignore[override]
-    def info(self) -> SeatInfo:
+    @property
+    def info(self) -> SeatInfo:  # type: ignore[override]  # read-only: the live seat's own
         """The live seat's, as it is now (an agent program names its version once started)."""
         return self.live.info
 
