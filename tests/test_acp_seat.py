@@ -632,6 +632,24 @@ def test_a_branch_of_an_acp_session_restores_the_agents_saved_session(tmp_path: 
     assert not [e for e in events if e.type == "model_called" and "re-driving" in e.purpose]
 
 
+def test_a_headless_proactbench_run_names_the_agent_and_its_version_on_the_live_line(tmp_path: Path,
+                                                                                      isolated_dirs: Path) -> None:
+    """The agent's streamed reply is announced before it arrives: the seat starts the program
+    first, so the line says who answers (agent, version, protocol), not only `acp:NAME`."""
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    write_agent_config(isolated_dirs)
+    with FakeOpenAIServer(responder=lambda body: "ok") as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "proactive_tui", "run",
+             "proactbench/BP_PROFESSIONAL_01_NONE__style1__531a542ff1714bb080d8f06f3cd2daff", "--api-base", server.base_url,
+             "--agent", "acp:tester", "--judge", "openai/j", "--max-triggers", "1", "--no-store"],
+            cwd=ROOT, env={**os.environ, "COLUMNS": "400"}, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    lines = [x for x in proc.stdout.splitlines() if "] agent (" in x]
+    assert lines and all("agent (acp:tester (test-agent 1.2.3, ACP v1)): echo: " in x for x in lines), lines
+
+
 def test_a_chronos_run_gives_the_program_the_reply_format_and_the_silence_convention(tmp_path: Path,
                                                                                       isolated_dirs: Path) -> None:
     """Chronos scores keeping silent: the program's first prompt carries the family's instructions,
