@@ -374,6 +374,11 @@ async def test_a_continued_dialogue_restores_the_agents_saved_session(tmp_path: 
     assert continued["how"] == "restored" and continued["via"] == ("session/load, session/fork" if fork else "session/load")
     live = next(p["session_id"] for p in recorded["agent"] if p["messages"] == 4 and not p.get("snapshot"))
     assert (continued["from_session"] == live) != fork  # with fork, the snapshot, never the live session
+    from proactive_tui.llm.acp.inspect import sections
+
+    shown = dict(sections(call.agent))["Agent program"]  # the call inspector says so
+    assert f"restored from the agent's saved session {continued['from_session']}" in shown
+    assert "session/load: advertised" in shown
     again, _ = await _continue(agent, tmp_path, recorded, ["one", first, "two", second, "three again"])
     if fork:  # the saved snapshot was not touched: a second branch from it restores as well
         assert again.text == "echo: three again (turn 3)" and again.model.endswith(RESTORED)
@@ -430,6 +435,9 @@ async def test_a_failed_load_falls_back_to_re_driving_and_says_why(tmp_path: Pat
     continued = traces[-1][0].agent["continued"]
     assert continued["how"] == "re-driven" and "session/load of " in continued["reason"]
     assert "failed" in continued["reason"]
+    from proactive_tui.llm.acp.inspect import sections
+
+    assert f"(not restored: {continued['reason']})" in dict(sections(traces[-1][0].agent))["Agent program"]
 
 
 async def test_an_edited_line_is_never_restored_from_a_session_that_holds_the_original(tmp_path: Path, traces) -> None:
