@@ -433,8 +433,8 @@ async def test_a_failed_load_falls_back_to_re_driving_and_says_why(tmp_path: Pat
     assert reply.text == "echo: three (turn 3)" and reply.model.endswith(f"; {REDRIVEN}")
     assert err.count("NEW ") == 1 and err.count("PROMPT ") == 3  # two earlier turns prompted again
     continued = traces[-1][0].agent["continued"]
-    assert continued["how"] == "re-driven" and "session/load of " in continued["reason"]
-    assert "failed" in continued["reason"]
+    assert continued["how"] == "re-driven" and continued["reason"].startswith("restoring ")
+    assert "session/load failed" in continued["reason"]
     from proactive_tui.llm.acp.inspect import sections
 
     assert f"(not restored: {continued['reason']})" in dict(sections(traces[-1][0].agent))["Agent program"]

@@ -165,7 +165,6 @@ class AcpParticipant(Participant):
         for the trace and the record."""
         self.prompts = 0
         """Prompts the current session has been sent (its own and, for a fork, its origin's)."""
-        self.snapshot_prompts: dict[int, int] = {}
         self.schema_sent = False
         self.workdir: Path | None = None
         self._root = workdir_root
@@ -344,16 +343,18 @@ class AcpParticipant(Participant):
             saved = str(point["session_id"])
             try:
                 replayed = await self.agent.load(saved, str(self.workdir))
+                if replayed != point.get("prompts"):
+                    problems.append(f"the agent's session {saved} replayed {replayed} user messages, the record "
+                                    f"sent {point.get('prompts')}")
+                    continue
+                session_id, via = saved, "session/load"
+                if info.can_fork:  # the saved session stays as recorded, for another branch of it
+                    session_id, via = await self.agent.fork(saved, str(self.workdir)), "session/load, session/fork"
             except ModelError as exc:
-                problems.append(f"session/load of {saved} failed: {exc.message}")
+                problems.append(f"restoring {saved} failed: {exc.message}")
+                if not self.agent.alive:  # nothing more to ask it; the caller's new session says why
+                    break
                 continue
-            if replayed != point.get("prompts"):
-                problems.append(f"the agent's session {saved} replayed {replayed} user messages, the record sent "
-                                f"{point.get('prompts')}")
-                continue
-            session_id, via = saved, "session/load"
-            if info.can_fork:  # the saved session stays as recorded, for another branch of it
-                session_id, via = await self.agent.fork(saved, str(self.workdir)), "session/load, session/fork"
             self.session_id, self.held, self.snapshots = session_id, messages, {}
             self.prompts, self.schema_sent = int(point.get("prompts") or 0), bool(point.get("schema_sent"))
             self.restored = True
