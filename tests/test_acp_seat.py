@@ -522,6 +522,8 @@ def test_a_headless_run_seats_an_acp_agent(tmp_path: Path, isolated_dirs: Path) 
     agent_messages = [m for m in record.messages if m.role == "agent"]
     assert agent_messages and all(m.model == "acp:tester (test-agent 1.2.3, ACP v1)" for m in agent_messages)
     assert agent_messages[0].content.startswith("echo: ")
+    live = [x for x in proc.stdout.splitlines() if "] agent (" in x]  # each announced naming who answers
+    assert live and all("agent (acp:tester (test-agent 1.2.3, ACP v1)): echo: " in x for x in live), live
     assert record.models["agent"]["acp"]["name"] == "tester" and record.models["agent"]["acp"]["version_pin"] == "1.2.3"
     assert record.models["agent"]["acp"]["agent"] == {"name": "test-agent", "title": None, "version": "1.2.3",
                                                       "protocol_version": 1}  # as the agent reported itself
