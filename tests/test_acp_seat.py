@@ -16,25 +16,21 @@ from pathlib import Path
 
 import pytest
 
+from acp_fixtures import AGENT, agent_env, write_agent_config
 from conftest import ROOT
 from proactive_tui.core.participants import ReplyRequest
 from proactive_tui.llm import trace
 from proactive_tui.llm.acp import agents as acp_agents
 from proactive_tui.llm.acp import client as acp_client
 from proactive_tui.llm.acp.agents import AcpAgentConfig, AgentSpec
-from proactive_tui.core.acp_seat import REDRIVEN, SILENCE_NOTE, AcpParticipant
+from proactive_tui.core.acp_seat import REDRIVEN, RESTORED, SILENCE_NOTE, AcpParticipant, recorded_restore_points
 from proactive_tui.llm.errors import ModelError
 
-AGENT = ROOT / "tests" / "acp_fixtures" / "agent.py"
 
-
-def agent_env() -> dict[str, str]:
-    """The SDK must be importable by the agent: the agent gets a trimmed environment (PATH, HOME...)."""
-    return {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
-
-
-def spec(mode: str, *flags: str, **config) -> AgentSpec:
-    cfg = AcpAgentConfig(command=sys.executable, args=[str(AGENT), mode, *flags], env=agent_env(), **config)
+def spec(mode: str, *flags: str, saved: Path | None = None, **config) -> AgentSpec:
+    """The test agent in `mode`; `saved`: the folder it keeps its sessions in (`--load`)."""
+    env = {**agent_env(), **({"ACP_TEST_SESSIONS": str(saved)} if saved else {})}
+    cfg = AcpAgentConfig(command=sys.executable, args=[str(AGENT), mode, *flags], env=env, **config)
     return AgentSpec(seat="acp:test", name="test", config=cfg)
 
 
@@ -275,16 +271,21 @@ def _rewound(p_reply_1: str) -> list[dict[str, str]]:
             {"role": "user", "content": "another second"}]
 
 
-async def test_a_rewind_uses_the_agents_fork_when_advertised(tmp_path: Path, traces) -> None:
-    p = AcpParticipant(spec("echo", "--fork"), workdir_root=tmp_path)
+async def _two_turns_then_rewind(p: AcpParticipant):
+    """Turns "one" and "two", then the dialogue rewound to after turn one with a new second line:
+    (the first reply, the reply after the rewind, the agent's stderr); the seat is closed."""
     try:
         first = await p.reply(ask([{"role": "user", "content": "one"}]))
         await p.reply(ask([{"role": "user", "content": "one"}, {"role": "assistant", "content": first.text},
                            {"role": "user", "content": "two"}]))
         again = await p.reply(ask(_rewound(first.text)))
-        err = stderr_of(p)
+        return first, again, stderr_of(p)
     finally:
         await p.aclose()
+
+
+async def test_a_rewind_uses_the_agents_fork_when_advertised(tmp_path: Path, traces) -> None:
+    _first, again, err = await _two_turns_then_rewind(AcpParticipant(spec("echo", "--fork"), workdir_root=tmp_path))
     assert err.count("NEW ") == 1 and err.count("FORK ") >= 3  # a snapshot per turn, one more to continue
     assert again.text == "echo: another second (turn 2)"  # the fork holds turn 1 only
     assert REDRIVEN not in again.model
@@ -293,15 +294,7 @@ async def test_a_rewind_uses_the_agents_fork_when_advertised(tmp_path: Path, tra
 async def test_without_fork_a_rewind_starts_a_session_given_the_dialogue_so_far(tmp_path: Path, traces) -> None:
     """Outside a branch (the family rebuilt the dialogue, or rewound it): a new session whose first
     prompt holds the dialogue so far as a transcript; nothing is re-driven, nothing marked."""
-    p = AcpParticipant(spec("echo"), workdir_root=tmp_path)
-    try:
-        first = await p.reply(ask([{"role": "user", "content": "one"}]))
-        await p.reply(ask([{"role": "user", "content": "one"}, {"role": "assistant", "content": first.text},
-                           {"role": "user", "content": "two"}]))
-        again = await p.reply(ask(_rewound(first.text)))
-        err = stderr_of(p)
-    finally:
-        await p.aclose()
+    first, again, err = await _two_turns_then_rewind(AcpParticipant(spec("echo"), workdir_root=tmp_path))
     assert err.count("NEW ") == 2 and "FORK" not in err
     assert again.text == "echo: another second (turn 1)" and REDRIVEN not in again.model
     sent = traces[-1][0].request["messages"][0]["content"]
@@ -323,6 +316,139 @@ async def test_in_a_branch_the_first_call_re_drives_the_earlier_user_turns(tmp_p
     assert reply.model.endswith(f"; {REDRIVEN}")
     redrive = [c for c, label in traces if "re-driving" in (label.purpose if label else "")]
     assert len(redrive) == 1 and redrive[0].request["messages"][0]["content"].endswith("one")
+    assert traces[-1][0].agent["continued"] == {"how": "re-driven", "reason": "the agent does not offer session/load"}
+
+
+def _dialogue(*lines: str) -> list[dict[str, str]]:
+    """user, assistant, user... lines."""
+    return [{"role": "user" if i % 2 == 0 else "assistant", "content": line} for i, line in enumerate(lines)]
+
+
+async def _recorded_two_turns(agent: AgentSpec, tmp_path: Path) -> tuple[list[str], dict]:
+    """A first process of the agent answers "one" and "two" and ends; returns its replies and the
+    restore points its traces recorded, as a branch or resume reads them from the events."""
+    from proactive_tui.core.events import ModelCalled
+
+    calls: list = []
+    p = AcpParticipant(agent, workdir_root=tmp_path)
+    with trace.listening(lambda call, label: calls.append(ModelCalled(seat=label.seat, purpose=label.purpose,
+                                                                      turn=label.turn, call=call))):
+        try:
+            first = await p.reply(ask(_dialogue("one")))
+            second = await p.reply(ask(_dialogue("one", first.text, "two")))
+        finally:
+            await p.aclose()
+    return [first.text, second.text], recorded_restore_points(calls)
+
+
+async def _continue(agent: AgentSpec, tmp_path: Path, recorded: dict, lines: list[str]):
+    """A new process, in a continued session (a branch or resume), answers the dialogue `lines`."""
+    from proactive_tui.llm import closers
+
+    closers.open_scope(continues=True, recorded=recorded)  # as the session runner opens it
+    p = AcpParticipant(agent, workdir_root=tmp_path)
+    try:
+        return await p.reply(ask(_dialogue(*lines))), stderr_of(p)
+    finally:
+        await p.aclose()
+
+
+@pytest.mark.parametrize("fork", [True, False])
+async def test_a_continued_dialogue_restores_the_agents_saved_session(tmp_path: Path, traces, fork: bool) -> None:
+    """An agent that keeps its sessions (loadSession): the new process loads the one the record
+    names (with fork: the snapshot taken after turn two, then forks it; without: the live session
+    itself) and continues there; the new turn is the agent's third in that history."""
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    agent = spec("echo", "--load", *(["--fork"] if fork else []), saved=saved)
+    (first, second), recorded = await _recorded_two_turns(agent, tmp_path)
+    assert [p["messages"] for p in recorded["agent"] if not p.get("snapshot")] == [2, 4]
+    traces.clear()
+    reply, err = await _continue(agent, tmp_path, recorded, ["one", first, "two", second, "three"])
+    assert reply.text == "echo: three (turn 3)"  # the two earlier prompts are in the loaded session
+    assert reply.model == f"acp:test (test-agent 1.2.3, ACP v1); {RESTORED}"
+    assert "NEW " not in err and "LOAD " in err and ("FORK " in err) == fork
+    [(call, _label)] = traces  # nothing re-driven: one prompt, the new line only
+    assert call.request["messages"][0]["content"] == "three"
+    continued = call.agent["continued"]
+    assert continued["how"] == "restored" and continued["via"] == ("session/load, session/fork" if fork else "session/load")
+    live = next(p["session_id"] for p in recorded["agent"] if p["messages"] == 4 and not p.get("snapshot"))
+    assert (continued["from_session"] == live) != fork  # with fork, the snapshot, never the live session
+    from proactive_tui.llm.acp.inspect import sections
+
+    shown = dict(sections(call.agent))["Agent program"]  # the call inspector says so
+    assert f"restored from the agent's saved session {continued['from_session']}" in shown
+    assert "session/load: advertised" in shown
+    again, _ = await _continue(agent, tmp_path, recorded, ["one", first, "two", second, "three again"])
+    if fork:  # the saved snapshot was not touched: a second branch from it restores as well
+        assert again.text == "echo: three again (turn 3)" and again.model.endswith(RESTORED)
+    else:  # the live session went on (turn 3): its replay no longer matches the record, so re-driven
+        assert again.model.endswith(REDRIVEN) and again.text == "echo: three again (turn 3)"
+        reason = traces[-1][0].agent["continued"]["reason"]
+        assert "replayed 3 user messages, the record sent 2" in reason
+
+
+async def test_a_resumed_chronos_session_restores_the_agents_saved_session(tmp_path: Path) -> None:
+    """A Chronos session cut after two turns and resumed (the engine replays the recorded turns,
+    the seat is asked from turn 3): the new agent process loads the snapshot its first process
+    took after turn 2, as the record names it, though the family keeps the agent's replies as
+    parsed JSON. (The uninterrupted run went on in its live session: without fork, its replay
+    would not match the record, and the seat would re-drive.)"""
+    from chronos_helpers import chronos_env
+    from engine_helpers import collect
+    from proactive_tui.core.run_record import fold
+    from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
+    from proactive_tui.families.chronos.testing import ScriptedPersona
+
+    saved = tmp_path / "saved"
+    saved.mkdir()
+
+    def session(resume_from=None) -> ChronosSession:
+        seats = ChronosSeats(agent=AcpParticipant(spec("echo", "--load", "--fork", saved=saved), workdir_root=tmp_path),
+                             user=ScriptedPersona())
+        models = {"agent": {"model": "acp:test", "acp": {"name": "test"}}}  # as the spec's summary names an ACP seat
+        return ChronosSession(chronos_env("car-purchase/positive"), seats, ChronosSettings(max_turns=4),
+                              models=models, resume_from=resume_from)
+
+    full = await collect(session())
+    judged = [i for i, e in enumerate(full) if e.type == "chronos.timeline_turn"]
+    interrupted = fold(full[:judged[1] + 1])  # two complete turns
+    assert interrupted.models["agent"]["acp"]["restore_points"]
+    resumed = await collect(session(resume_from=interrupted))
+    calls = [e for e in resumed if e.type == "model_called" and e.seat == "agent"]
+    assert calls and calls[0].turn == 3 and calls[0].call.agent["continued"]["how"] == "restored"
+    assert all(c.call.model.endswith(RESTORED) for c in calls)
+    assert not any("re-driving" in c.purpose for c in calls)
+    assert json.loads(calls[0].call.reply)["response_text"] == "turn 3"  # the agent's third prompt in that session
+    assert "LOAD " in (saved / "log").read_text()
+
+
+async def test_a_failed_load_falls_back_to_re_driving_and_says_why(tmp_path: Path, traces) -> None:
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    agent = spec("echo", "--load-fails", saved=saved)
+    (first, second), recorded = await _recorded_two_turns(agent, tmp_path)
+    traces.clear()
+    reply, err = await _continue(agent, tmp_path, recorded, ["one", first, "two", second, "three"])
+    assert reply.text == "echo: three (turn 3)" and reply.model.endswith(f"; {REDRIVEN}")
+    assert err.count("NEW ") == 1 and err.count("PROMPT ") == 3  # two earlier turns prompted again
+    continued = traces[-1][0].agent["continued"]
+    assert continued["how"] == "re-driven" and continued["reason"].startswith("restoring ")
+    assert "session/load failed" in continued["reason"]
+    from proactive_tui.llm.acp.inspect import sections
+
+    assert f"(not restored: {continued['reason']})" in dict(sections(traces[-1][0].agent))["Agent program"]
+
+
+async def test_an_edited_line_is_never_restored_from_a_session_that_holds_the_original(tmp_path: Path, traces) -> None:
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    agent = spec("echo", "--load", "--fork", saved=saved)
+    (first, _second), recorded = await _recorded_two_turns(agent, tmp_path)
+    traces.clear()
+    reply, err = await _continue(agent, tmp_path, recorded, ["one", first, "two", "EDITED reply", "three"])
+    assert "LOAD " not in err and reply.model.endswith(REDRIVEN)
+    assert traces[-1][0].agent["continued"]["reason"].startswith("no saved agent session holds the dialogue")
 
 
 async def test_structured_replies_and_the_chronos_silence_convention(tmp_path: Path, traces) -> None:
@@ -380,25 +506,12 @@ def test_a_headless_run_seats_an_acp_agent(tmp_path: Path, isolated_dirs: Path) 
     the program, judged through the fake server; the record names agent, version and protocol, and
     no agent process is left behind."""
     from proactive_tui.core.run_record import RunRecord
-    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
 
     pidfile = tmp_path / "pids"
-    env_line = ", ".join(f"{k} = {json.dumps(v)}" for k, v in {**agent_env(), "ACP_TEST_PIDFILE": str(pidfile)}.items())
-    (isolated_dirs / "config.toml").write_text(
-        f'[acp_agents.tester]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(AGENT))}, "echo"]\n'
-        f'version = "1.2.3"\nenv = {{ {env_line} }}\n', encoding="utf-8")
-
-    def responder(body: dict) -> str:
-        name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
-        if name == "TurnVerdict":
-            return json.dumps({"reasoning": "checking", "target_reached": False, "covered_steps": []})
-        if name == "GuidanceJudgement":
-            return json.dumps({"reasoning": "ok", "effectiveness": 5, "personalization": 5, "tone": 5,
-                               "engagement": 5, "naturalness": 5, "overall": 5})
-        return "I am not sure about that."
-
+    write_agent_config(isolated_dirs, env={"ACP_TEST_PIDFILE": str(pidfile)}, version="1.2.3")
     out = tmp_path / "run.json"
-    with FakeOpenAIServer(responder=responder) as server:
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
         proc = subprocess.run(
             [sys.executable, "-m", "proactive_tui", "run", "proactiveeval/persuasion/fair/0", "--api-base", server.base_url,
              "--agent", "acp:tester", "--user", "openai/user-m", "--judge", "openai/judge-m", "--no-planning",
@@ -409,6 +522,8 @@ def test_a_headless_run_seats_an_acp_agent(tmp_path: Path, isolated_dirs: Path) 
     agent_messages = [m for m in record.messages if m.role == "agent"]
     assert agent_messages and all(m.model == "acp:tester (test-agent 1.2.3, ACP v1)" for m in agent_messages)
     assert agent_messages[0].content.startswith("echo: ")
+    live = [x for x in proc.stdout.splitlines() if "] agent (" in x]  # each announced naming who answers
+    assert live and all("agent (acp:tester (test-agent 1.2.3, ACP v1)): echo: " in x for x in live), live
     assert record.models["agent"]["acp"]["name"] == "tester" and record.models["agent"]["acp"]["version_pin"] == "1.2.3"
     assert record.models["agent"]["acp"]["agent"] == {"name": "test-agent", "title": None, "version": "1.2.3",
                                                       "protocol_version": 1}  # as the agent reported itself
@@ -431,20 +546,13 @@ def test_a_headless_run_seats_an_acp_agent(tmp_path: Path, isolated_dirs: Path) 
             assert "acp:tester (test-agent 1.2.3, ACP v1)" in text, fmt
 
 
-def _config_for(isolated_dirs: Path, name: str = "tester", extra_env: dict[str, str] | None = None) -> None:
-    env_line = ", ".join(f"{k} = {json.dumps(v)}" for k, v in {**agent_env(), **(extra_env or {})}.items())
-    (isolated_dirs / "config.toml").write_text(
-        f'[acp_agents.{name}]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(AGENT))}, "echo"]\n'
-        f'env = {{ {env_line} }}\n', encoding="utf-8")
-
-
 def test_eval_and_compare_take_an_acp_agent_like_a_model(tmp_path: Path, isolated_dirs: Path) -> None:
     """`eval --agent acp:NAME --agent openai/a` plans, guides and reports both; `compare` sets the
     program beside a model. Planning on: the program writes the plan as a structured reply."""
     from proactive_tui.cli.main import main
     from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
 
-    _config_for(isolated_dirs)
+    write_agent_config(isolated_dirs)
     out = tmp_path / "eval"
     with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
         code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "acp:tester", "--agent", "openai/a",
@@ -474,20 +582,10 @@ def test_a_branch_of_an_acp_session_is_re_driven_and_marked(tmp_path: Path, isol
     new session, and the branch's own agent replies say "re-driven, not identical"."""
     from proactive_tui.cli.main import main
     from proactive_tui.store.queries import load_events, load_record
-    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
 
-    _config_for(isolated_dirs)
-
-    def responder(body: dict) -> str:
-        name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
-        if name == "TurnVerdict":
-            return json.dumps({"reasoning": "checking", "target_reached": False, "covered_steps": []})
-        if name == "GuidanceJudgement":
-            return json.dumps({"reasoning": "ok", "effectiveness": 5, "personalization": 5, "tone": 5,
-                               "engagement": 5, "naturalness": 5, "overall": 5})
-        return f"user line {len(body['messages'])}"
-
-    with FakeOpenAIServer(responder=responder) as server:
+    write_agent_config(isolated_dirs)
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
         args = ["--api-base", server.base_url, "--quiet"]
         assert main(["run", "proactiveeval/persuasion/fair/0", "--agent", "acp:tester", "--user", "openai/u",
                      "--judge", "openai/j", "--no-planning", "--max-turns", "3", "--out", str(tmp_path / "p.json"), *args]) == 0
@@ -506,6 +604,60 @@ def test_a_branch_of_an_acp_session_is_re_driven_and_marked(tmp_path: Path, isol
     assert live[0].content.endswith("(turn 3)")  # turns 1 and 2 were prompted again first
     redriven = [e for e in events if e.type == "model_called" and "re-driving" in e.purpose]
     assert len(redriven) == 2 and all(e.call.agent["redriven"] for e in redriven)
+    assert branch.models["agent"]["acp"]["continued"] == {"how": "re-driven",
+                                                          "reason": "the agent does not offer session/load"}
+
+
+def test_a_branch_of_an_acp_session_restores_the_agents_saved_session(tmp_path: Path, isolated_dirs: Path) -> None:
+    """`sessions fork` at the user's turn-2 line, the agent keeping its sessions (loadSession and
+    fork): the branch's agent process loads the snapshot its parent's process took after the
+    agent's turn-2 reply, as the parent's events recorded it, and answers the edited line as its
+    third turn; the branch's record says it was restored, and its replies are marked so."""
+    from proactive_tui.cli.main import main
+    from proactive_tui.store import open_store
+    from proactive_tui.store.queries import load_events, load_record
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
+
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    write_agent_config(isolated_dirs, "echo", "--load", "--fork", env={"ACP_TEST_SESSIONS": str(saved)})
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
+        args = ["--api-base", server.base_url, "--quiet"]
+        assert main(["run", "proactiveeval/persuasion/fair/0", "--agent", "acp:tester", "--user", "openai/u",
+                     "--judge", "openai/j", "--no-planning", "--max-turns", "3", "--out", str(tmp_path / "p.json"), *args]) == 0
+        parent_id = json.loads((tmp_path / "p.json").read_text())["id"]
+        assert main(["sessions", "fork", parent_id, "--turn", "2", "--seat", "user", "--edit", "EDITED user line",
+                     "--out", str(tmp_path / "b.json"), *args]) == 0
+    branch_id = json.loads((tmp_path / "b.json").read_text())["id"]
+    with open_store() as store:
+        parent, branch = load_record(store, parent_id), load_record(store, branch_id)
+        events = load_events(store, branch_id)
+    assert parent.models["agent"]["acp"]["restore_points"]  # the parent's record names the agent's sessions
+    live = [m for m in branch.messages if m.role == "agent" and m.turn == 3]
+    assert live and live[0].model == f"acp:tester (test-agent 1.2.3, ACP v1); {RESTORED}"
+    assert live[0].content == "echo: EDITED user line (turn 3)"  # turns 1 and 2 are in the loaded session
+    continued = branch.models["agent"]["acp"]["continued"]
+    assert continued["how"] == "restored" and continued["via"] == "session/load, session/fork"
+    assert f"LOAD {continued['from_session']}" in (saved / "log").read_text()
+    assert not [e for e in events if e.type == "model_called" and "re-driving" in e.purpose]
+
+
+def test_a_headless_proactbench_run_names_the_agent_and_its_version_on_the_live_line(tmp_path: Path,
+                                                                                      isolated_dirs: Path) -> None:
+    """The agent's streamed reply is announced before it arrives: the seat starts the program
+    first, so the line says who answers (agent, version, protocol), not only `acp:NAME`."""
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    write_agent_config(isolated_dirs)
+    with FakeOpenAIServer(responder=lambda body: "ok") as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "proactive_tui", "run",
+             "proactbench/BP_PROFESSIONAL_01_NONE__style1__531a542ff1714bb080d8f06f3cd2daff", "--api-base", server.base_url,
+             "--agent", "acp:tester", "--judge", "openai/j", "--max-triggers", "1", "--no-store"],
+            cwd=ROOT, env={**os.environ, "COLUMNS": "400"}, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    lines = [x for x in proc.stdout.splitlines() if "] agent (" in x]
+    assert lines and all("agent (acp:tester (test-agent 1.2.3, ACP v1)): echo: " in x for x in lines), lines
 
 
 def test_a_chronos_run_gives_the_program_the_reply_format_and_the_silence_convention(tmp_path: Path,
@@ -519,7 +671,7 @@ def test_a_chronos_run_gives_the_program_the_reply_format_and_the_silence_conven
     from proactive_tui.store.queries import load_events, load_record
     from proactive_tui.testing.fake_openai import FakeOpenAIServer
 
-    _config_for(isolated_dirs)
+    write_agent_config(isolated_dirs)
     with FakeOpenAIServer(responder=scripted_agent_responder) as server:
         assert main(["run", "chronos/car-purchase-towing/negative", "--api-base", server.base_url, "--agent", "acp:tester",
                      "--user", "openai/user-m", "--judge", "openai/judge-m", "--max-turns", "2", "--quiet",
@@ -541,9 +693,7 @@ def test_a_chronos_run_gives_the_program_the_reply_format_and_the_silence_conven
 def test_a_headless_run_whose_agent_needs_a_login_says_how_in_one_line(tmp_path: Path, isolated_dirs: Path) -> None:
     from proactive_tui.testing.fake_openai import FakeOpenAIServer
 
-    (isolated_dirs / "config.toml").write_text(
-        f'[acp_agents.tester]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(AGENT))}, "auth"]\n'
-        + (f'env = {{ PYTHONPATH = {json.dumps(agent_env()["PYTHONPATH"])} }}\n' if agent_env() else ""), encoding="utf-8")
+    write_agent_config(isolated_dirs, "auth")
     with FakeOpenAIServer(responder=lambda body: "ok") as server:
         proc = subprocess.run(
             [sys.executable, "-m", "proactive_tui", "run", "proactiveeval/persuasion/fair/0", "--api-base", server.base_url,

@@ -5,17 +5,15 @@ agent's side of the turn. The setup screen offers the configured agent beside th
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from test_acp_seat import AGENT, agent_env
+from acp_fixtures import write_agent_config
 from ui_helpers import PE_ENV, settle, wait_for
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.llm.settings import ModelSettings, RoleSettings
-from proactive_tui.testing.fake_openai import FakeOpenAIServer
+from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
 from proactive_tui.ui.app import ProactiveApp
 from proactive_tui.ui.screens.call_inspector import CallInspector
 from proactive_tui.ui.widgets.acp_permission import PermissionModal
@@ -27,28 +25,11 @@ def no_preload(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROACTIVE_TUI_NO_PRELOAD", "1")
 
 
-def configure(home: Path, mode: str) -> None:
-    env_line = ", ".join(f"{k} = {json.dumps(v)}" for k, v in agent_env().items())
-    (home / "config.toml").write_text(
-        f'[acp_agents.tester]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(AGENT))}, "{mode}"]\n'
-        f'permission = "ask"\nenv = {{ {env_line} }}\n', encoding="utf-8")
-
-
-def responder(body: dict) -> str:
-    name = (body.get("response_format") or {}).get("json_schema", {}).get("name")
-    if name == "TurnVerdict":
-        return json.dumps({"reasoning": "checking", "target_reached": False, "covered_steps": []})
-    if name == "GuidanceJudgement":
-        return json.dumps({"reasoning": "ok", "effectiveness": 5, "personalization": 5, "tone": 5,
-                           "engagement": 5, "naturalness": 5, "overall": 5})
-    return "Maybe."
-
-
 async def test_the_person_answers_the_agents_permission_request_in_a_modal(isolated_dirs: Path) -> None:
     from proactive_tui.core import registry
 
-    configure(isolated_dirs, "permission")
-    with FakeOpenAIServer(responder=responder) as server:
+    write_agent_config(isolated_dirs, "permission", permission="ask")
+    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
         model = ModelSettings(model="openai/fake", api_base=server.base_url)
         spec = SessionSpec(env_id=PE_ENV, roles=RoleSettings(agent=ModelSettings(model="acp:tester"), user=model,
                                                              judge=model),
@@ -86,7 +67,7 @@ async def test_the_setup_screen_offers_configured_agents_beside_models(isolated_
     from proactive_tui.core import registry
     from textual.widgets import Input, Static
 
-    configure(isolated_dirs, "echo")
+    write_agent_config(isolated_dirs, permission="ask")
     app = ProactiveApp()
     async with app.run_test(size=(140, 50)) as pilot:
         env = app.environments.get(PE_ENV)

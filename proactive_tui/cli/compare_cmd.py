@@ -37,7 +37,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     run = sub.add_parser("run", help="run the sides (also `compare ENV_ID ...` without `run`)", allow_abbrev=False)
     run.add_argument("env_id", metavar="ENV_ID")
     run.add_argument("--agent", metavar="MODEL", action="append", default=[], required=True,
-                     help="an agent model, one per side (two or more, in the order A, B, ...)")
+                     help="an agent, one per side (two or more, in the order A, B, ...): a litellm model, or an ACP "
+                          "agent program (acp:NAME from the config file, or acp:COMMAND ARGS...)")
     run.add_argument("--user", metavar="MODEL", help="model for the simulated user of every side")
     run.add_argument("--judge", metavar="MODEL", help="model for the judge of every side (families with a judge seat)")
     run.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every model seat")

@@ -53,7 +53,8 @@ def add_batch_parser(sub: argparse._SubParsersAction) -> None:
                    help="a family, a domain or tier prefix (proactiveeval/persuasion, proactiveeval/*/hard), an id "
                         "glob (proactiveeval/*/hard/*), an exact id, or an environment file or folder")
     p.add_argument("--agent", action="append", default=[], metavar="MODEL",
-                   help="litellm model for the agent; repeat to compare models (default: the configured agent)")
+                   help="the agent: a litellm model, or an ACP agent program (acp:NAME from the config file, or "
+                        "acp:COMMAND ARGS...); repeat to compare agents (default: the configured agent)")
     p.add_argument("--user", metavar="MODEL", help="model for the user seat")
     p.add_argument("--judge", metavar="MODEL", help="model for the judge seat")
     p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every model seat")

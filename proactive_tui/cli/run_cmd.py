@@ -44,7 +44,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                               allow_abbrev=False)
     p.add_argument("-h", "--help", action=_Help, help="show this help (with ENV_ID first: that family's flags)")
     p.add_argument("env_id", metavar="ENV_ID", help="e.g. proactiveeval/recommendation/fair/0")
-    p.add_argument("--agent", metavar="MODEL", help="litellm model for the agent (default local/smollm2)")
+    p.add_argument("--agent", metavar="MODEL", help="the agent: a litellm model, or an ACP agent program (acp:NAME from the config file, or "
+                        "acp:COMMAND ARGS...) (default local/smollm2)")
     p.add_argument("--user", metavar="MODEL|human", help="model for the simulated user (ProactiveBench: the reward judge), "
                                                          "or 'human' to play it on stdin")
     p.add_argument("--judge", metavar="MODEL", help="model for the judge (families with a judge seat)")

@@ -12,9 +12,18 @@ model call is sent all of it every time):
   snapshot the agent forked with `session/fork` after that turn, when the agent advertises fork
   and one fits. Otherwise it starts a new session:
   - in a branch or a resumed session (the agent gave the earlier replies in another process), it
-    re-drives it: each earlier user turn is prompted again, one by one, and the agent's new answers
-    are discarded. Its later replies are then marked "re-driven, not identical" (the agent never
-    saw its recorded answers; it saw its own new ones);
+    first tries to restore the agent's own session: every reply's trace records where the agent's
+    session then stood (`restore_points`: its session id, the dialogue it held, as a digest, and
+    how many prompts it had been sent; with fork, a snapshot forked right after the turn). When the
+    agent advertises `loadSession` and a recorded point holds exactly the dialogue before the
+    open turn, the seat loads it (`session/load`), checks the agent's replay holds as many user
+    messages as the record sent, forks it when the agent can (so the saved session stays as
+    recorded for the next branch), and continues there: its replies are marked "restored from the
+    agent's saved session" (identical history, per the agent). Otherwise, or when the load fails,
+    it re-drives: each earlier user turn is prompted again, one by one, and the agent's new
+    answers are discarded. Its later replies are then marked "re-driven, not identical" (the agent
+    never saw its recorded answers; it saw its own new ones), and the trace and the record say why
+    it was not restored (`continued`);
   - otherwise (a recorded context the agent never wrote, a family that rebuilds its dialogue
     every time, a restart after a crash) the first prompt gives the dialogue so far as a labelled
     transcript, and the agent answers from there.
@@ -30,6 +39,7 @@ version), thoughts, tool calls, plans, usage, permission requests.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import shutil
 import time
@@ -49,6 +59,7 @@ from proactive_tui.textsafe import scrub
 
 STRUCTURED_REASKS = 2
 REDRIVEN = "re-driven, not identical"
+RESTORED = "restored from the agent's saved session"
 SILENCE_NOTE = ("Keeping silent is a valid answer here: to say nothing to the user this turn, answer with "
                 "the action KEEP_SILENT. Never end a turn with no text: an empty turn counts as no answer.")
 
@@ -102,6 +113,29 @@ def _same_turns(a: list[dict[str, str]], b: list[dict[str, str]]) -> bool:
                for x, y in zip(a, b))
 
 
+def _digest(system: str, messages: list[dict[str, str]]) -> str:
+    """What an agent session holds, as a short digest: the instructions and every line (role and
+    text, trimmed). A restore point fits a dialogue only when their digests are equal."""
+    lines = [[m.get("role", "user"), str(m.get("content", "")).strip()] for m in messages]
+    return hashlib.sha256(json.dumps([system.strip(), lines], ensure_ascii=False).encode()).hexdigest()[:24]
+
+
+def recorded_restore_points(events: list[Any], record: Any = None) -> dict[str, list[dict[str, Any]]]:
+    """Per seat, the agent sessions a continued dialogue may restore (see the module docstring):
+    from the traces of `events` (a branch's inherited prefix) and from `record`'s `models[seat]
+    ["acp"]["restore_points"]` (the record a resumed session continues)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for event in events:
+        agent = getattr(getattr(event, "call", None), "agent", None)
+        if getattr(event, "type", "") == "model_called" and isinstance(agent, dict):
+            out.setdefault(event.seat, []).extend(p for p in agent.get("restore_points") or [] if isinstance(p, dict))
+    for seat, model in (getattr(record, "models", None) or {}).items():
+        acp = model.get("acp") if isinstance(model, dict) else None
+        if isinstance(acp, dict):
+            out.setdefault(seat, []).extend(p for p in acp.get("restore_points") or [] if isinstance(p, dict))
+    return out
+
+
 def _parse(text: str, schema: type[BaseModel]) -> Any:
     """The reply as `schema`, read from its JSON as a model seat's is. Not the family's `parse_text`:
     that reads a person's typing, and some families ask the person again through it (ProactiveBench
@@ -125,6 +159,12 @@ class AcpParticipant(Participant):
         self.snapshots: dict[int, str] = {}
         """len(held) -> a session forked right after that turn (agents that advertise fork)."""
         self.redriven = False
+        self.restored = False
+        self.continued: dict[str, Any] | None = None
+        """How a continued dialogue was brought into the agent (restored or re-driven, and why),
+        for the trace and the record."""
+        self.prompts = 0
+        """Prompts the current session has been sent (its own and, for a fork, its origin's)."""
         self.schema_sent = False
         self.workdir: Path | None = None
         self._root = workdir_root
@@ -148,7 +188,18 @@ class AcpParticipant(Participant):
         self.agent = AgentProcess(self.spec)
         self.session_id = None
         self.held, self.snapshots = [], {}
-        await self.agent.start(str(self.workdir))
+        info = await self.agent.start(str(self.workdir))
+        # Who answers, once known: what a message announced from now on names (agent, version).
+        self.info = SeatInfo(kind="llm", label=info.label())
+
+    async def start(self, seat: str = "agent") -> None:
+        """Start the agent program now, so the message about to be announced names it."""
+        try:
+            async with self._lock:
+                await self._ensure_started()
+        except Exception as exc:
+            _mark_seat(exc, seat)
+            raise
 
     async def aclose(self) -> None:
         agent, self.agent = self.agent, None
@@ -160,13 +211,15 @@ class AcpParticipant(Participant):
     @property
     def model_label(self) -> str:
         label = self.agent.info.label() if self.agent is not None and self.agent.info else self.spec.seat
+        if self.restored:
+            return f"{label}; {RESTORED}"
         return f"{label}; {REDRIVEN}" if self.redriven else label
 
     # -- turns ----------------------------------------------------------------------------------
 
     async def _new_session(self) -> None:
         self.session_id = await self.agent.new_session(str(self.workdir))
-        self.held, self.snapshots, self.schema_sent = [], {}, False
+        self.held, self.snapshots, self.schema_sent, self.prompts = [], {}, False, 0
 
     def _opening(self, system: str) -> str:
         if not system:
@@ -175,15 +228,21 @@ class AcpParticipant(Participant):
                 + "\n\n---\n\n")
 
     async def _turn(self, request: ReplyRequest, text: str, purpose: str,
-                    on_chunk: Callable[[str], Any] | None) -> tuple[str, Any]:
-        """One `session/prompt`, traced."""
+                    on_chunk: Callable[[str], Any] | None,
+                    after: Callable[[str, Any], Any] | None = None) -> tuple[str, Any]:
+        """One `session/prompt`, traced. `after(text, turn)`, when given, runs once the turn ended
+        and before the trace goes out; the restore points it returns go in the trace."""
         from proactive_tui.llm import trace
 
         started = time.monotonic()
         started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         reply, turn, error = "", None, None
+        points: list[dict[str, Any]] = []
         try:
+            self.prompts += 1
             reply, turn = await self.agent.prompt(self.session_id, text, self.spec.config.turn_timeout, on_chunk)
+            if after is not None:
+                points = await after(reply, turn)
             return reply, turn
         except ModelError as exc:
             error, reply = exc.message, exc.partial_text
@@ -199,7 +258,11 @@ class AcpParticipant(Participant):
                 usage = (turn.usage if turn is not None else None) or {}
                 agent = {"info": self.agent.info.model_dump() if self.agent is not None and self.agent.info else
                          {"seat": self.spec.seat}, "session_id": self.session_id, "purpose": purpose,
-                         "redriven": self.redriven}
+                         "redriven": self.redriven, "restored": self.restored}
+                if self.continued is not None:
+                    agent["continued"] = self.continued
+                if points:
+                    agent["restore_points"] = points
                 if turn is not None:
                     agent.update(turn.model_dump(exclude={"session_id", "stop_reason"}))
                 with trace.labelled(request.seat, f"{request.purpose or request.seat + ' reply'}"
@@ -234,11 +297,18 @@ class AcpParticipant(Participant):
         from proactive_tui.llm import closers
 
         fresh = self.session_id is None and self.agent is not None and not self.held
+        exchanges = _exchanges(messages)
+        continued = bool(exchanges[:-1]) and fresh and closers.continues_recorded()
+        if continued:
+            # A branch or a resumed session: the agent gave the earlier replies in another process.
+            # Its own saved session, when it can load one that holds this dialogue; else re-drive.
+            why_not = await self._restore(request, messages, len(messages) - len(exchanges[-1][0]))
+            if why_not is None:
+                return (_render(exchanges[-1][0]) or "(It is your turn.)") + note
+            self.continued = {"how": "re-driven", "reason": why_not}
         await self._new_session()
         opening = self._opening(request.system)
-        exchanges = _exchanges(messages)
-        if exchanges[:-1] and fresh and closers.continues_recorded():
-            # A branch or a resumed session: the agent gave the earlier replies in another process.
+        if continued:
             # Re-drive: every earlier user turn prompted again, its new answers discarded.
             for lines, _recorded in exchanges[:-1]:
                 self.redriven = True
@@ -253,10 +323,60 @@ class AcpParticipant(Participant):
         self.held = messages
         return opening + (_render(exchanges[-1][0]) or "(It is your turn.)") + note
 
-    async def _after_turn(self, text: str) -> None:
-        self.held = self.held + [{"role": "assistant", "content": text}]
+    async def _restore(self, request: ReplyRequest, messages: list[dict[str, str]], upto: int) -> str | None:
+        """Continue from the agent's own saved session holding `messages[:upto]` (the dialogue
+        before the open turn): None when done, else why not (the caller re-drives)."""
+        from proactive_tui.llm import closers
+
+        info = self.agent.info
+        if info is None or not info.can_load:
+            return "the agent does not offer session/load"
+        digest = _digest(request.system or "", messages[:upto])
+        fitting = [p for p in closers.recorded_for(request.seat)
+                   if p.get("messages") == upto and digest in (p.get("digests") or []) and p.get("session_id")]
+        if not fitting:
+            return ("no saved agent session holds the dialogue before this turn (an edited or regenerated "
+                    "line, or a point the agent kept no copy of)")
+        fitting.sort(key=lambda p: not p.get("snapshot"))  # a snapshot first: nothing was sent to it since
+        problems = []
+        for point in fitting:
+            saved = str(point["session_id"])
+            try:
+                replayed = await self.agent.load(saved, str(self.workdir))
+                if replayed != point.get("prompts"):
+                    problems.append(f"the agent's session {saved} replayed {replayed} user messages, the record "
+                                    f"sent {point.get('prompts')}")
+                    continue
+                session_id, via = saved, "session/load"
+                if info.can_fork:  # the saved session stays as recorded, for another branch of it
+                    session_id, via = await self.agent.fork(saved, str(self.workdir)), "session/load, session/fork"
+            except ModelError as exc:
+                problems.append(f"restoring {saved} failed: {exc.message}")
+                if not self.agent.alive:  # nothing more to ask it; the caller's new session says why
+                    break
+                continue
+            self.session_id, self.held, self.snapshots = session_id, messages, {}
+            self.prompts, self.schema_sent = int(point.get("prompts") or 0), bool(point.get("schema_sent"))
+            self.restored = True
+            self.continued = {"how": "restored", "from_session": saved, "via": via}
+            return None
+        return "; ".join(problems)
+
+    async def _after_turn(self, text: str, value: Any = None) -> list[dict[str, Any]]:
+        """The reply joins what the session holds; returns where the session now stands (and,
+        with fork, the snapshot taken of it), for a later branch or resume to restore."""
+        held = self.held + [{"role": "assistant", "content": text}]
+        self.held = held
+        digests = [_digest(self.system or "", held)]
+        if value is not None and hasattr(value, "model_dump_json"):  # a family may keep the parsed value
+            digests.append(_digest(self.system or "", held[:-1] + [{"role": "assistant", "content": value.model_dump_json()}]))
+        point = {"messages": len(held), "digests": digests, "prompts": self.prompts, "schema_sent": self.schema_sent}
+        points = [{"session_id": self.session_id, **point}]
         if self.agent is not None and self.agent.info and self.agent.info.can_fork:
-            self.snapshots[len(self.held)] = await self.agent.fork(self.session_id, str(self.workdir))
+            snapshot = await self.agent.fork(self.session_id, str(self.workdir))
+            self.snapshots[len(self.held)] = snapshot
+            points.append({"session_id": snapshot, **point, "snapshot": True})
+        return points
 
     async def reply(self, request: ReplyRequest) -> Reply:
         on_delta = request.on_delta
@@ -264,12 +384,15 @@ class AcpParticipant(Participant):
             async with self._lock:
                 await self._ensure_started()
                 prompt = await self._catch_up(request, "")
+
+                async def after(text: str, turn: Any) -> list[dict[str, Any]]:
+                    return await self._after_turn(scrub(text)) if text.strip() else []
+
                 text, turn = await self._turn(request, prompt, "reply",
-                                              (lambda t: on_delta(scrub(t))) if on_delta is not None else None)
+                                              (lambda t: on_delta(scrub(t))) if on_delta is not None else None, after)
                 if not text.strip():
                     raise ModelError(f"{self.spec.seat}: the agent ended its turn (stop reason "
                                      f"{turn.stop_reason}) with no message text", "other", self.spec.seat)
-                await self._after_turn(text)
         except Exception as exc:
             _mark_seat(exc, request.seat)
             raise
@@ -286,20 +409,29 @@ class AcpParticipant(Participant):
                 self.schema_sent = True
                 problem, text = "", ""
                 seen = self.held  # the dialogue as the family has it; re-asks stay in the agent's session only
-                for ask in range(1, STRUCTURED_REASKS + 2):
-                    text, turn = await self._turn(request, prompt, "reply" if ask == 1 else f"re-ask {ask - 1}", None)
+                parsed: list[Any] = []
+
+                async def after(text: str, turn: Any) -> list[dict[str, Any]]:
+                    """The reply read as `schema` (kept in `parsed`); a usable one joins the session."""
+                    nonlocal problem
                     try:
                         if not text.strip():
                             raise ValueError(f"the turn ended (stop reason {turn.stop_reason}) with no text")
-                        value = _parse(text, schema)
+                        value = scrub_model(_parse(text, schema))
                     except (ValueError, ValidationError, NoJSON) as exc:
                         problem = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                        return []
+                    parsed.append(value)
+                    self.held = seen
+                    return await self._after_turn(scrub(text), value)
+
+                for ask in range(1, STRUCTURED_REASKS + 2):
+                    text, turn = await self._turn(request, prompt, "reply" if ask == 1 else f"re-ask {ask - 1}", None,
+                                                  after)
+                    if not parsed:
                         prompt = f"That answer could not be used ({problem}). " + _format_note(schema, first=False)
                         continue
-                    self.held = seen
-                    await self._after_turn(text)
-                    return scrub_model(value), Reply(text=scrub(text), model=self.model_label, usage=self._usage(turn),
-                                                     asks=ask)
+                    return parsed[0], Reply(text=scrub(text), model=self.model_label, usage=self._usage(turn), asks=ask)
                 self.held = seen + [{"role": "assistant", "content": text}]
                 raise ModelError(f"{self.spec.seat}: no usable {schema.__name__} after {STRUCTURED_REASKS + 1} "
                                  f"answers; the last: {problem}", "structured", self.spec.seat, partial_text=text)

@@ -93,6 +93,11 @@ class Participant:
     Seats with the same name cannot run in parallel, so work done ahead for one of them only
     queues in front of the others."""
 
+    async def start(self, seat: str = "agent") -> None:
+        """Start what the seat needs before its first reply, so the message a protocol is about to
+        announce can name who answers (an agent program learns its name and version only once
+        started, `core.acp_seat`). Most seats have nothing to start."""
+
     async def reply(self, request: ReplyRequest) -> Reply:  # pragma: no cover - interface
         raise NotImplementedError
 

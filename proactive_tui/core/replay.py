@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
-from proactive_tui.core.events import UsageInfo
+from proactive_tui.core.events import SeatInfo, UsageInfo
 from proactive_tui.core.participants import Participant, Reply, ReplyRequest, T
 from proactive_tui.llm.errors import ModelError
 
@@ -54,8 +54,15 @@ class ReplaySeat(Participant):
     def __init__(self, live: Participant, answers: list[RecordedAnswer]) -> None:
         self.live = live
         self.answers = list(answers)
-        self.info = live.info
         self.replayed = 0
+
+    @property
+    def info(self) -> SeatInfo:  # type: ignore[override]  # read-only: the live seat's own
+        """The live seat's, as it is now (an agent program names its version once started)."""
+        return self.live.info
+
+    async def start(self, seat: str = "agent") -> None:
+        await self.live.start(seat)
 
     def __getattr__(self, name: str) -> Any:  # attach(), calls, settings ... are the live seat's
         if name == "live":

@@ -282,7 +282,15 @@ class RunRecordBuilder:
             if isinstance(acp, dict):  # copies: the SessionStarted event's own dict stays as it was
                 assert info is not None  # `acp` is read only when `info` is
                 agent = {k: info.get(k) for k in ("name", "title", "version", "protocol_version")}
-                rec.models = {**rec.models, event.seat: {**rec.models[event.seat], "acp": {**acp, "agent": agent}}}
+                acp = {**acp, "agent": agent}
+                # The agent's sessions a resume can restore (`core.acp_seat`), and how this session
+                # continued its parent's (restored, or re-driven and why).
+                side = event.call.agent or {}
+                if side.get("restore_points"):
+                    acp["restore_points"] = [*acp.get("restore_points", []), *side["restore_points"]]
+                if side.get("continued"):
+                    acp["continued"] = side["continued"]
+                rec.models = {**rec.models, event.seat: {**rec.models[event.seat], "acp": acp}}
         elif isinstance(event, SessionEnded):
             rec.termination = Termination(reason=event.reason, detail=event.detail)
             rec.ended_at = event.ts

@@ -108,8 +108,13 @@ class SessionBase:
             trace.STEER.set(self.steer)
         from proactive_tui.llm import closers
 
-        opened = closers.open_scope(  # an agent program in a seat (llm.acp) stops with the protocol
-            continues=self.forked_from is not None or getattr(self, "resume_from", None) is not None)
+        continues = self.forked_from is not None or getattr(self, "resume_from", None) is not None
+        recorded = None
+        if continues:  # what an agent program in a seat saved of the dialogue, to restore it from
+            from proactive_tui.core.acp_seat import recorded_restore_points
+
+            recorded = recorded_restore_points(self._inherited, getattr(self, "resume_from", None))
+        opened = closers.open_scope(continues=continues, recorded=recorded)  # an agent program stops with the protocol
         try:
             await self.run_protocol()
         except BaseException as exc:  # the protocol must always end the stream

@@ -14,21 +14,31 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
+from typing import Any
 
 Closer = Callable[[], Awaitable[None]]
 _SCOPE: ContextVar[list[Closer] | None] = ContextVar("proactive_tui_closers", default=None)
 _CONTINUES: ContextVar[bool] = ContextVar("proactive_tui_continues", default=False)
+_RECORDED: ContextVar[dict[str, list[dict[str, Any]]] | None] = ContextVar("proactive_tui_recorded", default=None)
 log = logging.getLogger("proactive_tui.llm")
 
 
-def open_scope(continues: bool = False) -> list[Closer]:
+def open_scope(continues: bool = False, recorded: dict[str, list[dict[str, Any]]] | None = None) -> list[Closer]:
     """Start collecting closers in the current context (and the tasks it starts). `continues`: the
     session carries on a recorded dialogue (a branch, a resumed session), whose earlier replies a
-    seat with state of its own (an agent program) did not give in this process."""
+    seat with state of its own (an agent program) did not give in this process. `recorded`: per
+    seat, what the continued record says such a seat left to restore from (an agent program's
+    saved sessions, `core.acp_seat.recorded_restore_points`)."""
     scope: list[Closer] = []
     _SCOPE.set(scope)
     _CONTINUES.set(continues)
+    _RECORDED.set(recorded)
     return scope
+
+
+def recorded_for(seat: str) -> list[dict[str, Any]]:
+    """What the continued record left `seat` to restore from (see `open_scope`); none outside one."""
+    return list((_RECORDED.get() or {}).get(seat, []))
 
 
 def continues_recorded() -> bool:

@@ -20,30 +20,43 @@ program. What it answers is a function of what it was sent, so a test can check 
 
 `--fork` advertises session/fork and implements it (the copy keeps the turn count); every
 session/new and session/fork is written to stderr as `NEW`/`FORK` for the tests to count.
+
+`--load` advertises loadSession: every session (its turn count and history) is saved as a file in
+the folder `ACP_TEST_SESSIONS` names, and `session/load` reads it back in another process,
+replaying the history as user and agent message chunks, as the protocol asks; the turn count goes
+on from there, so a reply after a load shows the earlier turns were restored. `--load-fails`
+advertises it but refuses every load. Each NEW, FORK and LOAD line is also appended to
+`ACP_TEST_SESSIONS/log`, for a test whose agent runs inside another process (a CLI run).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import uuid
 from typing import Any
 
 from acp import (PROTOCOL_VERSION, Agent, RequestError, plan_entry, run_agent, start_tool_call,
-                 update_agent_message_text, update_agent_thought_text, update_plan)
+                 update_agent_message_text, update_agent_thought_text, update_plan, update_user_message_text)
 from acp.schema import (AgentCapabilities, AuthMethodAgent, ForkSessionResponse, Implementation, InitializeResponse,
-                        NewSessionResponse, PermissionOption, PromptResponse, SessionCapabilities,
+                        LoadSessionResponse, NewSessionResponse, PermissionOption, PromptResponse, SessionCapabilities,
                         SessionForkCapabilities, ToolCallUpdate, Usage, UsageUpdate)
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "echo"
 FORK = "--fork" in sys.argv
 DEAF = "--deaf" in sys.argv
 VERSION = sys.argv[sys.argv.index("--version") + 1] if "--version" in sys.argv else "1.2.3"
+LOAD = "--load" in sys.argv or "--load-fails" in sys.argv
+SAVED = os.environ.get("ACP_TEST_SESSIONS", "")
 
 
 def log(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+    if SAVED and line.split(" ", 1)[0] in ("NEW", "FORK", "LOAD"):
+        with open(os.path.join(SAVED, "log"), "a", encoding="utf-8") as f:
+            f.write(line + "\n")
 
 
 class TestAgent(Agent):
@@ -52,6 +65,14 @@ class TestAgent(Agent):
         self.turns: dict[str, int] = {}
         self.cancelled: dict[str, asyncio.Event] = {}
         self.json_mode: set[str] = set()
+        self.history: dict[str, list[list[str]]] = {}
+        """Per session, [role, text] of every prompt and reply (what a load replays)."""
+
+    def save(self, sid: str) -> None:
+        if LOAD and SAVED:
+            with open(os.path.join(SAVED, f"{sid}.json"), "w", encoding="utf-8") as f:
+                json.dump({"turns": self.turns[sid], "json_mode": sid in self.json_mode,
+                           "history": self.history.get(sid, [])}, f)
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -63,7 +84,8 @@ class TestAgent(Agent):
             f"terminal={getattr(client_capabilities, 'terminal', None)}")
         methods = [AuthMethodAgent(id="oauth", name="Log in with Example"),
                    AuthMethodAgent(id="key", name="Use an API key")] if MODE == "auth" else []
-        caps = AgentCapabilities(session_capabilities=SessionCapabilities(fork=SessionForkCapabilities() if FORK else None))
+        caps = AgentCapabilities(load_session=LOAD,
+                                 session_capabilities=SessionCapabilities(fork=SessionForkCapabilities() if FORK else None))
         return InitializeResponse(protocol_version=PROTOCOL_VERSION, agent_capabilities=caps, auth_methods=methods,
                                   agent_info=Implementation(name="test-agent", version=VERSION))
 
@@ -73,14 +95,32 @@ class TestAgent(Agent):
         sid = uuid.uuid4().hex[:8]
         self.turns[sid] = 0
         log(f"NEW {sid} cwd={cwd}")
+        self.save(sid)
         return NewSessionResponse(session_id=sid)
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
+        path = os.path.join(SAVED, f"{session_id}.json")
+        if "--load-fails" in sys.argv or not os.path.exists(path):
+            raise RequestError.resource_not_found(session_id)
+        with open(path, encoding="utf-8") as f:
+            saved = json.load(f)
+        self.turns[session_id], self.history[session_id] = saved["turns"], saved["history"]
+        if saved["json_mode"]:
+            self.json_mode.add(session_id)
+        for role, text in saved["history"]:  # the history replayed, as the protocol asks of a load
+            update = update_user_message_text(text) if role == "user" else update_agent_message_text(text)
+            await self.conn.session_update(session_id=session_id, update=update)
+        log(f"LOAD {session_id} turns={saved['turns']}")
+        return LoadSessionResponse()
 
     async def fork_session(self, session_id: str, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> ForkSessionResponse:
         sid = uuid.uuid4().hex[:8]
         self.turns[sid] = self.turns[session_id]
+        self.history[sid] = list(self.history.get(session_id, []))
         if session_id in self.json_mode:
             self.json_mode.add(sid)
         log(f"FORK {session_id} -> {sid}")
+        self.save(sid)
         return ForkSessionResponse(session_id=sid)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -151,6 +191,8 @@ class TestAgent(Agent):
                     return PromptResponse(stop_reason="cancelled")
                 await asyncio.sleep(0.2)
         await self.say(sid, reply[half:])
+        self.history.setdefault(sid, []).extend([["user", text], ["agent", reply]])
+        self.save(sid)
         return PromptResponse(stop_reason="end_turn", usage=Usage(total_tokens=len(text) + len(reply),
                                                                   input_tokens=len(text), output_tokens=len(reply)))
 

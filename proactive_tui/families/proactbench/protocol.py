@@ -171,6 +171,8 @@ class ProactBenchSession(SessionBase):
         human = participant.info.kind == "human"
         if human and not is_replaying(participant):
             self.emit(AwaitingHuman(seat="agent", turn=turn, hint="your reply as the assistant"))
+        if not human and not is_replaying(participant):
+            await participant.start("agent")  # an agent program: its name and version for the line below
         message_id = f"agent-{turn}-{uuid.uuid4().hex[:6]}"
         started = now_iso()
         parts: list[str] = []

@@ -197,6 +197,8 @@ class ProactiveEvalSession(SessionBase):
 
         if participant.info.kind == "human" and not is_replaying(participant):
             self.emit(AwaitingHuman(seat=role, turn=turn, hint="your reply as the user" if role == "user" else "your message as the agent"))
+        elif not is_replaying(participant):
+            await participant.start(role)  # an agent program: its name and version for the line below
         self._started_ids[(role, turn)] = message_id
         self.emit(MessageStarted(message_id=message_id, role=role, turn=turn, model=next_writer(participant, role, turn)))
 

@@ -7,7 +7,7 @@ a program and talks to it through the `agent-client-protocol` SDK (imported as `
 can watch, play against, judge, fork and compare it like a model.
 
 - `agents`: the seat value and the config entry (no SDK import: read at startup by `config`).
-- `client`: one agent process over stdio: initialize, sessions, prompts, cancel, fork.
+- `client`: one agent process over stdio: initialize, sessions, prompts, cancel, fork, load.
 - the agent seat built on it is `core.acp_seat` (a `core.participants.Participant`: the engine layer, above this one).
 
 The SDK is imported only when an ACP seat starts (tests/test_import_contracts.py).

@@ -94,6 +94,10 @@ class _Turn:
         self.text = ""
         self.trace = TurnTrace()
         self.on_chunk = on_chunk
+        self.user_messages = 0
+        """User messages the agent replayed (`session/load` replays the session's history as
+        `user_message_chunk`s and `agent_message_chunk`s: consecutive user chunks are one message)."""
+        self.last_kind = ""
 
 
 def _dump(value: Any) -> dict[str, Any]:
@@ -115,6 +119,9 @@ class _Handler:
         if turn is None:
             return
         kind = getattr(update, "session_update", "")
+        if kind == "user_message_chunk" and turn.last_kind != kind:
+            turn.user_messages += 1
+        turn.last_kind = kind
         if kind == "agent_message_chunk":
             text = getattr(getattr(update, "content", None), "text", None) or ""
             if text:
@@ -397,6 +404,18 @@ class AgentProcess:
         reply = await self._call(self._conn.fork_session(session_id=session_id, cwd=cwd, mcp_servers=[]), "session/fork")
         forked: str = reply.session_id
         return forked
+
+    async def load(self, session_id: str, cwd: str) -> int:
+        """The agent's saved session `session_id` made live again (`session/load`, when the agent
+        advertises `loadSession`); returns how many user messages its replay of the history held,
+        so the caller can check the copy holds what the record says it sent."""
+        replay = self.turns[session_id] = _Turn(None)
+        try:
+            await self._call(self._conn.load_session(cwd=cwd, session_id=session_id, mcp_servers=[]), "session/load")
+            await asyncio.sleep(0)  # notification handlers the response overtook
+        finally:
+            self.turns.pop(session_id, None)
+        return replay.user_messages
 
     async def prompt(self, session_id: str, text: str, deadline_s: float,
                      on_chunk: Callable[[str], Any] | None = None) -> tuple[str, TurnTrace]:

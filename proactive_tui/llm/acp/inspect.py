@@ -18,11 +18,17 @@ def sections(agent: dict[str, Any] | None) -> list[tuple[str, str]]:
     who = " ".join(str(x) for x in (info.get("name"), info.get("version")) if x) or str(info.get("seat", "?"))
     head = [f"{who} · ACP v{info.get('protocol_version', '?')} · {info.get('seat', '')}",
             f"session {agent.get('session_id') or '?'}" + (f" · {agent['purpose']}" if agent.get("purpose") else "")]
+    continued = agent.get("continued") or {}
+    if agent.get("restored"):
+        head.append(f"restored from the agent's saved session {continued.get('from_session', '?')} "
+                    f"({continued.get('via', 'session/load')}): identical history, per the agent")
     if agent.get("redriven"):
-        head.append("re-driven, not identical: this branch's session was rebuilt by prompting the earlier user turns again")
+        head.append("re-driven, not identical: this branch's session was rebuilt by prompting the earlier user turns again"
+                    + (f" (not restored: {continued['reason']})" if continued.get("reason") else ""))
     if info.get("auth_methods"):
         head.append("login methods: " + ", ".join(info["auth_methods"]))
-    head.append("session fork: " + ("advertised" if info.get("can_fork") else "not advertised"))
+    head.append("session fork: " + ("advertised" if info.get("can_fork") else "not advertised")
+                + " · session/load: " + ("advertised" if info.get("can_load") else "not advertised"))
     out = [("Agent program", "\n".join(head))]
     if agent.get("thoughts"):
         out.append(("Thoughts", agent["thoughts"]))
