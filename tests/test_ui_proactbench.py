@@ -354,3 +354,31 @@ async def test_playing_the_agent_offline_the_rubric_waits_for_the_reply() -> Non
         assert rubric.shown.plain.startswith("PASS ")
         card = screen.query_one(VerdictCard)
         assert card.counted == "PASS" and "you" in next(v for v in screen.query(MessageView) if v.role == "agent").speaker
+
+
+@pytest.mark.parametrize("seat, protocol", [("agent", "offline"), ("user", "online")])
+async def test_while_the_person_is_asked_the_status_line_says_it_is_their_turn(seat: str, protocol: str) -> None:
+    """The engine asks the person (awaiting_human), then starts their message: that start must not
+    overwrite "your turn" with "the agent is typing…" (the person is the one to type)."""
+    from test_proactbench_engine import ENV_ID, offline_responder, online_responder
+    from ui_helpers import fake_spec, wait_for
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(ENV_ID)
+        responder = offline_responder(env) if protocol == "offline" else online_responder()
+        with FakeOpenAIServer(responder=responder) as server:
+            spec_ = fake_spec(env.id, server.base_url, protocol=protocol, max_triggers=1, max_turns=2)
+            spec_.seats = {"agent": "model", "user": "model", "judge": "model", seat: "human"}
+            screen = ProactBenchSessionScreen(env, spec_)
+            app.push_screen(screen)
+            # the person's message has started (its view waits for them) and they are asked
+            await wait_for(pilot, lambda: screen.awaiting == seat
+                           and any(v.role == seat and v.state == "streaming" for v in screen.query(MessageView)))
+            await pilot.pause()
+            activity = screen.status.activity
+            assert activity.startswith("your turn") and "typing" not in activity, activity
+            screen.action_end_conversation()
+            await wait_for(pilot, lambda: screen.ended is not None)
+            await settle(pilot, screen)
