@@ -24,7 +24,7 @@ from proactive_tui.envs.base import EnvironmentBase, one_line
 from proactive_tui.envs.problems import LoadProblem, problems_from_validation
 from proactive_tui.envs.reading import json_kind
 
-FAMILY = "proactbench"
+FAMILY: Literal["proactbench"] = "proactbench"
 
 TriggerType = Literal["EMERGENT", "CRITICAL", "RECOVERY"]
 TRIGGER_TYPES: tuple[str, ...] = ("EMERGENT", "CRITICAL", "RECOVERY")

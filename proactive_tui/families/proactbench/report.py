@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from proactive_tui.core.report import Line, ReportSection, Speech, Table, pct
+from proactive_tui.core.report import Line, ReportSection, Speech, Style, Table, pct
 from proactive_tui.core.run_record import Score
 from proactive_tui.core.writers import PERSON, speaker
 
-RESULT_STYLE = {"PASS": "good", "PARTIAL": "warn", "FAIL": "bad", "SKIPPED": "dim"}
+RESULT_STYLE: dict[str, Style] = {"PASS": "good", "PARTIAL": "warn", "FAIL": "bad", "SKIPPED": "dim"}
 BY_LABEL = {"judge": "the judge", "user_agent": "the user agent", "person": "a person"}
 
 
