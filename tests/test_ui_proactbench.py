@@ -99,6 +99,25 @@ def spec(env_id: str, protocol: str = "offline", human: str | None = None, **set
     return SessionSpec(env_id=env_id, roles=roles, seats=seats, settings={"protocol": protocol, **settings})
 
 
+async def playing_screen(app: ProactiveApp, pilot, human: str) -> tuple[ProactBenchSessionScreen, list]:
+    """A settled online screen with a person in `human`'s seat and no session running, and the
+    online session's events for the test to show it one by one."""
+    env = sample_env()
+    screen = ProactBenchSessionScreen(env, spec(env.id, "online", human=human), replay_events=[])
+    app.push_screen(screen)
+    await settle(pilot, screen)
+    return screen, online(env)
+
+
+def played_spec(env_id: str, base_url: str, seat: str, **settings) -> SessionSpec:
+    """A spec against the fake server with a person in `seat` (the real engine asks them)."""
+    from ui_helpers import fake_spec
+
+    played = fake_spec(env_id, base_url, **settings)
+    played.seats = {"agent": "model", "user": "model", "judge": "model", seat: "human"}
+    return played
+
+
 def replay_screen(protocol: str, human: str | None = None, events: list | None = None) -> ProactBenchSessionScreen:
     env = sample_env()
     if events is None:
@@ -166,13 +185,9 @@ async def test_an_online_session_shows_the_plan_and_the_user_agents_verdicts() -
 
 
 async def test_playing_the_agent_the_rubric_and_plan_show_only_once_the_reply_is_in() -> None:
-    env = sample_env()
-    events = online(env)
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = ProactBenchSessionScreen(env, spec(env.id, "online", human="agent"), replay_events=[])
-        app.push_screen(screen)
-        await settle(pilot, screen)
+        screen, events = await playing_screen(app, pilot, "agent")
         card = screen.query_one(ContextCard).plain_text()
         assert "Only the chat" in card
         rubric, planner = screen.query_one(RubricPanel), screen.query_one(PlannerPanel)
@@ -189,13 +204,9 @@ async def test_playing_the_agent_the_rubric_and_plan_show_only_once_the_reply_is
 
 
 async def test_playing_the_user_the_planners_order_is_the_brief() -> None:
-    env = sample_env()
-    events = online(env)
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = ProactBenchSessionScreen(env, spec(env.id, "online", human="user"), replay_events=[])
-        app.push_screen(screen)
-        await settle(pilot, screen)
+        screen, events = await playing_screen(app, pilot, "user")
         first_plan = next(e for e in events if e.type == "proactbench.planned")
         screen._show(events[0])
         screen._show(first_plan)
@@ -209,13 +220,9 @@ async def test_playing_the_user_the_planners_order_is_the_brief() -> None:
 
 async def test_playing_the_user_the_box_says_the_session_ended_once_it_has() -> None:
     """Not "the box opens when the Planner's order is in" after the Planner has ended the dialogue."""
-    env = sample_env()
-    events = online(env)
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = ProactBenchSessionScreen(env, spec(env.id, "online", human="user"), replay_events=[])
-        app.push_screen(screen)
-        await settle(pilot, screen)
+        screen, events = await playing_screen(app, pilot, "user")
         box = screen.query_one(ComposeBox)
         assert "Planner's order" in box.placeholder
         screen._show(next(e for e in events if e.type == "session_ended"))
@@ -330,17 +337,15 @@ async def test_a_watched_offline_session_against_the_fake_server() -> None:
 
 async def test_playing_the_agent_offline_the_rubric_waits_for_the_reply() -> None:
     from test_proactbench_engine import ENV_ID, offline_responder
-    from ui_helpers import fake_spec, wait_for
+    from ui_helpers import wait_for
     from proactive_tui.testing.fake_openai import FakeOpenAIServer
-    from proactive_tui.ui.widgets.compose_box import ComposeBox
 
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = app.environments.get(ENV_ID)
         with FakeOpenAIServer(responder=offline_responder(env)) as server:
-            spec_ = fake_spec(env.id, server.base_url, protocol="offline", max_triggers=1)
-            spec_.seats = {"agent": "human", "user": "model", "judge": "model"}
-            screen = ProactBenchSessionScreen(env, spec_)
+            screen = ProactBenchSessionScreen(env, played_spec(env.id, server.base_url, "agent", protocol="offline",
+                                                               max_triggers=1))
             app.push_screen(screen)
             await wait_for(pilot, lambda: screen.awaiting == "agent")
             rubric = screen.query_one(RubricPanel)
@@ -361,7 +366,7 @@ async def test_while_the_person_is_asked_the_status_line_says_it_is_their_turn(s
     """The engine asks the person (awaiting_human), then starts their message: that start must not
     overwrite "your turn" with "the agent is typing…" (the person is the one to type)."""
     from test_proactbench_engine import ENV_ID, offline_responder, online_responder
-    from ui_helpers import fake_spec, wait_for
+    from ui_helpers import wait_for
     from proactive_tui.testing.fake_openai import FakeOpenAIServer
 
     app = ProactiveApp()
@@ -369,9 +374,8 @@ async def test_while_the_person_is_asked_the_status_line_says_it_is_their_turn(s
         env = app.environments.get(ENV_ID)
         responder = offline_responder(env) if protocol == "offline" else online_responder()
         with FakeOpenAIServer(responder=responder) as server:
-            spec_ = fake_spec(env.id, server.base_url, protocol=protocol, max_triggers=1, max_turns=2)
-            spec_.seats = {"agent": "model", "user": "model", "judge": "model", seat: "human"}
-            screen = ProactBenchSessionScreen(env, spec_)
+            screen = ProactBenchSessionScreen(env, played_spec(env.id, server.base_url, seat, protocol=protocol,
+                                                               max_triggers=1, max_turns=2))
             app.push_screen(screen)
             # the person's message has started (its view waits for them) and they are asked
             await wait_for(pilot, lambda: screen.awaiting == seat
