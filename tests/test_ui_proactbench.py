@@ -165,6 +165,25 @@ async def test_an_offline_session_shows_context_triggers_verdicts_and_scores() -
         assert "trigger 2/3 · turn 4 · CRITICAL" in text and "recorded" in text
 
 
+async def test_the_rubric_panel_says_each_level_once() -> None:
+    """The sample's CRITICAL rubric begins each criterion with its level ("PASS if the assistant
+    synthesizes…"): the panel shows "PASS if…", never "PASS PASS if…"."""
+    env = sample_env()
+    rubric_of = env.triggers[1].evaluation_rubric
+    assert rubric_of.pass_criteria.startswith("PASS if") and rubric_of.fail_criteria.startswith("FAIL if")
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = replay_screen("offline")
+        app.push_screen(screen)
+        await settle(pilot, screen)
+        panel = screen.query_one(RubricPanel)
+        panel.show_rubric(2, 4, rubric_of, 3)
+        await pilot.pause()
+        lines = panel.shown.plain.splitlines()
+        assert [line.split(" ", 2)[:2] for line in lines] == [["PASS", "if"], ["PARTIAL", "if"], ["FAIL", "if"]]
+        assert lines[0] == rubric_of.pass_criteria  # the criterion whole, its level once
+
+
 async def test_an_online_session_shows_the_plan_and_the_user_agents_verdicts() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -16,6 +16,7 @@ Ids look like `proactbench/<unique_id_eval>` (upstream's primary key; `uuid` rep
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -60,6 +61,20 @@ class Rubric(_Open):
     @classmethod
     def _upper(cls, value: Any) -> Any:
         return value.strip().upper() if isinstance(value, str) else value
+
+    def criteria(self) -> list[tuple[Score, str]]:
+        """(level, what earns it) for PASS, PARTIAL and FAIL, as a view prints them: the level,
+        then the text. Recorded Planners often begin a criterion with its own level ("PASS if the
+        assistant…"); that leading word is left out of the text, so a view does not print it twice
+        ("PASS PASS if…"). The stored rubric (and what the judge is sent) keeps it as written."""
+        levels: tuple[tuple[Score, str], ...] = (
+            ("PASS", self.pass_criteria), ("PARTIAL", self.partial_criteria), ("FAIL", self.fail_criteria))
+        return [(level, _LEVEL_WORD[level].sub("", text, count=1)) for level, text in levels]
+
+
+_LEVEL_WORD: dict[str, re.Pattern[str]] = {
+    level: re.compile(rf"^\s*{level}\b\s*[:\-–—]?\s*", re.IGNORECASE) for level in ("PASS", "PARTIAL", "FAIL")}
+"""A criterion's leading level word ("PASS if…", "Partial: …"), with the colon or dash after it."""
 
 
 class EvaluationResult(_Open):

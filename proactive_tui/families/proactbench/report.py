@@ -55,9 +55,7 @@ def _trigger_head(trigger: Any) -> list[Any]:
     r = trigger.rubric
     return [Line(label=f"[trigger {trigger.index} · turn {trigger.turn} · {r.type}]", text="rubric (fixed before the reply)",
                  style="info"),
-            Line(label="PASS:", text=r.pass_criteria, style="dim", indent=1),
-            Line(label="PARTIAL:", text=r.partial_criteria, style="dim", indent=1),
-            Line(label="FAIL:", text=r.fail_criteria, style="dim", indent=1)]
+            *(Line(label=f"{level}:", text=criterion, style="dim", indent=1) for level, criterion in r.criteria())]
 
 
 def dialogue_blocks(record: Any) -> list[Any]:
