@@ -17,7 +17,7 @@ Ids look like `proactbench/<unique_id_eval>` (upstream's primary key; `uuid` rep
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -166,6 +166,8 @@ class Dialogue(_Open):
 
 
 class ProactBenchEnv(EnvironmentBase):
+    file_shape: ClassVar[str] = ("dialogue rows with unique_id_eval and trigger_points (a .jsonl, one row a line, "
+                                 "or a .json of one row or an array)")
     family: Literal["proactbench"] = FAMILY
     dialogue: Dialogue
     line: int | None = None
