@@ -34,7 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from local_calls import ROOT, CallLog, calls_from_json, generate_like, project_on_path
+
 TARGET = 1.5
 DEFAULT_ENV = "proactiveeval/system_operation/fair/0"
 
@@ -43,31 +44,13 @@ DEFAULT_ENV = "proactiveeval/system_operation/fair/0"
 
 def child_session(calls_out: str, env_id: str, turns: int) -> int:
     """Run the CLI's `run` in this process, recording every generation's prompt and length."""
-    sys.path[:0] = [str(ROOT)]
-    from proactive_tui.llm.local import worker
-
-    calls: list[dict] = []
-    original = worker._generate
-
-    def recorded(request, emit):  # type: ignore[no-untyped-def]
-        final: dict = {}
-
-        def capture(chunk: dict) -> None:
-            if chunk.get("is_finished"):
-                final.update(chunk.get("usage") or {})
-            emit(chunk)
-
-        original(request, capture)
-        if final:
-            llama = worker.get_llama()
-            calls.append({"prompt": [int(t) for t in llama.input_ids[: final["prompt_tokens"]]],
-                          "completion_tokens": int(final["completion_tokens"])})
-
-    worker._generate = recorded
+    project_on_path()
+    log = CallLog()
+    log.install()
     from proactive_tui.cli.main import main
 
     code = main(["run", env_id, "--max-turns", str(turns)])
-    Path(calls_out).write_text(json.dumps({"calls": calls, "litellm_imported": "litellm" in sys.modules}))
+    Path(calls_out).write_text(json.dumps({"calls": log.to_json(), "litellm_imported": "litellm" in sys.modules}))
     return int(code or 0)
 
 
@@ -75,14 +58,9 @@ def child_bare(calls_in: str, model_path: str, n_ctx: int, threads: int) -> int:
     """llama-cpp-python alone: load the model as the project does, replay the recorded calls."""
     from llama_cpp import Llama
 
-    calls = json.loads(Path(calls_in).read_text())["calls"]
+    calls = calls_from_json(json.loads(Path(calls_in).read_text())["calls"])
     llama = Llama(model_path=model_path, n_ctx=n_ctx, n_threads=threads, verbose=False, seed=0)
-    for call in calls:
-        produced = 0  # a call that produced nothing still evaluated its prompt: one token here
-        for _ in llama.generate(call["prompt"], temp=0.0, top_k=1, repeat_penalty=1.0):
-            produced += 1
-            if produced >= max(1, call["completion_tokens"]):
-                break
+    generate_like(llama, calls)
     return 0
 
 
@@ -115,7 +93,7 @@ def main() -> None:
     if args.child == "bare":
         raise SystemExit(child_bare(args.calls, args.model_path, args.n_ctx, args.threads))
 
-    sys.path[:0] = [str(ROOT)]
+    project_on_path()
     from proactive_tui.llm.local.loader import N_CTX, choose_threads, model_path
 
     threads = args.threads or choose_threads().threads

@@ -25,50 +25,15 @@ import argparse
 import asyncio
 import os
 import resource
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT)]
+from local_calls import Call, CallLog, generate_like, project_on_path
+
+project_on_path()
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 TURNS = 6
-
-
-class CallLog:
-    """Every generation the worker runs: its prompt tokens (as llama.cpp evaluated them) and how
-    many tokens it produced. Wraps `worker._generate`, the one place every call goes through."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[list[int], int]] = []
-
-    def install(self) -> None:
-        from proactive_tui.llm.local import worker
-
-        original = worker._generate
-        log = self
-
-        def logged(request: Any, emit: Any) -> None:
-            final: dict = {}
-
-            def capture(chunk: dict) -> None:
-                if chunk.get("is_finished"):
-                    final.update(chunk.get("usage") or {})
-                emit(chunk)
-
-            original(request, capture)
-            if final:
-                llama = worker.get_llama()
-                prompt = [int(t) for t in llama.input_ids[: final["prompt_tokens"]]]
-                log.calls.append((prompt, int(final["completion_tokens"])))
-
-        worker._generate = logged
-
-    def totals(self, since: int = 0) -> tuple[int, int]:
-        calls = self.calls[since:]
-        return sum(len(p) for p, _ in calls), sum(n for _, n in calls)
 
 
 async def run_session(env_id: str) -> tuple[float, Any]:
@@ -90,7 +55,7 @@ async def run_session(env_id: str) -> tuple[float, Any]:
     return wall, fold(events)
 
 
-def bare(calls: list[tuple[list[int], int]]) -> float:
+def bare(calls: list[Call]) -> float:
     """llama-cpp-python alone on the session's prompts, producing the same number of tokens."""
     from proactive_tui.llm.local import get_llama
 
@@ -99,18 +64,13 @@ def bare(calls: list[tuple[list[int], int]]) -> float:
     llama.set_cache(None)
     llama.reset()
     start = time.perf_counter()
-    for prompt, n in calls:
-        produced = 0  # a call that produced nothing still evaluated its prompt: one token here
-        for _ in llama.generate(prompt, temp=0.0, top_k=1, repeat_penalty=1.0):
-            produced += 1
-            if produced >= max(1, n):
-                break
+    generate_like(llama, calls)
     elapsed = time.perf_counter() - start
     llama.set_cache(saved)
     return elapsed
 
 
-def replay(calls: list[tuple[list[int], int]], cached: bool) -> float:
+def replay(calls: list[Call], cached: bool) -> float:
     """The calls through `create_completion` (which is where llama-cpp-python consults the cache)."""
     from proactive_tui.llm.local import get_llama
     from proactive_tui.llm.local.loader import _prefix_cache

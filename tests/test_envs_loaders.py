@@ -279,3 +279,31 @@ def test_problem_render_names_everything(tmp_path: Path) -> None:
     write(tmp_path / "persuasion" / "hard.json", [PE_ITEM, {**PE_ITEM, "target": 5}])
     line = only_problem(tmp_path).render()
     assert line.endswith("persuasion/hard.json: record 1: field target: Input should be a valid string (got int)")
+
+
+def test_an_unrecognised_file_names_what_each_installed_family_reads(tmp_path: Path) -> None:
+    """The message is built from the families' declared suffixes and file shapes: every installed
+    family that reads .json files, each with its own shape (ProactBench's rows come as .json too)."""
+    write(tmp_path / "notes.json", {"hello": "world"})
+    (problem,) = load_paths([tmp_path]).problems
+    message = problem.render()
+    assert "no installed family reads it" in message
+    assert "proactiveeval (.json) an array of tasks in <domain>/fair.json" in message
+    assert "proactivebench (.json) an array of {observation: ...} events" in message
+    assert "chronos (.json) a scenario object with a timeline" in message
+    assert "proactbench (.json, .jsonl) dialogue rows with unique_id_eval and trigger_points" in message
+
+
+def test_the_unrecognised_message_lists_only_families_that_read_the_suffix() -> None:
+    from types import SimpleNamespace
+
+    from proactive_tui.envs.registry import unrecognised_message
+
+    rows = SimpleNamespace(file_suffixes=(".jsonl",), env_model=SimpleNamespace(file_shape="log rows"))
+    plain_json = SimpleNamespace(file_suffixes=(".json",), env_model=SimpleNamespace(file_shape=""))
+    families = {"rows": rows, "plug": plain_json}
+    message = unrecognised_message(families, ".json")
+    assert message.endswith("Each reads: plug (.json)") and "rows" not in message
+    assert unrecognised_message(families, ".JSONL").endswith("Each reads: rows (.jsonl) log rows")
+    assert unrecognised_message({"rows": rows}, ".json") == \
+        "unrecognised environment file: no installed family reads .json files"

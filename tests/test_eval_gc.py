@@ -9,7 +9,7 @@ import gc
 
 from proactive_tui.cli.main import main
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
-from test_eval_workers import eval_argv
+from batch_helpers import eval_argv
 
 
 def test_a_batch_leaves_the_collector_as_it_found_it(tmp_path, capsys) -> None:

@@ -24,7 +24,10 @@ from conftest import ROOT  # noqa: E402
 from proactive_tui.cli.main import main  # noqa: E402
 from proactive_tui.evalrun.folder import FAILED, SESSIONS  # noqa: E402
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder  # noqa: E402
-from test_eval_workers import eval_argv, folder_sessions, normalized, synth_run, write_config  # noqa: E402
+from batch_helpers import (  # noqa: E402
+    assert_same_batch, assert_stored_as_in_folder, eval_argv, finished_keys, folder_sessions, one_process_argv,
+    start_command, store_statuses, synth_run, wait_for, write_config,
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -41,33 +44,15 @@ def cluster():
     ray.shutdown()
 
 
-def reports_of(*folders: Path) -> list[dict]:
-    reports = [json.loads((folder / "report.json").read_text()) for folder in folders]
-    for report in reports:
-        report.pop("timing")
-    return reports
-
-
 def test_ray_gives_the_folder_report_and_store_of_one_process(tmp_path, capsys) -> None:
-    from proactive_tui.store import load_record, open_store
-
     with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
-        assert main(eval_argv(server, tmp_path / "one", "--repeats", "2", "--concurrency", "4", "--workers", "1")) == 0
+        assert main(one_process_argv(server, tmp_path / "one")) == 0
         capsys.readouterr()
         assert main(eval_argv(server, tmp_path / "ray", "--repeats", "2", "--concurrency", "4", "--ray")) == 0
         ray_err = capsys.readouterr().err
     assert "Ray tasks on a local Ray instance (2 CPUs)" in ray_err and "Traceback" not in ray_err
-    one, on_ray = folder_sessions(tmp_path / "one"), folder_sessions(tmp_path / "ray")
-    assert len(one) == 8 and one == on_ray
-    first, second = reports_of(tmp_path / "one", tmp_path / "ray")
-    assert first == second
-    # this process stored every task's session whole, once: the store's record is the folder's
-    with open_store() as store:
-        for path in sorted((tmp_path / "ray" / SESSIONS).glob("*.json")):
-            saved = json.loads(path.read_text())["record"]
-            stored = load_record(store, saved["id"]).model_dump(mode="json")
-            assert normalized(stored, {}) == normalized(saved, {})
-            assert store.session(saved["id"]).status == "finished"
+    assert_same_batch(tmp_path / "one", tmp_path / "ray", sessions=8)
+    assert_stored_as_in_folder(tmp_path / "ray")  # this process stored every task's session whole, once
 
 
 def test_synth_on_ray_writes_the_folder_of_one_process_byte_for_byte(tmp_path, capsys) -> None:
@@ -127,7 +112,7 @@ def test_a_killed_ray_worker_is_retried_and_the_result_is_right(tmp_path) -> Non
     from proactive_tui.cli.main import build_parser
 
     with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
-        assert main(eval_argv(server, tmp_path / "one", "--repeats", "2", "--concurrency", "4", "--workers", "1")) == 0
+        assert main(one_process_argv(server, tmp_path / "one")) == 0
         args = build_parser().parse_args(eval_argv(server, tmp_path / "ray", "--repeats", "2", "--concurrency", "4",
                                                    "--ray"))
         model_flags.apply(args)
@@ -166,15 +151,10 @@ def test_importing_the_package_never_imports_ray() -> None:
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "Ctrl-C"])
 def test_a_stop_signal_cancels_the_ray_tasks_and_leaves_a_resumable_folder(tmp_path, signum, code) -> None:
-    from test_eval_workers import finished_keys, store_statuses, wait_for
-
     out = tmp_path / "out"
     with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.15) as server:
         # its own Ray instance (a subprocess): the module's is this process's
-        argv = [sys.executable, "-m", "proactive_tui", *eval_argv(server, out, "--repeats", "3", "--concurrency", "2",
-                                                                  "--ray")]
-        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, "COLUMNS": "200"}, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = start_command(eval_argv(server, out, "--repeats", "3", "--concurrency", "2", "--ray"))
         try:
             wait_for(lambda: finished_keys(out), "a first finished session")
             proc.send_signal(signum)

@@ -33,7 +33,7 @@ from conftest import ROOT  # noqa: E402
 from proactive_tui.cli.main import main  # noqa: E402
 from proactive_tui.evalrun.folder import SESSIONS  # noqa: E402
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder  # noqa: E402
-from test_eval_workers import eval_argv, folder_sessions  # noqa: E402
+from batch_helpers import assert_same_batch, eval_argv, one_process_argv  # noqa: E402
 
 CLIENT_SERVER = importlib.util.find_spec("grpc") is not None
 """Ray's client server (what `ray://` reaches) needs grpcio, which `ray[client]` brings and the
@@ -132,14 +132,9 @@ def run_on(head: Head, server: FakeOpenAIServer, out: Path, ray_address: str, en
 
 
 def the_same_as_one_process(tmp_path: Path, server: FakeOpenAIServer, out: Path, capsys) -> None:
-    assert main(eval_argv(server, tmp_path / "one", "--repeats", "2", "--concurrency", "4", "--workers", "1")) == 0
+    assert main(one_process_argv(server, tmp_path / "one")) == 0
     capsys.readouterr()
-    one, on_ray = folder_sessions(tmp_path / "one"), folder_sessions(out)
-    assert len(one) == 8 and one == on_ray
-    reports = [json.loads((folder / "report.json").read_text()) for folder in (tmp_path / "one", out)]
-    for report in reports:
-        report.pop("timing")
-    assert reports[0] == reports[1]
+    assert_same_batch(tmp_path / "one", out, sessions=8)
     from proactive_tui.store import open_store
 
     with open_store() as store:  # the command stored each task's session once, finished

@@ -17,7 +17,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="Ray is not installed (`pip install 'proactive-tui[ray]'`; it is in the test lock)")
 
 from conftest import ROOT  # noqa: E402
-from test_eval_workers import wait_for  # noqa: E402
+from batch_helpers import wait_for  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -9,80 +9,30 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from batch_helpers import (
+    assert_same_batch, assert_stored_as_in_folder, children, eval_argv, finished_keys, gone, one_process_argv,
+    start_command, store_statuses, synth_run, wait_for, write_config,
+)
 from proactive_tui.cli.main import main
 from proactive_tui.evalrun.folder import FAILED, SESSIONS
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
 
-VOLATILE = {"id", "started_at", "finished_at", "ended_at", "wall_time_s", "ts", "session_id", "elapsed_s",
-            "created_at", "updated_at"}
-"""What differs between two runs of the same session whatever runs it: ids and clock readings."""
-MESSAGE_ID = re.compile(r"^([a-z]+-\d+)-[0-9a-f]{6}$")
-
-
-def normalized(value, ids: dict[str, str]):
-    """`value` without its volatile fields; a record id it quotes (a reused plan's source) as the
-    key of that record's session, a message id without its random tail."""
-    if isinstance(value, dict):
-        return {k: normalized(v, ids) for k, v in value.items() if k not in VOLATILE}
-    if isinstance(value, list):
-        return [normalized(v, ids) for v in value]
-    if isinstance(value, str):
-        if value in ids:
-            return ids[value]
-        match = MESSAGE_ID.match(value)
-        return match.group(1) if match else value
-    return value
-
-
-def folder_sessions(out: Path) -> dict[str, dict]:
-    files = {p.stem: json.loads(p.read_text()) for p in sorted((out / SESSIONS).glob("*.json"))}
-    ids = {data["record"]["id"]: key for key, data in files.items()}
-    return {key: normalized(data, ids) for key, data in files.items()}
-
-
-def eval_argv(server: FakeOpenAIServer, out: Path, *extra: str) -> list[str]:
-    return ["eval", "proactiveeval/persuasion", "--agent", "openai/a", "--user", "openai/u", "--judge", "openai/j",
-            "--api-base", server.base_url, "--agreeableness", "low", "--max-turns", "2", "--out", str(out), *extra]
-
 
 def test_two_workers_give_the_folder_report_and_store_of_one_process(tmp_path, capsys) -> None:
-    from proactive_tui.store import load_record, open_store
-
     with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
-        assert main(eval_argv(server, tmp_path / "one", "--repeats", "2", "--concurrency", "4", "--workers", "1")) == 0
+        assert main(one_process_argv(server, tmp_path / "one")) == 0
         one_err = capsys.readouterr().err
         assert main(eval_argv(server, tmp_path / "two", "--repeats", "2", "--concurrency", "4", "--workers", "2")) == 0
         two_err = capsys.readouterr().err
     assert "worker processes" not in one_err and "2 worker processes" in two_err
-    one, two = folder_sessions(tmp_path / "one"), folder_sessions(tmp_path / "two")
-    assert len(one) == 8 and one == two
-    reports = [json.loads((tmp_path / name / "report.json").read_text()) for name in ("one", "two")]
-    for report in reports:
-        report.pop("timing")
-    assert reports[0] == reports[1]
-    # the parent stored every worker's session whole: the store's record is the folder's
-    with open_store() as store:
-        for path in sorted((tmp_path / "two" / SESSIONS).glob("*.json")):
-            saved = json.loads(path.read_text())["record"]
-            stored = load_record(store, saved["id"]).model_dump(mode="json")
-            assert normalized(stored, {}) == normalized(saved, {})
-            assert store.session(saved["id"]).status == "finished"
-
-
-def write_config(text: str) -> None:
-    path = Path(os.environ["PROACTIVE_TUI_CONFIG"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    assert_same_batch(tmp_path / "one", tmp_path / "two", sessions=8)
+    assert_stored_as_in_folder(tmp_path / "two")  # the parent stored every worker's session whole
 
 
 def test_per_model_limits_hold_across_all_workers_together(tmp_path) -> None:
@@ -111,41 +61,7 @@ def test_workers_need_at_least_one(tmp_path, capsys) -> None:
 
 
 def start_batch(server: FakeOpenAIServer, out: Path, **popen) -> subprocess.Popen:
-    argv = [sys.executable, "-m", "proactive_tui", *eval_argv(server, out, "--repeats", "3", "--concurrency", "4",
-                                                              "--workers", "2")]
-    return subprocess.Popen(argv, cwd=ROOT, env={**os.environ, "COLUMNS": "200"}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **popen)
-
-
-def wait_for(condition, what: str, guard_s: float = 120.0) -> None:
-    deadline = time.monotonic() + guard_s  # a hang guard only
-    while not condition():
-        assert time.monotonic() < deadline, f"never happened: {what}"
-        time.sleep(0.05)
-
-
-def children(pid: int) -> list[int]:
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(p) for p in path.read_text().split()] if path.exists() else []
-
-
-def gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    return state == "Z"
-
-
-def finished_keys(out: Path) -> set[str]:
-    return {p.stem for p in (out / SESSIONS).glob("*.json")} if (out / SESSIONS).is_dir() else set()
-
-
-def store_statuses() -> list[str]:
-    from proactive_tui.store import open_store
-
-    with open_store() as store:
-        return [row.status for row in store.sessions()]
+    return start_command(eval_argv(server, out, "--repeats", "3", "--concurrency", "4", "--workers", "2"), **popen)
 
 
 def resume(out: Path) -> int:
@@ -221,15 +137,6 @@ def test_a_stop_signal_leaves_a_resumable_folder_and_no_worker(tmp_path, signum,
 # -- synth -----------------------------------------------------------------------------------------
 
 
-def synth_run(tmp_path: Path, server: FakeOpenAIServer, out: Path, *extra: str) -> list[str]:
-    from synth_fake import FATES, role_args, tree
-
-    tree_file = tmp_path / "tree.json"
-    tree_file.write_text(json.dumps(tree(fates=FATES)))
-    return ["synth", "proactiveeval", "--domain", "recommendation", "--n", str(len(FATES)), "--seed", "3",
-            "--out", str(out), "--tree", str(tree_file), *role_args(server.base_url), "--out-only", *extra]
-
-
 def test_synth_on_two_workers_writes_the_folder_of_one_process_byte_for_byte(tmp_path, capsys) -> None:
     from synth_fake import responder
     from synth_helpers import files
@@ -252,9 +159,7 @@ def test_synth_stopped_or_missing_a_worker_resumes_to_the_uninterrupted_result(t
 
     cut, whole = tmp_path / "cut", tmp_path / "whole"
     with FakeOpenAIServer(responder=responder, latency=0.05) as server:
-        argv = [sys.executable, "-m", "proactive_tui", *synth_run(tmp_path, server, cut, "--workers", "2")]
-        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, "COLUMNS": "200"}, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = start_command(synth_run(tmp_path, server, cut, "--workers", "2"))
         try:
             wait_for(lambda: len(children(proc.pid)) == 2, "two workers")
             workers = children(proc.pid)

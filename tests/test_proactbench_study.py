@@ -239,3 +239,20 @@ def test_your_own_rating_of_a_study_verdict_is_named_as_a_deviation(tmp_path: Pa
         "deviation: 1 rating(s) of yours (rater 'you') counted beside the study's raters")
     assert sum(g.n_ratings for g in fig.groups if g.group != "OVERALL") == 276
     store.close()
+
+
+def test_both_study_imports_share_one_summary_shape() -> None:
+    """The rating and the pairwise import summaries are one base (source, files, problems) plus
+    their own new / already-here counts, which the commands print by name."""
+    from proactive_tui.services.compare import PairImport
+    from proactive_tui.services.labels import StudyImport
+    from proactive_tui.services.study_import import ImportSummary
+
+    shared = ["source", "files", "problems"]
+    assert list(ImportSummary.model_fields) == shared
+    assert list(StudyImport.model_fields) == shared + ["sessions_new", "sessions_kept", "labels_new", "labels_kept", "notes"]
+    assert list(PairImport.model_fields) == shared + ["pairs_new", "pairs_kept", "votes_new", "votes_kept"]
+    for summary in (StudyImport(source="x"), PairImport(source="x")):
+        assert isinstance(summary, ImportSummary) and summary.files == 0 and summary.problems == []
+        summary.problems.append("a.jsonl line 1: field 'x'")
+    assert StudyImport(source="y").problems == [] and PairImport(source="y").problems == []  # no shared list

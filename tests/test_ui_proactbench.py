@@ -99,6 +99,25 @@ def spec(env_id: str, protocol: str = "offline", human: str | None = None, **set
     return SessionSpec(env_id=env_id, roles=roles, seats=seats, settings={"protocol": protocol, **settings})
 
 
+async def playing_screen(app: ProactiveApp, pilot, human: str) -> tuple[ProactBenchSessionScreen, list]:
+    """A settled online screen with a person in `human`'s seat and no session running, and the
+    online session's events for the test to show it one by one."""
+    env = sample_env()
+    screen = ProactBenchSessionScreen(env, spec(env.id, "online", human=human), replay_events=[])
+    app.push_screen(screen)
+    await settle(pilot, screen)
+    return screen, online(env)
+
+
+def played_spec(env_id: str, base_url: str, seat: str, **settings) -> SessionSpec:
+    """A spec against the fake server with a person in `seat` (the real engine asks them)."""
+    from ui_helpers import fake_spec
+
+    played = fake_spec(env_id, base_url, **settings)
+    played.seats = {"agent": "model", "user": "model", "judge": "model", seat: "human"}
+    return played
+
+
 def replay_screen(protocol: str, human: str | None = None, events: list | None = None) -> ProactBenchSessionScreen:
     env = sample_env()
     if events is None:
@@ -146,6 +165,25 @@ async def test_an_offline_session_shows_context_triggers_verdicts_and_scores() -
         assert "trigger 2/3 · turn 4 · CRITICAL" in text and "recorded" in text
 
 
+async def test_the_rubric_panel_says_each_level_once() -> None:
+    """The sample's CRITICAL rubric begins each criterion with its level ("PASS if the assistant
+    synthesizes…"): the panel shows "PASS if…", never "PASS PASS if…"."""
+    env = sample_env()
+    rubric_of = env.triggers[1].evaluation_rubric
+    assert rubric_of.pass_criteria.startswith("PASS if") and rubric_of.fail_criteria.startswith("FAIL if")
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = replay_screen("offline")
+        app.push_screen(screen)
+        await settle(pilot, screen)
+        panel = screen.query_one(RubricPanel)
+        panel.show_rubric(2, 4, rubric_of, 3)
+        await pilot.pause()
+        lines = panel.shown.plain.splitlines()
+        assert [line.split(" ", 2)[:2] for line in lines] == [["PASS", "if"], ["PARTIAL", "if"], ["FAIL", "if"]]
+        assert lines[0] == rubric_of.pass_criteria  # the criterion whole, its level once
+
+
 async def test_an_online_session_shows_the_plan_and_the_user_agents_verdicts() -> None:
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -166,13 +204,9 @@ async def test_an_online_session_shows_the_plan_and_the_user_agents_verdicts() -
 
 
 async def test_playing_the_agent_the_rubric_and_plan_show_only_once_the_reply_is_in() -> None:
-    env = sample_env()
-    events = online(env)
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = ProactBenchSessionScreen(env, spec(env.id, "online", human="agent"), replay_events=[])
-        app.push_screen(screen)
-        await settle(pilot, screen)
+        screen, events = await playing_screen(app, pilot, "agent")
         card = screen.query_one(ContextCard).plain_text()
         assert "Only the chat" in card
         rubric, planner = screen.query_one(RubricPanel), screen.query_one(PlannerPanel)
@@ -189,13 +223,9 @@ async def test_playing_the_agent_the_rubric_and_plan_show_only_once_the_reply_is
 
 
 async def test_playing_the_user_the_planners_order_is_the_brief() -> None:
-    env = sample_env()
-    events = online(env)
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = ProactBenchSessionScreen(env, spec(env.id, "online", human="user"), replay_events=[])
-        app.push_screen(screen)
-        await settle(pilot, screen)
+        screen, events = await playing_screen(app, pilot, "user")
         first_plan = next(e for e in events if e.type == "proactbench.planned")
         screen._show(events[0])
         screen._show(first_plan)
@@ -209,13 +239,9 @@ async def test_playing_the_user_the_planners_order_is_the_brief() -> None:
 
 async def test_playing_the_user_the_box_says_the_session_ended_once_it_has() -> None:
     """Not "the box opens when the Planner's order is in" after the Planner has ended the dialogue."""
-    env = sample_env()
-    events = online(env)
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = ProactBenchSessionScreen(env, spec(env.id, "online", human="user"), replay_events=[])
-        app.push_screen(screen)
-        await settle(pilot, screen)
+        screen, events = await playing_screen(app, pilot, "user")
         box = screen.query_one(ComposeBox)
         assert "Planner's order" in box.placeholder
         screen._show(next(e for e in events if e.type == "session_ended"))
@@ -330,17 +356,15 @@ async def test_a_watched_offline_session_against_the_fake_server() -> None:
 
 async def test_playing_the_agent_offline_the_rubric_waits_for_the_reply() -> None:
     from test_proactbench_engine import ENV_ID, offline_responder
-    from ui_helpers import fake_spec, wait_for
+    from ui_helpers import wait_for
     from proactive_tui.testing.fake_openai import FakeOpenAIServer
-    from proactive_tui.ui.widgets.compose_box import ComposeBox
 
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = app.environments.get(ENV_ID)
         with FakeOpenAIServer(responder=offline_responder(env)) as server:
-            spec_ = fake_spec(env.id, server.base_url, protocol="offline", max_triggers=1)
-            spec_.seats = {"agent": "human", "user": "model", "judge": "model"}
-            screen = ProactBenchSessionScreen(env, spec_)
+            screen = ProactBenchSessionScreen(env, played_spec(env.id, server.base_url, "agent", protocol="offline",
+                                                               max_triggers=1))
             app.push_screen(screen)
             await wait_for(pilot, lambda: screen.awaiting == "agent")
             rubric = screen.query_one(RubricPanel)
@@ -354,3 +378,30 @@ async def test_playing_the_agent_offline_the_rubric_waits_for_the_reply() -> Non
         assert rubric.shown.plain.startswith("PASS ")
         card = screen.query_one(VerdictCard)
         assert card.counted == "PASS" and "you" in next(v for v in screen.query(MessageView) if v.role == "agent").speaker
+
+
+@pytest.mark.parametrize("seat, protocol", [("agent", "offline"), ("user", "online")])
+async def test_while_the_person_is_asked_the_status_line_says_it_is_their_turn(seat: str, protocol: str) -> None:
+    """The engine asks the person (awaiting_human), then starts their message: that start must not
+    overwrite "your turn" with "the agent is typing…" (the person is the one to type)."""
+    from test_proactbench_engine import ENV_ID, offline_responder, online_responder
+    from ui_helpers import wait_for
+    from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        env = app.environments.get(ENV_ID)
+        responder = offline_responder(env) if protocol == "offline" else online_responder()
+        with FakeOpenAIServer(responder=responder) as server:
+            screen = ProactBenchSessionScreen(env, played_spec(env.id, server.base_url, seat, protocol=protocol,
+                                                               max_triggers=1, max_turns=2))
+            app.push_screen(screen)
+            # the person's message has started (its view waits for them) and they are asked
+            await wait_for(pilot, lambda: screen.awaiting == seat
+                           and any(v.role == seat and v.state == "streaming" for v in screen.query(MessageView)))
+            await pilot.pause()
+            activity = screen.status.activity
+            assert activity.startswith("your turn") and "typing" not in activity, activity
+            screen.action_end_conversation()
+            await wait_for(pilot, lambda: screen.ended is not None)
+            await settle(pilot, screen)

@@ -80,10 +80,12 @@ class SessionSpec(BaseModel):
         return out
 
 
-def with_seat_temperatures(spec: SessionSpec, family: Any) -> SessionSpec:
-    """`spec` with every seat's temperature decided by its family (`Family.seat_temperature`) and
-    set explicitly, so the decision survives storing the spec (a fork or resume of it runs at the
-    temperature the session ran at) and every start path gives one seat one temperature."""
+def with_family_seat_settings(spec: SessionSpec, family: Any) -> SessionSpec:
+    """`spec` with what the family decides for every seat set explicitly: its temperature
+    (`Family.seat_temperature`) and, where nobody chose a cap, the protocol's token cap
+    (`Family.default_max_tokens`; never for the embedded model). Explicit, so the decision survives
+    storing the spec (a fork or resume of it runs as the session ran) and every start path gives
+    one seat one temperature and one cap."""
     updates: dict[str, ModelSettings] = {}
     for role in ROLES:
         settings = spec.roles.for_role(role)
@@ -96,15 +98,15 @@ def with_seat_temperatures(spec: SessionSpec, family: Any) -> SessionSpec:
 
 
 def seat_temperatures(spec: SessionSpec, seats: dict[str, Any], family: Any) -> SessionSpec:
-    """For a family's session builder: `with_seat_temperatures`, and every model seat among
+    """For a family's session builder: `with_family_seat_settings`, and every model seat among
     `seats` (behind a replaying wrapper too, as a fork or resume seats it) set to call its model at
-    its decided temperature. `family`: the Family or its name. Returns the decided spec, whose
+    its decided temperature and token cap. `family`: the Family or its name. Returns the decided spec, whose
     `models_summary` the run record keeps."""
     if isinstance(family, str):
         from proactive_tui.core import registry
 
         family = registry.get(family)
-    spec = with_seat_temperatures(spec, family)
+    spec = with_family_seat_settings(spec, family)
     for role, participant in seats.items():
         live = participant
         while live is not None and "live" in vars(live):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
@@ -16,6 +16,12 @@ class EnvironmentBase(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
+
+    file_shape: ClassVar[str] = ""
+    """What a file of these environments looks like, in a few words ("an array of {observation:
+    ...} events"): the loader names it, family by family, for a file no family reads, so the
+    message is right for whichever families are installed (a plug-in's too). Empty: the family's
+    name and suffixes only."""
 
     id: str
     title: str

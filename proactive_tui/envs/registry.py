@@ -377,14 +377,23 @@ def _load_file(file: FileCandidate, families: dict[str, Any], companions: dict[s
         # and a folder of a user's notes must not turn into a list of problems.
         return [], []
     if family is None:
-        return [], [
-            LoadProblem(
-                file=file.display,
-                message=(
-                    "unrecognised environment file: expected <domain>/fair|hard|eval.json (proactiveeval), "
-                    "an array of {observation: ...} events (proactivebench), a scenario with a timeline (chronos) "
-                    "or a .jsonl of dialogues with trigger points (proactbench)"
-                ),
-            )
-        ]
+        return [], [LoadProblem(file=file.display, message=unrecognised_message(families, file.path.suffix))]
     return family.load_file(file, data, companions)
+
+
+def unrecognised_message(families: dict[str, Any], suffix: str) -> str:
+    """Why a file was not read, and what each installed family that reads files of its `suffix`
+    would read instead: its declared suffixes and file shape (`EnvironmentBase.file_shape`), so the
+    message names a plug-in family too and never a family's shape it does not read."""
+    suffix = suffix.lower()
+    accepted = []
+    for name, family in families.items():
+        suffixes = tuple(s.lower() for s in getattr(family, "file_suffixes", (".json",)))
+        if suffix not in suffixes:
+            continue
+        shape = getattr(getattr(family, "env_model", None), "file_shape", "")
+        accepted.append(f"{name} ({', '.join(suffixes)})" + (f" {shape}" if shape else ""))
+    if not accepted:
+        return f"unrecognised environment file: no installed family reads {suffix or 'such'} files"
+    return ("unrecognised environment file: no installed family reads it (by its place or its shape). Each reads: "
+            + "; ".join(accepted))

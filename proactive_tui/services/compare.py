@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from proactive_tui.core.scores import TurnScores, turn_scores
 from proactive_tui.core.spec import SeatKind, SessionSpec
 from proactive_tui.llm.settings import ModelSettings, RoleSettings
+from proactive_tui.services.study_import import ImportSummary
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -372,18 +373,14 @@ class StudyVote(BaseModel):
     at: str = ""
 
 
-class PairImport(BaseModel):
+class PairImport(ImportSummary):
     """What importing a pairwise study did (`PairwiseStudy.import_study`)."""
 
-    source: str
     pairs_new: int = 0
     pairs_kept: int = 0
     """Pairs already in the store (an import run twice adds nothing, and keeps a person's vote)."""
     votes_new: int = 0
     votes_kept: int = 0
-    files: int = 0
-    problems: list[str] = Field(default_factory=list)
-    """One line per row or file that could not be read (file, line, field); the rest imported."""
 
 
 class PairwiseStudy:

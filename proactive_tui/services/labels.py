@@ -19,6 +19,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, Field
 
 from proactive_tui.core.verdicts import LabelError, parse_value, value_text, verdicts_of
+from proactive_tui.services.study_import import ImportSummary
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -190,20 +191,15 @@ def import_labels(store: Any, record: Any) -> int:
 # -- a family's published rating study -------------------------------------------------------------
 
 
-class StudyImport(BaseModel):
+class StudyImport(ImportSummary):
     """What importing a rating study into the store did (`RatingStudy.import_study`)."""
 
-    source: str
-    """The folder read."""
     sessions_new: int = 0
     sessions_kept: int = 0
     """Items whose session was already in the store (an import run twice adds nothing)."""
     labels_new: int = 0
     labels_kept: int = 0
     """Ratings already in the store as labels (the same rater on the same verdict)."""
-    files: int = 0
-    problems: list[str] = Field(default_factory=list)
-    """One line per row or file that could not be read (file, line, field); the rest imported."""
     notes: list[str] = Field(default_factory=list)
     """What was left out on purpose, as the study's own analysis leaves it out."""
 

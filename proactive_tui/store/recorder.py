@@ -232,16 +232,16 @@ class SessionRecorder:
         self._write(lambda: self.store.create_session(row))
 
     def _stored_spec(self, family_name: str) -> dict[str, Any] | None:
-        """The spec as stored for resume and fork: with the seats' temperatures the family decided
-        (`core.spec.with_seat_temperatures`), so a branch or a resumed session runs each seat at the
-        temperature this session ran it at, not at a default the stored copy would otherwise fix."""
+        """The spec as stored for resume and fork: with the seats' temperatures and token caps the
+        family decided (`core.spec.with_family_seat_settings`), so a branch or a resumed session runs
+        each seat as this session ran it, not at a default the stored copy would otherwise fix."""
         if self.spec is None:
             return None
         from proactive_tui.core import registry
-        from proactive_tui.core.spec import with_seat_temperatures
+        from proactive_tui.core.spec import with_family_seat_settings
 
         family = registry.find(family_name)
-        return (self.spec if family is None else with_seat_temperatures(self.spec, family)).storable()
+        return (self.spec if family is None else with_family_seat_settings(self.spec, family)).storable()
 
     def _finish(self, status: str) -> None:
         record = self.builder.record

@@ -66,7 +66,7 @@ the shift must not satisfy the new needs yet.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -196,6 +196,7 @@ class ChronosScenario(BaseModel):
 
 
 class ChronosEnv(EnvironmentBase):
+    file_shape: ClassVar[str] = "a scenario object with a timeline"
     family: Literal["chronos"] = FAMILY
     scenario: ChronosScenario
     sample_id: str | None = None

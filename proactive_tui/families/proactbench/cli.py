@@ -56,9 +56,8 @@ class ProactBenchPrinter(EventPrinter):
         elif t == "proactbench.trigger_opened":
             r = event.rubric
             c.print(Text(plain(f"\n[trigger {event.index} · turn {event.turn} · {r.type}]"), style="bold"))
-            c.print(Text(plain(f"  PASS: {_short(r.pass_criteria)}"), style="dim"))
-            c.print(Text(plain(f"  PARTIAL: {_short(r.partial_criteria)}"), style="dim"))
-            c.print(Text(plain(f"  FAIL: {_short(r.fail_criteria)}"), style="dim"))
+            for level, criterion in r.criteria():
+                c.print(Text(plain(f"  {level}: {_short(criterion)}"), style="dim"))
             if event.user_message is not None:
                 line = Text(plain(f"[turn {event.turn}] user (recorded): "), style=SPEAKER_STYLE["user"])
                 line.append(Text(plain(event.user_message)))

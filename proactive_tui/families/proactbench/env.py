@@ -16,7 +16,8 @@ Ids look like `proactbench/<unique_id_eval>` (upstream's primary key; `uuid` rep
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -24,7 +25,7 @@ from proactive_tui.envs.base import EnvironmentBase, one_line
 from proactive_tui.envs.problems import LoadProblem, problems_from_validation
 from proactive_tui.envs.reading import json_kind
 
-FAMILY = "proactbench"
+FAMILY: Literal["proactbench"] = "proactbench"
 
 TriggerType = Literal["EMERGENT", "CRITICAL", "RECOVERY"]
 TRIGGER_TYPES: tuple[str, ...] = ("EMERGENT", "CRITICAL", "RECOVERY")
@@ -60,6 +61,20 @@ class Rubric(_Open):
     @classmethod
     def _upper(cls, value: Any) -> Any:
         return value.strip().upper() if isinstance(value, str) else value
+
+    def criteria(self) -> list[tuple[Score, str]]:
+        """(level, what earns it) for PASS, PARTIAL and FAIL, as a view prints them: the level,
+        then the text. Recorded Planners often begin a criterion with its own level ("PASS if the
+        assistant…"); that leading word is left out of the text, so a view does not print it twice
+        ("PASS PASS if…"). The stored rubric (and what the judge is sent) keeps it as written."""
+        levels: tuple[tuple[Score, str], ...] = (
+            ("PASS", self.pass_criteria), ("PARTIAL", self.partial_criteria), ("FAIL", self.fail_criteria))
+        return [(level, _LEVEL_WORD[level].sub("", text, count=1)) for level, text in levels]
+
+
+_LEVEL_WORD: dict[str, re.Pattern[str]] = {
+    level: re.compile(rf"^\s*{level}\b\s*[:\-–—]?\s*", re.IGNORECASE) for level in ("PASS", "PARTIAL", "FAIL")}
+"""A criterion's leading level word ("PASS if…", "Partial: …"), with the colon or dash after it."""
 
 
 class EvaluationResult(_Open):
@@ -151,6 +166,8 @@ class Dialogue(_Open):
 
 
 class ProactBenchEnv(EnvironmentBase):
+    file_shape: ClassVar[str] = ("dialogue rows with unique_id_eval and trigger_points (a .jsonl, one row a line, "
+                                 "or a .json of one row or an array)")
     family: Literal["proactbench"] = FAMILY
     dialogue: Dialogue
     line: int | None = None

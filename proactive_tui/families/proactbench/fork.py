@@ -20,10 +20,14 @@ user message`, `turn N agent reply`, `verdict on turn N`, as `protocol` names th
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.fork import EDITED_BY, ForkError, ForkPoint, ForkStep, Side
 from proactive_tui.core.replay import RecordedAnswer
+
+if TYPE_CHECKING:  # types only: forking loads nothing more than it did
+    from proactive_tui.families.proactbench.env import EvaluationResult
+    from proactive_tui.families.proactbench.record import ProactBenchSection, TriggerRecord
 
 PLAN, USER, OPENED, AGENT, VERDICT = range(5)
 _PURPOSE = re.compile(r"^(?:turn (\d+) (plan|user message|agent reply)|verdict on turn (\d+))$")
@@ -116,7 +120,7 @@ def edit_answer(point: ForkPoint, text: str, record: Any) -> RecordedAnswer:
     return RecordedAnswer(seat="agent", turn=point.turn, text=text, model=EDITED_BY)
 
 
-def _verdict_value(result: Any) -> dict[str, Any]:
+def _verdict_value(result: EvaluationResult) -> dict[str, Any]:
     return {"rationale": result.rationale, "score": result.score, "evidence": result.evidence}
 
 
@@ -153,10 +157,10 @@ def _offline_answers(record: Any) -> list[RecordedAnswer]:
 
 
 def _online_answers(record: Any) -> list[RecordedAnswer]:
-    section = record.section
+    section: ProactBenchSection = record.section
     plans = {p.turn: p for p in section.plans}
     users = {m.turn: m for m in record.messages if m.role == "user" and not m.partial}
-    by_scoring_turn: dict[int, Any] = {}
+    by_scoring_turn: dict[int, TriggerRecord] = {}
     triggers = sorted(section.triggers, key=lambda t: t.turn)
     for earlier, later in zip(triggers, triggers[1:] + [None]):
         del later
@@ -171,14 +175,14 @@ def _online_answers(record: Any) -> list[RecordedAnswer]:
         if user is None:
             break
         scored = by_scoring_turn.get(turn)
-        scoring = scored is not None and scored.judged and scored.result is not None
+        verdict = scored.result if scored is not None and scored.judged else None
         if person_user:
-            if scoring:
-                out.append(RecordedAnswer(seat="user", turn=turn, value=_verdict_value(scored.result), model=scored.judge or ""))
+            if scored is not None and verdict is not None:
+                out.append(RecordedAnswer(seat="user", turn=turn, value=_verdict_value(verdict), model=scored.judge or ""))
             out.append(RecordedAnswer(seat="user", turn=turn, text=user.content, model=user.model))
-        elif scoring:
+        elif verdict is not None:
             out.append(RecordedAnswer(seat="user", turn=turn, model=user.model, text=user.content,
-                                      value={"evaluation": _verdict_value(scored.result), "user_message": user.content}))
+                                      value={"evaluation": _verdict_value(verdict), "user_message": user.content}))
         else:
             out.append(RecordedAnswer(seat="user", turn=turn, model=user.model, text=user.content,
                                       value={"user_message": user.content}))

@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from proactive_tui.families.proactbench.env import MAX_TRIGGERS, EvaluationResult, PlannerOutput, Rubric, StateAudit, TacticalOrder
+from proactive_tui.families.proactbench.env import (
+    MAX_TRIGGERS, EvaluationResult, PlannerOutput, Rubric, Score, StateAudit, TacticalOrder,
+)
 
 
 class JudgeVerdict(BaseModel):
     rationale: str
-    score: Literal["PASS", "PARTIAL", "FAIL"]
+    score: Score
     evidence: str = ""
 
     @field_validator("score", mode="before")
@@ -88,7 +90,7 @@ class UserTurnScoring(BaseModel):
         return value
 
 
-def user_agent_schema(scoring: bool) -> type[BaseModel]:
+def user_agent_schema(scoring: bool) -> type[UserTurn] | type[UserTurnScoring]:
     return UserTurnScoring if scoring else UserTurn
 
 
@@ -128,6 +130,9 @@ def evidence_found(evidence: str, reply: str) -> bool:
 
 # -- a person's verdict ----------------------------------------------------------------------------
 
+_PERSON_SCORES: dict[str, Score] = {"pass": "PASS", "p": "PASS", "partial": "PARTIAL", "pa": "PARTIAL",
+                                    "fail": "FAIL", "f": "FAIL"}
+"""A person's first word, whole or abbreviated, and the score it means."""
 PERSON_HINT = "PASS, PARTIAL or FAIL, then why (e.g. `PARTIAL it warns but takes no step`)"
 
 
@@ -140,8 +145,7 @@ def parse_person_verdict(text: str) -> JudgeVerdict:
 
         return JudgeVerdict.model_validate(extract_json(stripped))
     match = re.match(r"^\s*([A-Za-z]+)\W*(.*)$", stripped, re.S)
-    words = {"pass": "PASS", "p": "PASS", "partial": "PARTIAL", "pa": "PARTIAL", "fail": "FAIL", "f": "FAIL"}
-    score = words.get(match.group(1).lower()) if match else None
-    if score is None:
+    score = _PERSON_SCORES.get(match.group(1).lower()) if match else None
+    if match is None or score is None:
         raise ValueError(f"not a verdict: start with {PERSON_HINT}")
-    return JudgeVerdict(rationale=match.group(2).strip(), score=score)  # type: ignore[union-attr,arg-type]
+    return JudgeVerdict(rationale=match.group(2).strip(), score=score)

@@ -48,29 +48,29 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel
 
 from proactive_tui import __version__
 from proactive_tui.core.events import (
     AwaitingHuman, ChatMessage, ErrorRaised, MessageDelta, MessageDiscarded, MessageDone, MessageRecord, MessageStarted,
-    Retrying, SessionStarted, UsageInfo, UsageRecorded, now_iso,
+    Retrying, Seat, SessionStarted, UsageInfo, UsageRecorded, now_iso,
 )
 from proactive_tui.core.participants import Participant, ReplyRequest, UserStopped, failed_seat
 from proactive_tui.core.replay import is_replaying, next_writer
 from proactive_tui.core.session import SessionBase
 from proactive_tui.core.writers import by_person
 from proactive_tui.families.proactbench import prompts
-from proactive_tui.families.proactbench.env import MAX_TRIGGERS, ProactBenchEnv, Rubric, TriggerPoint
-from proactive_tui.families.proactbench.events import Planned, RecordedTurn, TriggerJudged, TriggerOpened
+from proactive_tui.families.proactbench.env import MAX_TRIGGERS, PlannerOutput, ProactBenchEnv, Rubric, TriggerPoint
+from proactive_tui.families.proactbench.events import JudgedBy, Planned, RecordedTurn, TriggerJudged, TriggerOpened
 from proactive_tui.families.proactbench.judges import (
     PERSON_HINT, JudgeVerdict, UserTurnScoring, evidence_found, parse_person_verdict, planner_schema, user_agent_schema,
 )
 from proactive_tui.families.proactbench.settings import ProactBenchSettings
 from proactive_tui.llm.errors import ModelError
 
-SEATS = ("agent", "user", "judge")
+SEATS: tuple[Seat, ...] = ("agent", "user", "judge")
 SETUP_FAILURES = frozenset({"missing_key", "unknown_model", "unknown_provider", "no_api", "unreachable", "auth"})
 """Model errors that every further call would repeat: they end the session rather than skip one
 trigger after another."""
@@ -87,8 +87,15 @@ class ProactBenchSeats(BaseModel):
     user: Any = None
     judge: Any = None
 
-    def get(self, seat: str) -> Participant:
-        return getattr(self, seat)
+    def get(self, seat: Seat) -> Participant:
+        """A seat the protocol asks (offline the user seat may be empty: it is never asked)."""
+        participant: Participant = getattr(self, seat)
+        return participant
+
+    @property
+    def present(self) -> dict[str, Participant]:
+        """The seats that are filled, in `SEATS` order."""
+        return {s: p for s in SEATS if (p := getattr(self, s)) is not None}
 
 
 def _one_line(text: str) -> str:
@@ -140,24 +147,24 @@ class ProactBenchSession(SessionBase):
         triggers = self.env.triggers
         return triggers[: self.settings.max_triggers] if self.settings.max_triggers else triggers
 
-    def _retry_cb(self, seat: str):
+    def _retry_cb(self, seat: Seat) -> Callable[[Any], None]:
         def callback(notice: Any) -> None:
-            self.emit(Retrying(seat=seat, model=notice.model, attempt=notice.attempt,  # type: ignore[arg-type]
+            self.emit(Retrying(seat=seat, model=notice.model, attempt=notice.attempt,
                                max_attempts=notice.max_attempts, wait_s=notice.wait_s, reason=notice.reason))
         return callback
 
-    def _person_parser(self, seat: str, turn: int):
+    def _person_parser(self, seat: Seat, turn: int) -> Callable[[str], JudgeVerdict]:
         """A person's typed verdict read by `parse_person_verdict`; a line that is not one is asked
         for again, and said (a new AwaitingHuman, so a stdin reader prompts again)."""
         def parse(text: str) -> JudgeVerdict:
             try:
                 return parse_person_verdict(text)
             except ValueError as exc:
-                self.emit(AwaitingHuman(seat=seat, turn=turn, hint=str(exc)))  # type: ignore[arg-type]
+                self.emit(AwaitingHuman(seat=seat, turn=turn, hint=str(exc)))
                 raise
         return parse
 
-    def _human(self, seat: str) -> bool:
+    def _human(self, seat: Seat) -> bool:
         participant = self.seats.get(seat)
         return participant is not None and participant.info.kind == "human"
 
@@ -218,21 +225,21 @@ class ProactBenchSession(SessionBase):
     # -- verdicts ---------------------------------------------------------------------------------
 
     def _judged(self, index: int, turn: int, response: str, verdict: JudgeVerdict | None, writer: str,
-                judged_by: str, problem: str = "") -> None:
+                judged_by: JudgedBy, problem: str = "") -> None:
         """Emit the verdict on trigger `index`: a result (its evidence checked against the reply),
         or none with the one-line `problem` (SKIPPED)."""
         if verdict is None:
             self.emit(TriggerJudged(index=index, turn=turn, response=response, result=None, judge=writer,
-                                    judged_by=judged_by, problem=_one_line(problem)))  # type: ignore[arg-type]
+                                    judged_by=judged_by, problem=_one_line(problem)))
             return
         person = by_person(writer) or judged_by == "person"
         check = None if person and not verdict.evidence.strip() else evidence_found(verdict.evidence, response)
         self.emit(TriggerJudged(index=index, turn=turn, response=response, result=verdict.to_result(), judge=writer,
-                                judged_by="person" if person else judged_by,  # type: ignore[arg-type]
+                                judged_by="person" if person else judged_by,
                                 evidence_in_reply=check))
 
-    async def _verdict(self, seat: str, index: int, turn: int, system: str, message: str, response: str,
-                       judged_by: str, request_turn: int | None = None) -> bool:
+    async def _verdict(self, seat: Seat, index: int, turn: int, system: str, message: str, response: str,
+                       judged_by: JudgedBy, request_turn: int | None = None) -> bool:
         """One verdict asked of `seat` alone (the offline judge; online, the score-only call):
         emits `trigger_judged` either way. Returns False when the seat failed to give one."""
         participant: Participant = self.seats.get(seat)
@@ -240,7 +247,7 @@ class ProactBenchSession(SessionBase):
         asked_turn = turn if request_turn is None else request_turn
         purpose = f"verdict on turn {turn}"
         if human and not is_replaying(participant):
-            self.emit(AwaitingHuman(seat=seat, turn=asked_turn, hint=f"score the reply at turn {turn}: {PERSON_HINT}"))  # type: ignore[arg-type]
+            self.emit(AwaitingHuman(seat=seat, turn=asked_turn, hint=f"score the reply at turn {turn}: {PERSON_HINT}"))
         request = ReplyRequest(seat=seat, system=system, messages=[{"role": "user", "content": message}], turn=asked_turn,
                                on_retry=self._retry_cb(seat), purpose=purpose)
         try:
@@ -251,10 +258,10 @@ class ProactBenchSession(SessionBase):
             self._judged(index, turn, response, None, participant.info.label, judged_by, problem)
             if exc.kind in SETUP_FAILURES:  # the session ends on it (run_protocol says so once)
                 raise
-            self.emit(ErrorRaised(seat=seat, message=f"trigger {index} (turn {turn}): {problem}; SKIPPED, not counted",  # type: ignore[arg-type]
+            self.emit(ErrorRaised(seat=seat, message=f"trigger {index} (turn {turn}): {problem}; SKIPPED, not counted",
                                   purpose=purpose, judgement=True))
             return False
-        self.emit(UsageRecorded(seat=seat, model=reply.model, purpose=purpose, usage=reply.usage))  # type: ignore[arg-type]
+        self.emit(UsageRecorded(seat=seat, model=reply.model, purpose=purpose, usage=reply.usage))
         self._judged(index, turn, response, value, reply.model, judged_by)
         return True
 
@@ -321,7 +328,7 @@ class ProactBenchSession(SessionBase):
         return [m for user, agent in self._turns for m in
                 ({"role": "user", "content": user}, {"role": "assistant", "content": agent})]
 
-    async def _plan(self, turn: int, declared: list[dict[str, Any]]) -> Any:
+    async def _plan(self, turn: int, declared: list[dict[str, Any]]) -> PlannerOutput:
         planner: Participant = self.seats.judge
         persona, _ = persona_of(self.env)
         purpose = f"turn {turn} plan"
@@ -348,23 +355,23 @@ class ProactBenchSession(SessionBase):
                                                     finished_at=now_iso(), model=model, usage=usage,
                                                     visible_context=[ChatMessage(**m) for m in context])))
 
-    async def _user_turn(self, turn: int, plan: Any) -> str:
+    async def _user_turn(self, turn: int, plan: PlannerOutput) -> str:
         """The user's message of `turn` (and the pending trigger's verdict before it)."""
         user: Participant = self.seats.user
         persona, style = persona_of(self.env)
         pending = self._pending
         if user.info.kind == "human":
             if pending is not None:
-                index, at, _rubric, reply = pending
+                index, at, _rubric, scored_reply = pending
                 if not is_replaying(user):
                     self.emit(AwaitingHuman(seat="user", turn=turn, hint=f"first score the assistant's reply at turn {at}: "
                                                                          f"{PERSON_HINT}"))
                 request = ReplyRequest(seat="user", system="", turn=turn, purpose=f"turn {turn} user message",
                                        messages=[{"role": "user", "content": prompts.score_only_message(
-                                           _rubric, self._turns, reply)}])
+                                           _rubric, self._turns, scored_reply)}])
                 verdict, answer = await user.reply_structured(request, JudgeVerdict, self._person_parser("user", turn))
                 self._pending = None
-                self._judged(index, at, reply, verdict, answer.model, "person")
+                self._judged(index, at, scored_reply, verdict, answer.model, "person")
             return await self._person_message(turn, plan)
         system = prompts.user_agent_system(persona, style)
         content = prompts.user_agent_message(plan.tactical_order, self._turns,
@@ -380,7 +387,7 @@ class ProactBenchSession(SessionBase):
             self._judged(index, at, answered, value.evaluation, reply.model, "user_agent")
         return value.user_message
 
-    async def _person_message(self, turn: int, plan: Any) -> str:
+    async def _person_message(self, turn: int, plan: PlannerOutput) -> str:
         """A person in the user seat writes the turn's message, the Planner's order as their brief."""
         user: Participant = self.seats.user
         if not is_replaying(user):
@@ -445,13 +452,13 @@ class ProactBenchSession(SessionBase):
                 return "completed", f"the planner ended the dialogue after turn {turn}"
         return "max_turns", ""
 
-    def _stopped(self, seat: str, message: str, exc: ModelError | None, purpose: str,
+    def _stopped(self, seat: Seat, message: str, exc: ModelError | None, purpose: str,
                  judgement: bool | None) -> tuple[str, str]:
         """Upstream stops the dialogue when a role's call fails; the session ends in error.
         `judgement`: the User Agent's call both scores and speaks (None: it was both)."""
         if exc is not None and exc.kind in SETUP_FAILURES:
             raise exc
-        self.emit(ErrorRaised(seat=seat, message=message, fatal=True, purpose=purpose,  # type: ignore[arg-type]
+        self.emit(ErrorRaised(seat=seat, message=message, fatal=True, purpose=purpose,
                               judgement=judgement))
         return "error", message
 
@@ -470,7 +477,7 @@ class ProactBenchSession(SessionBase):
     # -- the session -------------------------------------------------------------------------------
 
     async def run_protocol(self) -> None:
-        infos = {s: self.seats.get(s).info for s in SEATS if self.seats.get(s) is not None}
+        infos = {s: p.info for s, p in self.seats.present.items()}
         self.emit(SessionStarted(
             session_id=self.session_id, family=self.family, env_id=self.env.id, environment=self.env.model_dump(mode="json"),
             mode="play" if any(i.kind == "human" for i in infos.values()) else "watch", seats=infos,

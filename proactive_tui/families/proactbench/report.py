@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from proactive_tui.core.report import Line, ReportSection, Speech, Table, pct
+from proactive_tui.core.report import Line, ReportSection, Speech, Style, Table, pct
 from proactive_tui.core.run_record import Score
 from proactive_tui.core.writers import PERSON, speaker
 
-RESULT_STYLE = {"PASS": "good", "PARTIAL": "warn", "FAIL": "bad", "SKIPPED": "dim"}
+RESULT_STYLE: dict[str, Style] = {"PASS": "good", "PARTIAL": "warn", "FAIL": "bad", "SKIPPED": "dim"}
 BY_LABEL = {"judge": "the judge", "user_agent": "the user agent", "person": "a person"}
 
 
@@ -55,9 +55,7 @@ def _trigger_head(trigger: Any) -> list[Any]:
     r = trigger.rubric
     return [Line(label=f"[trigger {trigger.index} · turn {trigger.turn} · {r.type}]", text="rubric (fixed before the reply)",
                  style="info"),
-            Line(label="PASS:", text=r.pass_criteria, style="dim", indent=1),
-            Line(label="PARTIAL:", text=r.partial_criteria, style="dim", indent=1),
-            Line(label="FAIL:", text=r.fail_criteria, style="dim", indent=1)]
+            *(Line(label=f"{level}:", text=criterion, style="dim", indent=1) for level, criterion in r.criteria())]
 
 
 def dialogue_blocks(record: Any) -> list[Any]:

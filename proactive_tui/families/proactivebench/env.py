@@ -18,7 +18,7 @@ Ids look like `proactivebench/code_11` (the file name without `.json`).
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -65,6 +65,7 @@ class Split(BaseModel):
 
 
 class ProactiveBenchEnv(EnvironmentBase):
+    file_shape: ClassVar[str] = "an array of {observation: ...} events (a trace)"
     family: Literal["proactivebench"] = FAMILY
     events: list[TraceEvent]
     splits: list[str] = Field(default_factory=list)

@@ -19,7 +19,7 @@ Unknown extra keys are kept (they round-trip through export). Ids look like
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -93,6 +93,7 @@ class ProactiveEvalItem(BaseModel):
 
 
 class ProactiveEvalEnv(EnvironmentBase):
+    file_shape: ClassVar[str] = "an array of tasks in <domain>/fair.json, hard.json or eval.json"
     family: Literal["proactiveeval"] = FAMILY
     index: int
     item: ProactiveEvalItem

@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from proactive_tui.textsafe import plain
 
-LABELS = (("PASS", "pass_criteria", "green"), ("PARTIAL", "partial_criteria", "yellow"), ("FAIL", "fail_criteria", "red"))
+COLOURS = {"PASS": "green", "PARTIAL": "yellow", "FAIL": "red"}
 
 
 class RubricPanel(Static):
@@ -54,9 +54,9 @@ class RubricPanel(Static):
         if self.hidden:
             return Text(self.hidden, style="italic")
         text = Text()
-        for i, (label, field, colour) in enumerate(LABELS):
+        for i, (level, criterion) in enumerate(self.rubric.criteria()):  # each level said once ("PASS if…")
             if i:
                 text.append("\n")
-            text.append(f"{label} ", style=f"bold {colour}")
-            text.append(plain(str(getattr(self.rubric, field, ""))))
+            text.append(f"{level} ", style=f"bold {COLOURS[level]}")
+            text.append(plain(criterion))
         return text

@@ -176,8 +176,11 @@ class ProactBenchSessionScreen(SessionScreenBase):
         return next((e for e in self.opened.values() if e.turn == turn), None)
 
     def message_begun(self, event: Any, speaker: str) -> None:
+        """A model's message: "… is typing". A person's starts just after they are asked
+        (awaiting_human comes first): the status line keeps saying it is their turn."""
         super().message_begun(event, speaker)
-        self.status.set(activity=f"the {'agent' if event.role == 'agent' else 'user'} is typing…")
+        if self.spec.seats.get(event.role) != "human":
+            self.status.set(activity=f"the {'agent' if event.role == 'agent' else 'user'} is typing…")
 
     def message_ended(self, message: Any) -> None:
         if message.role == "agent" and not message.partial:
