@@ -26,5 +26,5 @@ def turn_scores(record: Any) -> TurnScores:
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    scores = family.turn_scores(record) if family is not None else None
+    scores = family.record.turn_scores(record) if family is not None else None
     return scores if scores is not None else TurnScores(label="-", per_turn=[], final_label="-")

@@ -123,4 +123,4 @@ def verdicts_of(record: Any) -> list[Verdict]:
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    return family.verdicts(record) if family is not None else []
+    return family.record.verdicts(record) if family is not None else []

@@ -43,7 +43,7 @@ def seat_writers(record: Any) -> dict[str, list[str]]:
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    pairs = family.reply_writers(record) if family is not None else message_writers(record)
+    pairs = family.record.reply_writers(record) if family is not None else message_writers(record)
     out: dict[str, list[str]] = {}
     for seat, writer in pairs:
         if writer and writer not in out.setdefault(seat, []):

@@ -111,7 +111,7 @@ def parse_edit(original: Any, text: str) -> Any:
         return original
     family = registry.get(original.family)
     try:
-        edited = family.validate_env(data)
+        edited = family.environments.validate_env(data)
     except ValidationError as exc:
         raise EditProblem([p.render().removeprefix("edit: ") for p in problems_from_validation("edit", None, exc)]) from None
     except ValueError as exc:
@@ -133,7 +133,7 @@ def save_note(env: Any) -> str | None:
     from proactive_tui.core import registry
 
     family = registry.get(env.family)
-    if family.environment_file(env, "whatif-1") is None:
+    if family.environments.environment_file(env, "whatif-1") is None:
         return f"{family.title} environments cannot be written back as files yet"
     return None
 
@@ -158,7 +158,7 @@ def save_as_new(env: Any, folder: Path | None = None, taken: set[str] | None = N
     taken = taken or set()
     for n in range(1, 10_000):
         label = f"{label_prefix}-{n}"
-        planned = family.environment_file(env, label)
+        planned = family.environments.environment_file(env, label)
         if planned is None:
             raise EditProblem([save_note(env) or "this family cannot save environments"])
         relative, data = planned

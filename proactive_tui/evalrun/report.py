@@ -117,7 +117,7 @@ def build_report(manifest: Manifest, results: list[SessionResult], planned: list
         own = [by_id[k] for k in sorted(by_id) if by_id[k].key.family == name]
         if own:
             family = registry.get(name)
-            families[name] = family.batch_tables(own, manifest.repeats)
+            families[name] = family.batch.tables(own, manifest.repeats) if family.batch is not None else []
             label_deviations(families[name], own, family.deviations)
     missing = sorted(wanted - set(by_id))
     from proactive_tui.evalrun.stats import (BOOTSTRAP_METHOD, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE,

@@ -224,7 +224,7 @@ async def run_comparison(plan: ComparePlan, env: Any, store: Any = None, on_even
 
 def takes_seed_setting(family: Any) -> bool:
     """The family has a `--seed` protocol setting of its own (ProactiveEval)."""
-    return any(flag.dest == "seed" for flag in getattr(family, "run_flags", ()))
+    return any(flag.dest == "seed" for flag in family.run_flags)
 
 
 # -- per-turn scores -------------------------------------------------------------------------------
@@ -429,7 +429,7 @@ def pairwise_studies() -> list[PairwiseStudy]:
     """The pairwise study of every installed family that has one."""
     from proactive_tui.core import registry
 
-    return [s for s in (f.pairwise_study() for f in registry.families().values()) if s is not None]
+    return [s for s in (f.report.pairwise_study() for f in registry.families().values()) if s is not None]
 
 
 def pairwise_study(family_name: str) -> PairwiseStudy:

@@ -62,7 +62,7 @@ def regraded_record(events: list[Any], grading_events: list[Any], family: Any) -
     judge events (`Family.judge_event_types`), then the grading's judge events, folded by the
     engine's reducer. Usage, errors and traces of the grading are not folded in: the record's
     totals and errors stay those of the session as it ran."""
-    judged = tuple(family.judge_event_types())
+    judged = tuple(family.regrade.judge_event_types()) if family.regrade is not None else ()
     kept = [e for e in events if not isinstance(e, judged)]
     end = [e for e in kept if e.type == "session_ended"]
     body = [e for e in kept if e.type != "session_ended"]
@@ -109,7 +109,8 @@ async def regrade_session(store: Any, session_id: str, judge_settings: Any, gate
     family = registry.find(record.family)
     if family is None:
         raise RegradeError(f"session {session_id} is a {record.family} session; that family is not installed")
-    if not family.regradable:
+    regrade = family.regrade
+    if regrade is None:
         raise RegradeError(f"session {session_id}: {family.title} sessions cannot be re-graded: "
                            f"{family.not_regradable_reason}")
     if effective_status(row) == "running" and row.pid is not None:
@@ -120,7 +121,7 @@ async def regrade_session(store: Any, session_id: str, judge_settings: Any, gate
         raise RegradeError(str(exc)) from None
     judge = LLMParticipant(gateway, judge_settings)
     try:
-        grading_events = await family.regrade(record, env, judge)
+        grading_events = await regrade.regrade(record, env, judge)
     except ModelError as exc:
         raise RegradeError(f"session {session_id}: the judge {judge_settings.model} failed: {exc.message}") from None
     except Exception as exc:  # noqa: BLE001 - one session that cannot be read this way must not stop the others
@@ -178,7 +179,7 @@ def recorded_judge(record: RunRecord) -> str:
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    seat = record.seats.get(family.regrade_seat if family is not None else "judge")
+    seat = record.seats.get(family.regrade.seat if family is not None and family.regrade is not None else "judge")
     return seat.label if seat is not None and seat.kind == "llm" else ""
 
 
@@ -200,7 +201,7 @@ async def regrade_many(store: Any, session_ids: list[str], model: str, api_base:
                 family = registry.find(session_row(store, session_id).family)
             except StoreError as exc:
                 raise RegradeError(str(exc)) from None
-            role = family.regrade_seat if family is not None else "judge"
+            role = family.regrade.seat if family is not None and family.regrade is not None else "judge"
             out.append(await regrade_session(store, session_id, judge_settings(role, model, api_base), gateway))
         except RegradeError as exc:
             out.append(exc)

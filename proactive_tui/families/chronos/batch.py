@@ -13,6 +13,8 @@ oracle's verdict); a session without a verdict is left out.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import BatchPart
+
 from typing import Any
 
 from proactive_tui.evalrun.report import Column, ReportRow, ReportTable, Trial, consistency_table, interval, per_repeat
@@ -119,3 +121,17 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
     tables.append(consistency_table(trials, repeats, "tier", "its task succeeded (the oracle's verdict)",
                                     "Chronos: consistency over repeats"))
     return tables
+
+
+class ChronosBatch(BatchPart):
+    def tables(self, results: list[Any], repeats: int) -> list[Any]:
+        return list(batch_tables(results, repeats))
+
+    def trials(self, result: Any) -> list[Any]:
+        return list(batch_trials(result))
+
+    def groups(self, result: Any) -> list[str]:
+        return batch_groups(result)
+
+
+BATCH = ChronosBatch()

@@ -13,6 +13,8 @@ out. The task is (dialogue, trigger index).
 
 from __future__ import annotations
 
+from proactive_tui.core.family import BatchPart
+
 from typing import Any
 
 from proactive_tui.evalrun.report import Column, ReportRow, ReportTable, Trial, consistency_table, interval, per_repeat
@@ -111,3 +113,17 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
                                     "are trigger points; the variance is of the weighted score",
                                     "ProactBench: consistency over repeats", total=OVERALL))
     return tables
+
+
+class ProactBenchBatch(BatchPart):
+    def tables(self, results: list[Any], repeats: int) -> list[Any]:
+        return list(batch_tables(results, repeats))
+
+    def trials(self, result: Any) -> list[Any]:
+        return list(batch_trials(result))
+
+    def groups(self, result: Any) -> list[str]:
+        return batch_groups(result)
+
+
+BATCH = ProactBenchBatch()

@@ -15,6 +15,8 @@ who gave the verdicts it rests on (`by_kind`: judge, user agent, person).
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ReportPart
+
 from typing import Any
 
 from proactive_tui.core.report import Line, ReportSection, Speech, Table, pct
@@ -189,3 +191,26 @@ def scores(record: Any) -> list[Score]:
     out.append(Score(name="skipped", label="SKIPPED triggers", value=float(skipped), display=str(skipped), by=who,
                      by_kind=kinds, headline=False))
     return out
+
+
+class ProactBenchReport(ReportPart):
+    def sections(self, record: Any) -> list[ReportSection]:
+        return report(record)
+
+    def exporters(self) -> list[Any]:
+        from proactive_tui.families.proactbench.export import EXPORTER
+
+        return [EXPORTER]
+
+    def rating_study(self) -> Any:
+        from proactive_tui.families.proactbench.study import ProactBenchRatingStudy
+
+        return ProactBenchRatingStudy()
+
+    def pairwise_study(self) -> Any:
+        from proactive_tui.families.proactbench.study import ProactBenchPairwiseStudy
+
+        return ProactBenchPairwiseStudy()
+
+
+REPORT = ProactBenchReport()

@@ -13,6 +13,8 @@ counted verdict is left out. The task is (trace, event).
 
 from __future__ import annotations
 
+from proactive_tui.core.family import BatchPart
+
 from typing import Any
 
 from proactive_tui.evalrun.report import Column, ReportRow, ReportTable, Trial, consistency_table, interval, per_repeat
@@ -96,3 +98,17 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
                                     "the agent's proposal or its silence: TP or TN); tasks are events",
                                     "ProactiveBench: consistency over repeats", total=ALL))
     return tables
+
+
+class ProactiveBenchBatch(BatchPart):
+    def tables(self, results: list[Any], repeats: int) -> list[Any]:
+        return list(batch_tables(results, repeats))
+
+    def trials(self, result: Any) -> list[Any]:
+        return list(batch_trials(result))
+
+    def groups(self, result: Any) -> list[str]:
+        return batch_groups(result)
+
+
+BATCH = ProactiveBenchBatch()

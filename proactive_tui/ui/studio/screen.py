@@ -54,7 +54,7 @@ def view_class(family: str) -> type[StudioItemView]:
     from proactive_tui.core import registry
 
     try:
-        cls = registry.get(family).studio_view()
+        cls = registry.get(family).screen("studio_view")
     except Exception:  # a family that cannot give its view still has step files to show
         cls = None
     return cls or StepListView
