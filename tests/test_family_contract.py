@@ -143,7 +143,7 @@ def test_family_declares_a_consistent_interface(name: str, countdown_plugin) -> 
     if setup is not None:
         assert issubclass(setup, SetupScreenBase) and setup.FAMILY == name
         assert issubclass(family.screen("session_screen"), SessionScreenBase)
-    for exporter in family.report.exporters():
+    for exporter in family.exporters():
         assert exporter.families == (name,), exporter
 
 
@@ -227,7 +227,7 @@ async def test_session_runs_folds_renders_and_exports(name: str, countdown_plugi
 
     # every format that takes the record writes it
     formats = load_formats()
-    assert {e.name for e in family.report.exporters()} <= set(formats)
+    assert {e.name for e in family.exporters()} <= set(formats)
     written: dict[str, list[Path]] = {}
     targets: dict[str, Path] = {}
     for fmt, exporter in formats.items():

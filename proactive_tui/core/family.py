@@ -283,25 +283,11 @@ class RecordPart(Part):
 
 
 class ReportPart(Part):
-    """Required: what every readable view shows of a session, and the family's data formats."""
+    """Required: what every readable view shows of a session."""
 
     def sections(self, record: "RunRecord") -> list["ReportSection"]:
         """What every readable view shows of a session, in the order things happened."""
         return []
-
-    def exporters(self) -> list["Exporter"]:
-        """The family's own dataset formats."""
-        return []
-
-    def rating_study(self) -> Any | None:
-        """The family's published human rating study (`services.labels.RatingStudy`: import its
-        ratings as labels, measure judge and raters as the study does), or None (the default)."""
-        return None
-
-    def pairwise_study(self) -> Any | None:
-        """The family's published pairwise preference study (`services.compare.PairwiseStudy`: its
-        pairs become blind comparisons to vote on, its votes import as votes), or None."""
-        return None
 
 
 class BatchPart(Part):
@@ -462,6 +448,15 @@ class Parts:
     """The studio's drawing of one generated item (a `ui.studio.view.StudioItemView` class)."""
     write_form: str | None = None
     """The studio's "write your own" form (a `ui.studio.write.WriteForm` screen class)."""
+    exporters: tuple[str, ...] = ()
+    """The family's own dataset formats (`export.registry.Exporter` objects; a pipeline module, so
+    not part of the report part, which is engine)."""
+    rating_study: str | None = None
+    """The family's published human rating study (a `services.labels.RatingStudy` class: import its
+    ratings as labels, measure judge and raters as the study does)."""
+    pairwise_study: str | None = None
+    """The family's published pairwise preference study (a `services.compare.PairwiseStudy` class:
+    its pairs become blind comparisons to vote on, its votes import as votes)."""
     printer: str | None = None
     """The headless `run` printer (a `cli.printer.EventPrinter` subclass); None: the base one.
     The engine names no CLI class itself, so it never imports the CLI (`.importlinter`)."""
@@ -620,6 +615,18 @@ class Family:
             return None
         found: type = self.load(self.parts.printer)
         return found
+
+    def exporters(self) -> list["Exporter"]:
+        """The family's own dataset formats (`Parts.exporters`)."""
+        return [self.load(path) for path in self.parts.exporters]
+
+    def rating_study(self) -> Any | None:
+        """A fresh `Parts.rating_study`, or None when the family has none."""
+        return None if self.parts.rating_study is None else self.load(self.parts.rating_study)()
+
+    def pairwise_study(self) -> Any | None:
+        """A fresh `Parts.pairwise_study`, or None when the family has none."""
+        return None if self.parts.pairwise_study is None else self.load(self.parts.pairwise_study)()
 
     def add_eval_commands(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         """Add the family's own `proactive-tui eval` sub-commands (`Parts.eval_commands`)."""

@@ -15,7 +15,7 @@ def load_formats() -> dict:
     from proactive_tui.export.formats import html, markdown, run_record, svg  # noqa: F401  (each registers itself)
 
     for family in families.families().values():
-        for exporter in family.report.exporters():
+        for exporter in family.exporters():
             registry.register(exporter)
     return registry.EXPORTERS
 

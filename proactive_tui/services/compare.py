@@ -429,7 +429,7 @@ def pairwise_studies() -> list[PairwiseStudy]:
     """The pairwise study of every installed family that has one."""
     from proactive_tui.core import registry
 
-    return [s for s in (f.report.pairwise_study() for f in registry.families().values()) if s is not None]
+    return [s for s in (f.pairwise_study() for f in registry.families().values()) if s is not None]
 
 
 def pairwise_study(family_name: str) -> PairwiseStudy:

@@ -281,7 +281,7 @@ def rating_studies() -> list[RatingStudy]:
 
     out = []
     for family in registry.families().values():
-        study = family.report.rating_study()
+        study = family.rating_study()
         if study is not None:
             out.append(study)
     return out

@@ -52,11 +52,12 @@ family = Family(
         resume=".resume:RESUME",
         fork=".fork:FORK",
         rerun=".record:RERUN",
-        generate=".synth_prompts:GENERATE",
+        generate=".generate:GENERATE",
         setup_screen=".ui.setup:ChronosSetupScreen",
         session_screen=".ui.session:ChronosSessionScreen",
         studio_view=".ui.studio_view:ChronosStudioView",
         write_form=".ui.write_form:ChronosWriteForm",
+        exporters=(".export:EXPORTER",),
         printer=".cli:ChronosPrinter",
     ),
 )

@@ -142,10 +142,5 @@ class ChronosReport(ReportPart):
     def sections(self, record: Any) -> list[ReportSection]:
         return report(record)
 
-    def exporters(self) -> list[Any]:
-        from proactive_tui.families.chronos.export import EXPORTER
-
-        return [EXPORTER]
-
 
 REPORT = ChronosReport()

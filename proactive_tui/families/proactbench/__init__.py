@@ -57,6 +57,9 @@ family = Family(
         setup_screen=".ui.setup:ProactBenchSetupScreen",
         session_screen=".ui.session:ProactBenchSessionScreen",
         write_form=".ui.write_form:ProactBenchWriteForm",
+        exporters=(".export:EXPORTER",),
+        rating_study=".study:ProactBenchRatingStudy",
+        pairwise_study=".study:ProactBenchPairwiseStudy",
         printer=".cli:ProactBenchPrinter",
     ),
 )

@@ -197,20 +197,5 @@ class ProactBenchReport(ReportPart):
     def sections(self, record: Any) -> list[ReportSection]:
         return report(record)
 
-    def exporters(self) -> list[Any]:
-        from proactive_tui.families.proactbench.export import EXPORTER
-
-        return [EXPORTER]
-
-    def rating_study(self) -> Any:
-        from proactive_tui.families.proactbench.study import ProactBenchRatingStudy
-
-        return ProactBenchRatingStudy()
-
-    def pairwise_study(self) -> Any:
-        from proactive_tui.families.proactbench.study import ProactBenchPairwiseStudy
-
-        return ProactBenchPairwiseStudy()
-
 
 REPORT = ProactBenchReport()

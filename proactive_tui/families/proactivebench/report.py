@@ -123,10 +123,5 @@ class ProactiveBenchReport(ReportPart):
     def sections(self, record: Any) -> list[ReportSection]:
         return report(record)
 
-    def exporters(self) -> list[Any]:
-        from proactive_tui.families.proactivebench.export import EXPORTER
-
-        return [EXPORTER]
-
 
 REPORT = ProactiveBenchReport()

@@ -55,11 +55,12 @@ family = Family(
         fork=".fork:FORK",
         regrade=".regrade:REGRADE",
         rerun=".record:RERUN",
-        generate=".synth_prompts:GENERATE",
+        generate=".generate:GENERATE",
         setup_screen=".ui.setup:ProactiveEvalSetupScreen",
         session_screen=".ui.session:ProactiveEvalSessionScreen",
         studio_view=".ui.studio_view:ProactiveEvalStudioView",
         write_form=".ui.write_form:ProactiveEvalWriteForm",
+        exporters=(".export:EXPORTER",),
         printer=".cli:ProactiveEvalPrinter",
     ),
 )

@@ -163,10 +163,5 @@ class ProactiveEvalReport(ReportPart):
     def sections(self, record: Any) -> list[ReportSection]:
         return report(record)
 
-    def exporters(self) -> list[Any]:
-        from proactive_tui.families.proactiveeval.export import EXPORTER
-
-        return [EXPORTER]
-
 
 REPORT = ProactiveEvalReport()

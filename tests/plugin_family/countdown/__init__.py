@@ -31,6 +31,7 @@ family = Family(
         report=".record:REPORT",
         setup_screen=".ui.setup:CountdownSetupScreen",
         session_screen=".ui.session:CountdownSessionScreen",
+        exporters=(".export:EXPORTER",),
         printer=".cli:CountdownPrinter",
     ),
 )

@@ -111,11 +111,6 @@ class CountdownReport(ReportPart):
     def sections(self, record: Any) -> list[ReportSection]:
         return report(record)
 
-    def exporters(self) -> list[Any]:
-        from plugin_family.countdown.export import EXPORTER
-
-        return [EXPORTER]
-
 
 RECORD = CountdownRecord()
 REPORT = CountdownReport()
