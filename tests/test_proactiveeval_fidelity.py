@@ -81,7 +81,7 @@ def as_result(record: RunRecord, level: str, repeat: int = 0):
 
 
 def batch_row(results: list, table_id: str, group: str = "") -> dict:
-    """One row of ProactiveEval's batch tables (`Family.batch_tables`), agent "m"."""
+    """One row of ProactiveEval's batch tables (`BatchPart.tables`), agent "m"."""
     from proactive_tui.core import registry
 
     tables = registry.get("proactiveeval").batch.tables(results, 1)

@@ -267,7 +267,7 @@ and what to use instead (their `--out FILE.json`, Chronos's `--stored`)."""
 
 
 def reference_build(families: list[str]) -> Any:
-    """The session factory of `--reference` over the selected families (`Family.reference_session`),
+    """The session factory of `--reference` over the selected families (`EnginePart.reference_session`),
     or Problem naming a family that has no reference seats."""
     from proactive_tui.core import registry
     from proactive_tui.core.family import EnginePart

@@ -7,7 +7,7 @@ longer than the recording, the user model answers from there, and the record say
 frozen) or **simulated** (the user model answers the new agent as it goes). Frozen turns isolate
 the agent: the same user said the same things, so a score difference is the agent's.
 
-Which replies are "the user's turns" is a family fact (`Family.user_turns`): ProactiveEval's
+Which replies are "the user's turns" is a family fact (`RerunPart.user_turns`): ProactiveEval's
 user messages, Chronos's user messages after the scenario's opening. ProactiveBench has none (its
 observations come from the trace, and its user seat is the reward judge): a re-run there is
 always simulated, which for that family means judged anew.

@@ -1,4 +1,4 @@
-"""A session's comparable score per turn (`Family.turn_scores`): what the compare table and the
+"""A session's comparable score per turn (`RecordPart.turn_scores`): what the compare table and the
 compare screen set side by side. Part of the engine (no store, no UI): a family builds it from its
 run record; `services.compare` lays the sides' next to each other.
 """
@@ -21,7 +21,7 @@ class TurnScores(BaseModel):
 
 
 def turn_scores(record: Any) -> TurnScores:
-    """The family's comparable score per turn (`Family.turn_scores`); for a family without one,
+    """The family's comparable score per turn (`RecordPart.turn_scores`); for a family without one,
     none per turn."""
     from proactive_tui.core import registry
 

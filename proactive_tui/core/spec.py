@@ -81,7 +81,7 @@ class SessionSpec(BaseModel):
 
 
 def with_seat_temperatures(spec: SessionSpec, family: Any) -> SessionSpec:
-    """`spec` with every seat's temperature decided by its family (`Family.seat_temperature`) and
+    """`spec` with every seat's temperature decided by its family (`EnginePart.seat_temperature`) and
     set explicitly, so the decision survives storing the spec (a fork or resume of it runs at the
     temperature the session ran at) and every start path gives one seat one temperature."""
     updates: dict[str, ModelSettings] = {}

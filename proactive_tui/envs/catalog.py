@@ -16,7 +16,7 @@ through this catalog (`load_paths(..., lazy=True)`):
 - a stale or unreadable index is ignored and rebuilt from a full load of that file; a corrupt one
   never stops a load;
 - an entry (`Entry`) becomes the family's full environment on demand (`Entry.full`): for a family
-  that reads records one by one (`Family.reads_records`) by parsing only the record's bytes, else
+  that reads records one by one (`EnvironmentsPart.reads_records`) by parsing only the record's bytes, else
   by loading its (small) file. If the file changed since the index was read, the whole file is
   read again and the record found by its source; one that is gone raises `EnvironmentGone`.
 
@@ -513,7 +513,7 @@ def _reject_constant_lazy() -> Any:
 
 
 def stream_rows(file: Any, family: Any, where: Path, key: dict[str, Any]) -> tuple[list[list[Any]], str] | None:
-    """Index a `.json` array file of a family that reads records one by one (`Family.reads_records`)
+    """Index a `.json` array file of a family that reads records one by one (`EnvironmentsPart.reads_records`)
     in one streaming pass: each element parsed and made an environment alone (`load_record`), its
     row and filter words kept, the environment dropped; the index and words file written as the
     full load would write them. None, with nothing written, when any element is not a valid

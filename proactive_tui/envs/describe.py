@@ -2,7 +2,7 @@
 
 Returned as (heading, body) pairs of plain strings so each front end styles them its own way and
 file content is never interpreted as markup. The header is common; the rest is the family's
-(`Family.describe`). `reveal_reference=False` hides what a person playing the user should not
+(`EnvironmentsPart.describe`). `reveal_reference=False` hides what a person playing the user should not
 see (reference targets, which states satisfy the needs, annotations).
 """
 

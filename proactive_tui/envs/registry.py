@@ -345,7 +345,7 @@ def _settle_shared(result: EnvironmentSet, holders: dict[str, list[Any]]) -> Non
 
 def record_reader(file: FileCandidate, families: dict[str, Any]) -> Any:
     """The family that reads `file` when its place decides it (its source names the family, or the
-    family claims the location) and that family reads records one by one (`Family.reads_records`),
+    family claims the location) and that family reads records one by one (`EnvironmentsPart.reads_records`),
     for the catalog's streaming index build; else None (the file is loaded as `_load_file` does)."""
     family = families.get(file.family) if file.family else None
     if family is None:

@@ -2,7 +2,7 @@
 
 The shared part is here: which records count, the report's frame (what ran, what is missing,
 whether it is partial) and the files (`report.json`, `report.csv`, `report.md`). The numbers come
-from each family (`Family.batch_tables`, in the family's folder), as typed tables: rows of
+from each family (`BatchPart.tables`, in the family's folder), as typed tables: rows of
 (model, group) with named values and their standard deviation over repeats.
 
 Everything but `timing` depends only on the manifest's sweep and the records, so an unsharded run

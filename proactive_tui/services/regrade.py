@@ -1,8 +1,8 @@
 """Re-grading a stored session (issue 18): its judges run again, with another judge model, over
 the dialogue as recorded. The dialogue is never run again and the original grading never changes.
 
-- A family that can (`Family.regradable`) returns the judge events a new judge gives
-  (`Family.regrade`), in its own event types, asked with the protocol's own prompts through the
+- A family that can (one with a `regrade` part) returns the judge events a new judge gives
+  (`RegradePart.regrade`), in its own event types, asked with the protocol's own prompts through the
   real model path (LLMParticipant, Gateway), each call labelled and traced (`model_called`).
 - `regraded_record` folds the session's events with its judge events replaced by the grading's,
   so the scores come from the family's own reducer and `scores()`: nothing here scores anything.
@@ -59,7 +59,7 @@ class RegradeResult(BaseModel):
 
 def regraded_record(events: list[Any], grading_events: list[Any], family: Any) -> RunRecord:
     """The session's record as the grading judges it: every recorded event except the family's
-    judge events (`Family.judge_event_types`), then the grading's judge events, folded by the
+    judge events (`RegradePart.judge_event_types`), then the grading's judge events, folded by the
     engine's reducer. Usage, errors and traces of the grading are not folded in: the record's
     totals and errors stay those of the session as it ran."""
     judged = tuple(family.regrade.judge_event_types()) if family.regrade is not None else ()
@@ -157,7 +157,7 @@ def grading_record(store: Any, grading: Any) -> RunRecord:
 
 def judge_settings(role: str, model: str, api_base: str | None = None) -> Any:
     """The new judge's ModelSettings: `model` (and `api_base`) over the settings the config file
-    and environment give the family's judging role (`Family.regrade_seat`), resolved as `run
+    and environment give the family's judging role (`RegradePart.seat`), resolved as `run
     --judge MODEL` resolves them. Raises RegradeError for a bad config or an empty model."""
     from pydantic import ValidationError
 

@@ -1,4 +1,4 @@
-"""Chronos's tables in a batch report (`Family.batch_tables`).
+"""Chronos's tables in a batch report (`BatchPart.tables`).
 
 Per tier (the paper reports simple and complex apart): positive- and negative-branch success, the
 overall success (their equal-weight mean, `metrics.chronos_metrics`), action and status accuracy;

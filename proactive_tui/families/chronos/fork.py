@@ -52,7 +52,7 @@ def fork_steps(record: Any) -> list[ForkStep]:
 
 
 class Sides:
-    """`Family.fork_sides` for Chronos (see the module doc)."""
+    """`ForkPart.sides` for Chronos (see the module doc)."""
 
     def __init__(self, point: ForkPoint) -> None:
         self.key = (point.turn, ORDER[point.seat])

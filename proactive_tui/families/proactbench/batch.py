@@ -1,4 +1,4 @@
-"""ProactBench's tables in a batch report (`Family.batch_tables`): per model and per trigger type.
+"""ProactBench's tables in a batch report (`BatchPart.tables`): per model and per trigger type.
 
 For each agent model, one row per trigger type (EMERGENT, CRITICAL, RECOVERY) and one OVERALL
 row (every evaluated trigger pooled, as upstream's overall figures): the pass rate and the

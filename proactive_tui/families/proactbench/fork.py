@@ -80,7 +80,7 @@ def fork_steps(record: Any) -> list[ForkStep]:
 
 
 class Sides:
-    """`Family.fork_sides` for ProactBench (see the module doc)."""
+    """`ForkPart.sides` for ProactBench (see the module doc)."""
 
     def __init__(self, point: ForkPoint) -> None:
         self.key = (point.turn, AGENT)

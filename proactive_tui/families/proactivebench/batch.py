@@ -1,4 +1,4 @@
-"""ProactiveBench's tables in a batch report (`Family.batch_tables`).
+"""ProactiveBench's tables in a batch report (`BatchPart.tables`).
 
 Per split (the names of the splits.json the traces were loaded with; `all traces` sums every
 trace run) Recall, Precision, Accuracy, False-Alarm, F1 and Accept Rate, each computed as

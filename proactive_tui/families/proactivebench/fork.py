@@ -38,7 +38,7 @@ def fork_steps(record: Any) -> list[ForkStep]:
 
 
 class Sides:
-    """`Family.fork_sides` for ProactiveBench (see the module doc)."""
+    """`ForkPart.sides` for ProactiveBench (see the module doc)."""
 
     def __init__(self, point: ForkPoint) -> None:
         self.point = point

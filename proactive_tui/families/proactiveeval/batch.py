@@ -1,4 +1,4 @@
-"""ProactiveEval's tables in a batch report (`Family.batch_tables`).
+"""ProactiveEval's tables in a batch report (`BatchPart.tables`).
 
 The paper's main table has a row per model and a column per domain, for target planning and for
 dialogue guidance apart; each figure is the mean over the domain's environments, each run at the

@@ -85,7 +85,7 @@ class SessionScreenBase(Screen[None]):
         (tests seat scripted participants this way; when resuming it is also given `resume_from=`
         and `branch=`, when forking `fork=`).
         `resume_from`: the RunRecord of an interrupted session that the new one continues
-        (History, `r`), for families that are `resumable`; `branch` (a `core.fork.BranchStart`)
+        (History, `r`), for families with a `resume` part; `branch` (a `core.fork.BranchStart`)
         when that session is a branch. `fork`: a `core.fork.ForkPlan`: this screen runs a new
         branch of a stored session (`F`). `rerun`: a `core.rerun.RerunPlan`: this screen runs a
         stored session again against a new agent (History, `n`). `replay_events`: show a recorded

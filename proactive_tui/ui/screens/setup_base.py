@@ -125,7 +125,7 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
 
     def initial_temperature(self, role: str, prev: Any) -> float:
         """The seat's temperature the form opens on: the session started again's, else the family's
-        last setup's, else the family's decision (`Family.seat_temperature`: the config's or the
+        last setup's, else the family's decision (`EnginePart.seat_temperature`: the config's or the
         environment's choice, else the family's default), which every other start path uses too."""
         if self.previous is not None:
             return self.family.engine.seat_temperature(role, self.previous.roles, self.previous.settings)

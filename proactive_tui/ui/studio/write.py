@@ -1,11 +1,11 @@
 """Write-your-own: a form per family to write a new environment from scratch (issue 32).
 
-A family's form (`Family.write_form()`, a subclass of `WriteForm`) lays out its fields and turns
+A family's form (`Family.screen("write_form")`, a subclass of `WriteForm`) lays out its fields and turns
 them into the family's own file (`draft`). Everything else is here and the same for every family:
 
 - live validation, on every change: the draft goes through the family's own loader
-  (`Family.load_file`, in memory: exactly the checks a file in the user's environments folder
-  gets) and then `Family.validate_env`; every problem is one line naming the form's field (a
+  (`EnvironmentsPart.load_file`, in memory: exactly the checks a file in the user's environments folder
+  gets) and then `EnvironmentsPart.validate_env`; every problem is one line naming the form's field (a
   list's line number too), never a JSON path the person never typed;
 - a preview of the environment as the picker describes it (`envs.describe`);
 - Save, disabled while anything is wrong, writes through the "What if" editor's path
