@@ -543,18 +543,18 @@ class Family:
         return self._loaded[path]
 
     def _part(self, which: str, kind: type[P]) -> P | None:
+        """The part named `which`, checked to be a `kind` (a wrong path fails here, naming the
+        family, the part and the path, not later as a missing method), or None when not declared."""
         path: str | None = getattr(self.parts, which)
         if path is None:
             return None
-        if path not in self._loaded:
-            part = load_path(path, self.package)
-            if not isinstance(part, kind):
-                raise TypeError(f"family {self.name}: its {which} part {path} is a {type(part).__name__}, "
-                                f"not a {kind.__name__}")
+        part = self.load(path)
+        if not isinstance(part, kind):
+            raise TypeError(f"family {self.name}: its {which} part {path} is a {type(part).__name__}, "
+                            f"not a {kind.__name__}")
+        if vars(part).get("family") is not self:
             part.family = self
-            self._loaded[path] = part
-        found: P = self._loaded[path]
-        return found
+        return part
 
     def _required(self, which: str, kind: type[P]) -> P:
         part = self._part(which, kind)
