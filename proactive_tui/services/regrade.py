@@ -109,8 +109,8 @@ async def regrade_session(store: Any, session_id: str, judge_settings: Any, gate
     family = registry.find(record.family)
     if family is None:
         raise RegradeError(f"session {session_id} is a {record.family} session; that family is not installed")
-    regrade = family.regrade
-    if regrade is None:
+    part = family.regrade
+    if part is None:
         raise RegradeError(f"session {session_id}: {family.title} sessions cannot be re-graded: "
                            f"{family.not_regradable_reason}")
     if effective_status(row) == "running" and row.pid is not None:
@@ -121,7 +121,7 @@ async def regrade_session(store: Any, session_id: str, judge_settings: Any, gate
         raise RegradeError(str(exc)) from None
     judge = LLMParticipant(gateway, judge_settings)
     try:
-        grading_events = await regrade.regrade(record, env, judge)
+        grading_events = await part.regrade(record, env, judge)
     except ModelError as exc:
         raise RegradeError(f"session {session_id}: the judge {judge_settings.model} failed: {exc.message}") from None
     except Exception as exc:  # noqa: BLE001 - one session that cannot be read this way must not stop the others
