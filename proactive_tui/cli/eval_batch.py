@@ -267,16 +267,13 @@ and what to use instead (their `--out FILE.json`, Chronos's `--stored`)."""
 
 
 def reference_build(families: list[str]) -> Any:
-    """The session factory of `--reference` over the selected families (`EnginePart.reference_session`),
+    """The session factory of `--reference` over the selected families (`Parts.reference`),
     or Problem naming a family that has no reference seats."""
     from proactive_tui.core import registry
-    from proactive_tui.core.family import EnginePart
-
-    lacking = [name for name in families
-               if type(registry.get(name).engine).reference_session is EnginePart.reference_session]
+    lacking = [name for name in families if registry.get(name).parts.reference is None]
     if lacking:
         raise Problem(f"--reference: {', '.join(lacking)} has no reference seats (only a model can play its agent)")
-    return lambda spec, env, gateway: registry.get(env.family).engine.reference_session(spec, env, gateway)
+    return lambda spec, env, gateway: registry.get(env.family).reference_session(spec, env, gateway)
 
 
 def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:

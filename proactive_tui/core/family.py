@@ -13,7 +13,8 @@ object of one of the part classes below, imported once at first use and cached:
 - required: `environments` (reading files, samples), `engine` (running a session), `record` (the
   section model and its reducer), `report` (what views show, exporters);
 - optional: `batch` (a batch's tables and pass rule), `resume`, `fork`, `regrade`, `rerun` (a
-  frozen user), `generate` (the `synth` pipeline), the screens and the headless printer.
+  frozen user), `generate` (the `synth` pipeline), the screens, the headless printer, exporters,
+  studies, `eval` commands and `reference` seats.
 
 An absent optional part means the family does not support it, and its type says so
 (`Family.fork -> ForkPart | None`): nothing asks a boolean flag or probes with getattr. Listing the
@@ -217,11 +218,6 @@ class EnginePart(Part):
         default = self.default_temperature(seat)
         return float(chosen.temperature if default is None else default)
 
-    def reference_session(self, spec: "SessionSpec", env: Any, gateway: Any) -> Any | None:
-        """The session with protocol-following seats and no model (`eval SELECTOR... --reference`),
-        a check that the environments and the scoring agree: every rate should be perfect. None
-        (the default) when the family has no such seats."""
-        return None
 
 
 class RecordPart(Part):
@@ -460,6 +456,10 @@ class Parts:
     printer: str | None = None
     """The headless `run` printer (a `cli.printer.EventPrinter` subclass); None: the base one.
     The engine names no CLI class itself, so it never imports the CLI (`.importlinter`)."""
+    reference: str | None = None
+    """A function `(spec, env, gateway) -> session` seating protocol-following seats and no model
+    (`eval SELECTOR... --reference`, Chronos's oracle agent and scripted user): a check that the
+    environments and the scoring agree, where every rate should be perfect."""
     eval_commands: str | None = None
     """A function adding the family's own `proactive-tui eval` sub-commands (argparse), things
     that are not a batch of its sessions (checking a judge against human labels)."""
@@ -627,6 +627,10 @@ class Family:
     def pairwise_study(self) -> Any | None:
         """A fresh `Parts.pairwise_study`, or None when the family has none."""
         return None if self.parts.pairwise_study is None else self.load(self.parts.pairwise_study)()
+
+    def reference_session(self, spec: "SessionSpec", env: Any, gateway: Any) -> Any | None:
+        """The `reference` session for `env`, or None when the family has no reference seats."""
+        return None if self.parts.reference is None else self.load(self.parts.reference)(spec, env, gateway)
 
     def add_eval_commands(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         """Add the family's own `proactive-tui eval` sub-commands (`Parts.eval_commands`)."""

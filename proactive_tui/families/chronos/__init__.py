@@ -59,5 +59,6 @@ family = Family(
         write_form=".ui.write_form:ChronosWriteForm",
         exporters=(".export:EXPORTER",),
         printer=".cli:ChronosPrinter",
+        reference=".testing:reference_session",
     ),
 )

@@ -712,12 +712,5 @@ class ChronosEngine(EnginePart):
     def build_session(self, spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ChronosSession:
         return build_chronos_session(spec, env, seats, session_id)
 
-    def reference_session(self, spec: Any, env: Any, gateway: Any) -> ChronosSession:
-        """The oracle agent and the scripted user on the scenario (no model): the scoring's own check."""
-        from proactive_tui.families.chronos.testing import OracleAgent, ScriptedPersona
-
-        return ChronosSession(env, ChronosSeats(agent=OracleAgent(), user=ScriptedPersona()),
-                              ChronosSettings(**spec.settings))
-
 
 ENGINE = ChronosEngine()
