@@ -142,3 +142,18 @@ def test_the_toy_family_is_the_minimum_and_refuses_what_it_lacks(countdown_plugi
     env = next(e for e in envs.load_default().environments if e.family == "countdown")
     with pytest.raises(ValueError, match="countdown sessions cannot be resumed yet"):
         build_session(spec, env, gateway=None, seats={"agent": None, "user": None}, resume_from=record)
+
+
+def test_the_guide_names_every_declaration_field_and_every_part() -> None:
+    """docs/adding-a-family.md is what the next engineer reads: a field or part added to
+    core/family.py without a line there fails here."""
+    import dataclasses
+
+    guide = (ROOT / "docs" / "adding-a-family.md").read_text(encoding="utf-8")
+    declared = [f.name for f in dataclasses.fields(Family) if f.init and f.name not in ("parts", "package")]
+    parts = [f.name for f in dataclasses.fields(Parts)]
+    missing = [name for name in declared + parts if f"`{name}`" not in guide]
+    assert not missing, missing
+    for kind in (EnvironmentsPart, EnginePart, RecordPart, ReportPart, BatchPart, ResumePart, ForkPart, RegradePart,
+                 RerunPart, GeneratePart):
+        assert f"`{kind.__name__}`" in guide, kind.__name__
