@@ -95,7 +95,7 @@ def sample_env(uid: str = SAMPLE_UID) -> ProactBenchEnv:
     from proactive_tui.envs import load_paths
     from proactive_tui.families.proactbench import family
 
-    env = load_paths(family.sample_sources()).get(f"proactbench/{uid}")
+    env = load_paths(family.environments.sample_sources()).get(f"proactbench/{uid}")
     assert env is not None, f"proactbench/{uid} is not among the shipped samples"
     return env
 

@@ -29,7 +29,7 @@ def cancel_then_resume(family: str, options: dict[str, Any], given_roles: list[s
     from proactive_tui.llm.gateway import Gateway
     from proactive_tui.synth import engine
 
-    pipeline = registry.get(family).synth_pipeline(options)
+    pipeline = registry.get(family).generate.pipeline(options)
 
     def start(folder: Path, on_event: Any = None) -> tuple[engine.Manifest, engine.Run]:
         roles = resolve_roles([r.name for r in pipeline.roles], given_roles, server.base_url, None)

@@ -57,9 +57,9 @@ def test_one_repeat_gives_one_pass_1_column_in_every_family() -> None:
     for family, results in (("proactiveeval", [_pe(ENVS[0], 0, 5, 8)]),
                             ("chronos", [result("chronos", "chronos/x", 0, chronos)]),
                             ("proactivebench", [result("proactivebench", "proactivebench/a", 0, bench)])):
-        table = next(t for t in registry.get(family).batch_tables(results, 1) if t.id == "consistency")
+        table = next(t for t in registry.get(family).batch.tables(results, 1) if t.id == "consistency")
         assert [c.label for c in table.columns] == ["tasks", "pass^1", "variance over repeats"], family
-        two = next(t for t in registry.get(family).batch_tables(results, 2) if t.id == "consistency")
+        two = next(t for t in registry.get(family).batch.tables(results, 2) if t.id == "consistency")
         assert [c.label for c in two.columns] == ["tasks", "pass^1", "pass^2", "variance over repeats"], family
 
 
@@ -69,7 +69,7 @@ def test_proactivebench_has_accept_rate_as_eval_splits_does() -> None:
 
     section = ProactiveBenchSection(trace="a", splits=["s"], events=[],
                                     confusion=Confusion(tp=1, fp=1, tn=1, proposals=4, accepted_proposals=1))
-    tables = registry.get("proactivebench").batch_tables([result("proactivebench", "proactivebench/a", 0, section)], 1)
+    tables = registry.get("proactivebench").batch.tables([result("proactivebench", "proactivebench/a", 0, section)], 1)
     splits = next(t for t in tables if t.id == "splits")
     assert "Accept Rate" in [c.label for c in splits.columns]
     assert row(tables, "splits", "s")["values"]["accept_rate"] == pytest.approx(1 / 4)  # accepted / proposed tasks
@@ -81,7 +81,7 @@ def test_proactivebench_has_accept_rate_as_eval_splits_does() -> None:
 def _guidance(results) -> tuple[str, tuple[float, float]]:
     from proactive_tui.evalrun.report import table_cells
 
-    tables = registry.get("proactiveeval").batch_tables(results, 2)
+    tables = registry.get("proactiveeval").batch.tables(results, 2)
     table = next(t for t in tables if t.id == "guidance")
     header, rows = table_cells(table)
     return rows[0][header.index("Overall")], table.rows[0].interval["overall"]
@@ -102,7 +102,7 @@ def test_a_headline_figure_shows_mean_std_and_a_reproducible_interval_that_moves
 
 
 def test_one_environment_has_no_interval_to_give() -> None:
-    tables = registry.get("proactiveeval").batch_tables([_pe(ENVS[0], 0, 5, 6), _pe(ENVS[0], 1, 5, 8)], 2)
+    tables = registry.get("proactiveeval").batch.tables([_pe(ENVS[0], 0, 5, 6), _pe(ENVS[0], 1, 5, 8)], 2)
     assert next(t for t in tables if t.id == "guidance").rows[0].interval == {}
 
 
@@ -204,7 +204,7 @@ def test_a_chronos_branching_sample_is_resampled_with_both_its_branches() -> Non
         section = ChronosSection(branch=branch, tier="simple", turns=[], outcome=SessionOutcome(
             branch=branch, tier="simple", success=success, reason="r"))
         results.append(result("chronos", f"chronos/{sample}/{branch}", 0, section, environment={"sample_id": sample}))
-    tiers = next(t for t in registry.get("chronos").batch_tables(results, 1) if t.id == "tiers")
+    tiers = next(t for t in registry.get("chronos").batch.tables(results, 1) if t.id == "tiers")
     got = tiers.rows[0].interval["overall_success"]
 
     positive = np.array([float(won[s, "positive"]) for s in samples])  # samples sorted, as the report sorts units

@@ -157,5 +157,5 @@ def test_a_checkout_reads_the_top_level_themes_and_sample_envs() -> None:
     assert builtin_themes_dir() == ROOT / "themes" and sorted(builtin_themes_dir().glob("*.toml"))
     assert bundled_dir("sample_envs") == ROOT / "sample_envs"
     for name in ("proactiveeval", "proactivebench", "chronos", "proactbench"):
-        assert sample_envs_dir(name) in registry.find(name).sample_sources()
+        assert sample_envs_dir(name) in registry.find(name).environments.sample_sources()
         assert sample_envs_dir(name).is_dir()

@@ -299,8 +299,8 @@ def test_the_unrecognised_message_lists_only_families_that_read_the_suffix() -> 
 
     from proactive_tui.envs.registry import unrecognised_message
 
-    rows = SimpleNamespace(file_suffixes=(".jsonl",), env_model=SimpleNamespace(file_shape="log rows"))
-    plain_json = SimpleNamespace(file_suffixes=(".json",), env_model=SimpleNamespace(file_shape=""))
+    rows = SimpleNamespace(file_suffixes=(".jsonl",), environments=SimpleNamespace(env_model=SimpleNamespace(file_shape="log rows")))
+    plain_json = SimpleNamespace(file_suffixes=(".json",), environments=SimpleNamespace(env_model=SimpleNamespace(file_shape="")))
     families = {"rows": rows, "plug": plain_json}
     message = unrecognised_message(families, ".json")
     assert message.endswith("Each reads: plug (.json)") and "rows" not in message

@@ -436,7 +436,7 @@ def test_proactiveeval_report_by_hand() -> None:
 
     p0, p1, r0 = "proactiveeval/persuasion/fair/0", "proactiveeval/persuasion/fair/1", "proactiveeval/recommendation/fair/0"
     results = [pe(p0, 0, 6, 8), pe(p0, 1, 4, 6), pe(p1, 0, 8, 4), pe(p1, 1, 8, 8), pe(r0, 0, 5, 9), pe(r0, 1, 7, 9)]
-    tables = registry.get("proactiveeval").batch_tables(results, 2)
+    tables = registry.get("proactiveeval").batch.tables(results, 2)
     g, p = row(tables, "guidance"), row(tables, "planning")
     # persuasion guidance: repeat 0 (8+4)/2 = 6, repeat 1 (6+8)/2 = 7 -> 6.5 ± sqrt(0.5)
     assert close(g["values"]["persuasion"], 6.5) and close(g["std"]["persuasion"], math.sqrt(0.5))
@@ -476,7 +476,7 @@ def test_proactiveeval_per_level_tables_by_hand() -> None:
     p0, r0 = "proactiveeval/persuasion/fair/0", "proactiveeval/recommendation/fair/0"
     results = [pe(p0, "low", 0, 6, 4), pe(p0, "low", 1, 8, 6), pe(r0, "low", 0, 5, None),
                pe(r0, "low", 1, None, 9, reached=True), pe(p0, "high", 0, 2, 2), pe(p0, "high", 1, 4, 3)]
-    tables = registry.get("proactiveeval").batch_tables(results, 2)
+    tables = registry.get("proactiveeval").batch.tables(results, 2)
     assert [r.group for r in next(t for t in tables if t.id == "guidance_by_level").rows] == ["low", "high"]
     low, high = row(tables, "guidance_by_level", "low"), row(tables, "guidance_by_level", "high")
     # low persuasion guidance: 4 and 6 -> 5 ± sqrt(2); low recommendation only repeat 1 scored: 9
@@ -507,7 +507,7 @@ def test_proactivebench_report_by_hand() -> None:
                pb("b", ["s1", "s2"], 0, (0, 1, 2, 1), ["rejected", None]),
                pb("a", ["s1"], 1, (1, 0, 1, 1), ["accepted", "rejected"]),
                pb("b", ["s1", "s2"], 1, (1, 1, 1, 0), ["rejected", "accepted"])]
-    tables = registry.get("proactivebench").batch_tables(results, 2)
+    tables = registry.get("proactivebench").batch.tables(results, 2)
     s1 = row(tables, "splits", "s1")
     # s1 repeat 0: TP 2 FP 2 TN 3 FN 1; repeat 1: TP 2 FP 1 TN 2 FN 1
     recall = (2 / 3, 2 / 3)
@@ -550,7 +550,7 @@ def test_chronos_report_by_hand() -> None:
                ch("neg1", "negative", "simple", 1, True, [(True, False), (False, False)]),
                ch("pos2", "positive", "complex", 0, False, [(True, True)]),
                ch("pos2", "positive", "complex", 1, False, [(True, True)])]
-    tables = registry.get("chronos").batch_tables(results, 2)
+    tables = registry.get("chronos").batch.tables(results, 2)
     simple = row(tables, "tiers", "simple")
     # repeat 0: positive 1, negative 1, overall 1, action 3/3, status 2/3
     # repeat 1: positive 0, negative 1, overall 0.5, action 1/3, status 1/3
@@ -588,7 +588,7 @@ def test_chronos_paired_samples_by_hand() -> None:
 
     results = [ch("a", "positive", 0, True), ch("a", "negative", 0, True), ch("b", "positive", 0, True),
                ch("b", "negative", 0, False), ch("a", "positive", 1, True), ch("a", "negative", 1, False)]
-    simple = row(registry.get("chronos").batch_tables(results, 2), "branches", "simple")
+    simple = row(registry.get("chronos").batch.tables(results, 2), "branches", "simple")
     # repeat 0: pairs a (both right), b (not); repeat 1: pair a (not) -> 0.5 and 0.0
     assert simple["values"]["paired_samples"] == 3
     assert close(simple["values"]["paired_success"], 0.25) and close(simple["std"]["paired_success"], 0.5 / math.sqrt(2))

@@ -100,7 +100,7 @@ async def run_to_end(family: Family, env: Any) -> tuple[SessionSpec, list[Any]]:
     assert family.name in SEATERS, f"no scripted seats for family {family.name}: add them to SEATERS"
     spec = SessionSpec(env_id=env.id, seats={seat: "model" for seat in family.seats},
                        settings=family.settings(BOUNDS[family.name]).model_dump())
-    session = family.build_session(spec, env, SEATERS[family.name](env))
+    session = family.engine.build_session(spec, env, SEATERS[family.name](env))
 
     async def collect() -> list[Any]:
         return [event async for event in session.events()]
@@ -133,16 +133,16 @@ def test_family_declares_a_consistent_interface(name: str, countdown_plugin) -> 
     assert set(family.seats) <= {"agent", "user", "judge"} and "agent" in family.seats
     for flag in family.run_flags:
         assert flag.setting in family.settings_model.model_fields, flag
-    for cls in family.event_types():
+    for cls in family.record.events:
         kind = cls.model_fields["type"].default
         assert kind.startswith(f"{name}."), kind
-    for old, new in family.legacy_event_types().items():
-        assert new in {cls.model_fields["type"].default for cls in family.event_types()}, (old, new)
+    for old, new in family.record.legacy_types.items():
+        assert new in {cls.model_fields["type"].default for cls in family.record.events}, (old, new)
     assert issubclass(family.printer_class(), EventPrinter)
-    setup = family.setup_screen()
+    setup = family.screen("setup_screen")
     if setup is not None:
         assert issubclass(setup, SetupScreenBase) and setup.FAMILY == name
-        assert issubclass(family.session_screen(), SessionScreenBase)
+        assert issubclass(family.screen("session_screen"), SessionScreenBase)
     for exporter in family.exporters():
         assert exporter.families == (name,), exporter
 
@@ -158,8 +158,8 @@ def test_samples_load_and_describe(name: str, countdown_plugin) -> None:
     found = family_envs(name)
     assert found
     for env in found[:3]:
-        assert isinstance(env, family.env_model)
-        assert family.validate_env(env.model_dump(mode="json")) == env  # what a stored session reads back
+        assert isinstance(env, family.environments.env_model)
+        assert family.environments.validate_env(env.model_dump(mode="json")) == env  # what a stored session reads back
         sections = describe(env)
         assert sections[0][0] == "" and env.id in sections[0][1]
         own = [s for s in sections[1:] if s[0] != "Benchmark"]
@@ -185,7 +185,7 @@ async def test_session_runs_folds_renders_and_exports(name: str, countdown_plugi
     assert isinstance(events[-1], SessionEnded) and sum(isinstance(e, SessionEnded) for e in events) == 1
     assert events[-1].reason != "error", events[-1].detail
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    own_types = {cls.model_fields["type"].default for cls in family.event_types()}
+    own_types = {cls.model_fields["type"].default for cls in family.record.events}
     for event in events:
         assert event.type in COMMON_TYPES or event.type in own_types, event.type
         again = parse_event(event.model_dump_json())
@@ -195,14 +195,14 @@ async def test_session_runs_folds_renders_and_exports(name: str, countdown_plugi
     # the run record
     record = fold(events)
     assert record.family == name and record.termination is not None
-    assert isinstance(record.section, family.section_model)
+    assert isinstance(record.section, family.record.section_model)
     assert record.scores, "a finished session has scores"
-    assert family.complete_turns(record) >= 1
+    assert family.record.complete_turns(record) >= 1
     again = read_record(record.model_dump_json())
     assert again.section.model_dump() == record.section.model_dump() and again.scores == record.scores
 
     # every readable view shows the family's sections
-    sections = family.report(record)
+    sections = family.report.sections(record)
     titles = section_titles(sections)
     assert any(s.summary for s in sections), "no summary section for the headless summary"
     assert all(s.id.startswith(f"{name}.") for s in sections), [s.id for s in sections]
@@ -335,10 +335,10 @@ def test_version_1_run_record_reads(path: Path, countdown_plugin) -> None:
     family = registry.get(_family_of(path))
     record = read_record(path.read_text(encoding="utf-8"))
     assert record.format_version == 2 and record.family == family.name
-    assert isinstance(record.section, family.section_model)
+    assert isinstance(record.section, family.record.section_model)
     if _had_scores(data):
         assert record.scores
-    sections = family.report(record)
+    sections = family.report.sections(record)
     assert section_titles(sections)
 
 
@@ -346,7 +346,7 @@ def test_version_1_run_record_reads(path: Path, countdown_plugin) -> None:
 def test_version_1_event_log_folds_to_the_v1_record(path: Path, countdown_plugin) -> None:
     name = _family_of(path)
     lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert any(json.loads(line)["type"] in registry.get(name).legacy_event_types() for line in lines), \
+    assert any(json.loads(line)["type"] in registry.get(name).record.legacy_types for line in lines), \
         "the fixture should hold pre-prefix event names"
     events = [parse_event(line) for line in lines]
     folded = fold(events)
@@ -377,8 +377,8 @@ async def test_replayable_family_screen_takes_replay_events(name: str, countdown
     family = registry.get(name)
     if not family.replayable:
         pytest.skip(f"{name} is not replayable: History shows its report as text")
-    assert family.session_screen() is not None
+    assert family.screen("session_screen") is not None
     env = family_envs(name)[0]
     spec, events = await run_to_end(family, env)
-    screen = family.session_screen()(env, spec, replay_events=events)
+    screen = family.screen("session_screen")(env, spec, replay_events=events)
     assert screen.replaying

@@ -94,11 +94,11 @@ from proactive_tui.core.run_record import fold, read_record
 loaded = envs.load_default()
 assert loaded.environments and not loaded.problems
 for family in registry.families().values():
-    family.event_types(); family.legacy_event_types(); family.settings()
+    family.record.events; family.record.legacy_types; family.settings()
 legacy = Path("tests/fixtures/legacy")
 for path in sorted(legacy.glob("*-run-record-v1.json")):
     record = read_record(path.read_text(encoding="utf-8"))
-    registry.get(record.family).report(record)
+    registry.get(record.family).report.sections(record)
 for path in sorted(legacy.glob("*-events-v1.jsonl")):
     fold(parse_event(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
 print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {"textual", "rich"})))

@@ -53,7 +53,7 @@ def test_the_per_type_table_by_hand() -> None:
         result("b", 0, ("EMERGENT", "PASS"), ("CRITICAL", None), ("RECOVERY", "FAIL")),
         result("b", 1, ("EMERGENT", "PASS"), ("CRITICAL", "FAIL"), ("RECOVERY", "PARTIAL")),
     ]
-    tables = registry.get("proactbench").batch_tables(results, 2)
+    tables = registry.get("proactbench").batch.tables(results, 2)
     got = rows(tables, "types")
     emergent, critical, overall = got[("m", "EMERGENT")], got[("m", "CRITICAL")], got[("m", "OVERALL")]
     # EMERGENT: repeat 0 PASS, PASS -> 1.0; repeat 1 FAIL, PASS -> 0.5
@@ -67,7 +67,7 @@ def test_the_per_type_table_by_hand() -> None:
     assert overall.values["skipped"] == 2 and "interval" in overall.model_dump() and overall.interval["weighted"]
     consistency = rows(tables, "consistency")
     assert consistency[("m", "OVERALL")].values["tasks"] == 6  # (dialogue, trigger) pairs with a verdict
-    assert registry.get("proactbench").batch_groups(results[0]) == ["EMERGENT", "CRITICAL", "RECOVERY", "OVERALL"]
+    assert registry.get("proactbench").batch.groups(results[0]) == ["EMERGENT", "CRITICAL", "RECOVERY", "OVERALL"]
 
 
 def test_two_agents_compare_trigger_by_trigger() -> None:

@@ -41,7 +41,7 @@ def session_for(env, base: str, seats: dict | None = None, **settings):
     gateway = Gateway()
     live = {role: LLMParticipant(gateway, spec.roles.for_role(role)) for role in ("agent", "user", "judge")}
     live.update(seats or {})
-    return family.build_session(spec, env, live)
+    return family.engine.build_session(spec, env, live)
 
 
 def last_text(body: dict) -> str:
@@ -231,7 +231,7 @@ async def test_online_protocol_plans_speaks_scores_with_upstream_temperatures() 
     assert "agent reply 1" in last_text(scoring)  # the score of turn 1 comes with the message of turn 2
     assert record.score("overall_weighted").value == 0.75
     assert record.score("overall_weighted").label == "Overall weighted score (user agent)"
-    assert registry.get("proactbench").complete_turns(record) == 3
+    assert registry.get("proactbench").record.complete_turns(record) == 3
 
 
 async def test_online_planner_failure_stops_and_still_scores_the_pending_trigger() -> None:
@@ -270,7 +270,7 @@ async def test_a_person_plays_the_agent_offline_and_an_empty_reply_is_asked_agai
     family = registry.get("proactbench")
     spec = SessionSpec(env_id=env.id, seats={"agent": "human", "user": "model", "judge": "model"},
                        settings=family.settings({"max_triggers": 1}).model_dump())
-    session = family.build_session(spec, env, {"agent": person, "user": ScriptedParticipant([]), "judge": judge})
+    session = family.engine.build_session(spec, env, {"agent": person, "user": ScriptedParticipant([]), "judge": judge})
     hints: list[str] = []
     events = await asyncio.wait_for(answer(session, {"agent": ["   ", "Back it up first, then label it."]}, hints), 30)
     record = fold(events)
@@ -291,7 +291,7 @@ async def test_a_person_plays_the_user_online_with_the_planners_order_as_brief()
         gateway = Gateway()
         seats = {"agent": LLMParticipant(gateway, spec.roles.agent), "judge": LLMParticipant(gateway, spec.roles.judge),
                  "user": person}
-        session = family.build_session(spec, env, seats)
+        session = family.engine.build_session(spec, env, seats)
         hints: list[str] = []
         replies = {"user": ["my drive is old", "maybe", "partial it warns but takes no step", "thanks, that is all"]}
         events = await asyncio.wait_for(answer(session, replies, hints), 60)
@@ -341,7 +341,7 @@ async def test_an_empty_reply_is_retracted_and_never_scored() -> None:
                                 label="scripted-judge")
     family = registry.get("proactbench")
     spec = SessionSpec(env_id=env.id, settings=family.settings({"max_triggers": 2}).model_dump())
-    session = family.build_session(spec, env, {"agent": ScriptedParticipant(["  ", "a real reply"], label="a"),
+    session = family.engine.build_session(spec, env, {"agent": ScriptedParticipant(["  ", "a real reply"], label="a"),
                                                "user": ScriptedParticipant([]), "judge": judge})
     events = await collect(session)
     record = fold(events)
@@ -351,7 +351,7 @@ async def test_an_empty_reply_is_retracted_and_never_scored() -> None:
     assert len(judge.calls) == 1 and record.score("overall_pass_rate").value == 1.0
     # the judge gave no quote: said in the report, not taken for evidence
     assert record.section.triggers[1].evidence_in_reply is False
-    text = " ".join(b.text for s in family.report(record) for b in s.blocks if getattr(b, "text", None))
+    text = " ".join(b.text for s in family.report.sections(record) for b in s.blocks if getattr(b, "text", None))
     assert "no evidence quote given" in text and "NOT in the reply" not in text
 
 
@@ -362,7 +362,7 @@ def test_a_person_in_the_user_seat_needs_the_online_protocol() -> None:
     family = registry.get("proactbench")
     spec = SessionSpec(env_id=env.id, seats={"agent": "model", "user": "human", "judge": "model"})
     try:
-        family.build_session(spec, env, {"agent": ScriptedParticipant([]), "user": HumanParticipant(),
+        family.engine.build_session(spec, env, {"agent": ScriptedParticipant([]), "user": HumanParticipant(),
                                          "judge": ScriptedParticipant([])})
     except UnsupportedFamily as exc:
         assert "--protocol online" in str(exc)

@@ -109,7 +109,7 @@ def test_an_online_session_is_not_regradable_and_says_why(tmp_path: Path, capsys
         "id": "x", "family": "proactbench", "env_id": ENV_ID, "environment": {}, "mode": "watch", "human_seats": [],
         "seats": {}, "settings": {"protocol": "online"}, "format_version": 2}))
     try:
-        asyncio.run(registry.get("proactbench").regrade(record, envs.load_default().get(ENV_ID), judge=None))
+        asyncio.run(registry.get("proactbench").regrade.regrade(record, envs.load_default().get(ENV_ID), judge=None))
     except UnsupportedFamily as exc:
         assert str(exc) == ONLINE_REASON
     else:

@@ -1,5 +1,5 @@
 """ProactBench's agent writes up to upstream's 8,192 new tokens unless someone chose a cap; the
-other seats and the embedded model keep theirs (core.spec applies Family.default_max_tokens)."""
+other seats and the embedded model keep theirs (core.spec applies EnginePart.default_max_tokens)."""
 
 from __future__ import annotations
 

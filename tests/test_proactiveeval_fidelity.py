@@ -81,10 +81,10 @@ def as_result(record: RunRecord, level: str, repeat: int = 0):
 
 
 def batch_row(results: list, table_id: str, group: str = "") -> dict:
-    """One row of ProactiveEval's batch tables (`Family.batch_tables`), agent "m"."""
+    """One row of ProactiveEval's batch tables (`BatchPart.tables`), agent "m"."""
     from proactive_tui.core import registry
 
-    tables = registry.get("proactiveeval").batch_tables(results, 1)
+    tables = registry.get("proactiveeval").batch.tables(results, 1)
     table = next(t for t in tables if t.id == table_id)
     return next(r for r in table.rows if r.group == group).model_dump()
 

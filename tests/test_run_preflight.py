@@ -146,14 +146,15 @@ def test_a_good_api_base_passes_the_check() -> None:
 
 
 def test_a_family_that_names_no_printer_runs_with_the_base_printer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The engine's `Family.printer_class` names no CLI class (the layers contract): None means
-    the CLI's own EventPrinter, and a family's own printer still wins."""
+    """A family's printer is a dotted path (`Parts.printer`), so the engine names no CLI class (the
+    layers contract): no printer means the CLI's own EventPrinter, and a family's own still wins."""
+    import dataclasses
+
     from proactive_tui.cli.printer import EventPrinter
-    from proactive_tui.core.family import Family
 
     family = registry.get("proactiveeval")
     own = from_args(["run", PE_ENV]).printer
     assert isinstance(own, EventPrinter) and type(own) is family.printer_class() is not EventPrinter
-    monkeypatch.setattr(type(family), "printer_class", Family.printer_class)
+    monkeypatch.setattr(family, "parts", dataclasses.replace(family.parts, printer=None))
     assert family.printer_class() is None
     assert type(from_args(["run", PE_ENV]).printer) is EventPrinter

@@ -3,7 +3,7 @@
 A Chronos agent ran at 0.0 when set up in the playground and at the family's 0.2 from `eval`: the
 playground's form rebuilt the seat's settings, which made the model settings' default look chosen.
 Every start path (the playground's setup, `run`, `eval`, `compare`, a fork) must run the agent at
-the one temperature the family decides (`Family.seat_temperature`), record it, and send it.
+the one temperature the family decides (`EnginePart.seat_temperature`), record it, and send it.
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ async def test_the_setup_screen_shows_each_seats_temperature_and_a_changed_one_i
             chronos = registry.get("chronos")
             for role in ("agent", "user", "judge"):  # beside its model, titled as what it is
                 box = setup.query_one(f"#temperature-{role}", Input)
-                assert box.value == f"{chronos.seat_temperature(role, RoleSettings(), {}):g}"
+                assert box.value == f"{chronos.engine.seat_temperature(role, RoleSettings(), {}):g}"
                 assert box.border_title == "temperature" and box.region.y == setup.query_one(f"#model-{role}", Input).region.y
             box = setup.query_one("#temperature-agent", Input)
             box.value = "2.5"  # out of 0..2: refused at Start, naming the field

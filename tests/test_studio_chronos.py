@@ -47,7 +47,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def pipeline_of(folder: Path) -> Any:
     from proactive_tui.core import registry
 
-    return registry.get("chronos").synth_pipeline(engine.read_manifest(folder).options)
+    return registry.get("chronos").generate.pipeline(engine.read_manifest(folder).options)
 
 
 def host(folder: Path, item: str, state: engine.ItemState | None = None, live: str | None = None,
@@ -60,7 +60,7 @@ def host(folder: Path, item: str, state: engine.ItemState | None = None, live: s
     from proactive_tui.paths import builtin_themes_dir
     from proactive_tui.ui.themes import load_themes
 
-    view_class = registry.get("chronos").studio_view()
+    view_class = registry.get("chronos").screen("studio_view")
 
     class Host(App):
         def compose(self):

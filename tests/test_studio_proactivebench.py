@@ -47,7 +47,7 @@ def pipeline_of(folder: Path):
     from proactive_tui.core import registry
 
     manifest = engine.read_manifest(folder)
-    return registry.get("proactivebench").synth_pipeline(manifest.options), manifest
+    return registry.get("proactivebench").generate.pipeline(manifest.options), manifest
 
 
 class Host(App):

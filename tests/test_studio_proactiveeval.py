@@ -57,7 +57,7 @@ def item_of(folder: Path, fate: str) -> str:
 
 def pipeline_of(folder: Path):
     manifest = engine.read_manifest(folder)
-    return registry.get("proactiveeval").synth_pipeline(manifest.options)
+    return registry.get("proactiveeval").generate.pipeline(manifest.options)
 
 
 def plain(block: StageBlock) -> str:
@@ -254,7 +254,7 @@ async def name_it(pilot, app: App, text: str) -> None:
 
 
 def test_the_family_hands_the_studio_its_view_and_topic_tree() -> None:
-    view = registry.get("proactiveeval").studio_view()
+    view = registry.get("proactiveeval").screen("studio_view")
     assert view is ProactiveEvalStudioView and view.setup_tool() == ("Topic tree…", TopicTreeScreen)
 
 
@@ -310,7 +310,7 @@ async def test_topic_tree_expand_edit_choose_and_use(tmp_path: Path) -> None:
     args = build_parser().parse_args(["synth", "proactiveeval", "--domain", "recommendation", "--n", "1", "--out",
                                       str(tmp_path / "run"), *app.result])
     family = registry.get("proactiveeval")
-    pipeline = family.synth_pipeline(family.synth_options(args))
+    pipeline = family.generate.pipeline(family.generate.options(args))
     assert pipeline.chosen == {"recommendation": ["Recommendation / Home cooking / Weeknight meals"]}
 
 

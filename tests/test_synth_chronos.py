@@ -308,7 +308,7 @@ def test_unnamed_roles_take_the_seat_they_are_most_like(monkeypatch: pytest.Monk
     from proactive_tui.cli.synth_cmd import resolve_roles
     from proactive_tui.core import registry
 
-    names = [r.name for r in registry.get("chronos").synth_pipeline({"templates": ["car_purchase"], "n": 1}).roles]
+    names = [r.name for r in registry.get("chronos").generate.pipeline({"templates": ["car_purchase"], "n": 1}).roles]
     monkeypatch.setenv("PROACTIVE_TUI_AGENT_MODEL", "openai/agent-seat")
     monkeypatch.setenv("PROACTIVE_TUI_USER_MODEL", "openai/user-seat")
     monkeypatch.setenv("PROACTIVE_TUI_JUDGE_MODEL", "openai/judge-seat")

@@ -240,7 +240,7 @@ def test_the_topic_tree_drops_near_duplicates_and_is_reused(tmp_path: Path) -> N
     edited.write_text(json.dumps({"persuasion": made}))
     from proactive_tui.core import registry
 
-    pipeline = registry.get("proactiveeval").synth_pipeline({"domains": ["persuasion"], "n": 1,
+    pipeline = registry.get("proactiveeval").generate.pipeline({"domains": ["persuasion"], "n": 1,
                                                              "tree": json.loads(edited.read_text())})
     from proactive_tui.families.proactiveeval.synth import TopicNode
 

@@ -37,7 +37,7 @@ async def test_the_person_answers_the_agents_permission_request_in_a_modal(isola
         app = ProactiveApp()
         async with app.run_test(size=(140, 40)) as pilot:
             env = app.environments.get(PE_ENV)
-            app.push_screen(registry.get("proactiveeval").session_screen()(env, spec))
+            app.push_screen(registry.get("proactiveeval").screen("session_screen")(env, spec))
             screen = app.screen
             await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
             modal = app.screen
@@ -71,7 +71,7 @@ async def test_the_setup_screen_offers_configured_agents_beside_models(isolated_
     app = ProactiveApp()
     async with app.run_test(size=(140, 50)) as pilot:
         env = app.environments.get(PE_ENV)
-        setup = registry.get("proactiveeval").setup_screen()(env)
+        setup = registry.get("proactiveeval").screen("setup_screen")(env)
         app.push_screen(setup)
         await wait_for(pilot, lambda: app.screen is setup and setup.query("#acp-agents"))
         assert "acp:tester" in setup.models

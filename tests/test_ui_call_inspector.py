@@ -27,7 +27,7 @@ def screen_class(family: str):
     """The family's own session screen, as the app opens it."""
     from proactive_tui.core import registry
 
-    return registry.get(family).session_screen()
+    return registry.get(family).screen("session_screen")
 
 
 SETTINGS = {"proactiveeval": dict(max_turns=2), "proactivebench": dict(max_events=2), "chronos": dict(max_turns=3),

@@ -338,7 +338,7 @@ async def test_resume_from_history_continues_proactivebench_and_chronos(env_id: 
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         env = app.environments.get(env_id)
-        screen_class = registry.get(env.family).session_screen()
+        screen_class = registry.get(env.family).screen("session_screen")
         spec = fake_spec(env_id, "http://unused", **settings)
         spec.seats = {s: "model" for s in registry.get(env.family).seats}
         app.push_screen(screen_class(env, spec, _replay_factory()))

@@ -316,7 +316,7 @@ def last_recorded(family: str, record) -> int:
         return events[-1].index
     from proactive_tui.core import registry
 
-    return registry.get("chronos").unit_number(record, record.section.turns[-1].turn)
+    return registry.get("chronos").record.unit_number(record, record.section.turns[-1].turn)
 
 
 def status(screen) -> str:

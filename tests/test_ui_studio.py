@@ -523,7 +523,8 @@ async def test_a_family_setup_tool_adds_its_arguments_to_the_command(monkeypatch
             return ("Plan batches", Tool)
 
     family = registry.get("proactivebench")
-    monkeypatch.setattr(type(family), "studio_view", lambda self: WithTool)
+    own_screen = family.screen
+    monkeypatch.setattr(family, "screen", lambda which: WithTool if which == "studio_view" else own_screen(which))
 
     class _App(App):
         def on_mount(self) -> None:

@@ -109,7 +109,7 @@ async def test_an_edited_persona_reaches_the_session_and_no_file_changes(monkeyp
     sessions = []
 
     def start_session(env, spec) -> None:  # the real screen, seated with scripted participants
-        screen = registry.get(env.family).session_screen()(env, spec, scripted_factory())
+        screen = registry.get(env.family).screen("session_screen")(env, spec, scripted_factory())
         sessions.append(screen)
         app.push_screen(screen)
 
@@ -177,7 +177,7 @@ async def test_every_family_starts_on_its_edited_environment(family: str, monkey
     first = await anext(events)
     await events.aclose()
     assert isinstance(first, SessionStarted) and first.env_id == original.id + WHAT_IF_SUFFIX
-    assert edited_text(family, registry.get(family).validate_env(first.environment)) == PERSONA
+    assert edited_text(family, registry.get(family).environments.validate_env(first.environment)) == PERSONA
 
 
 async def test_a_bad_edit_says_where_and_keeps_the_editor_open_with_the_text() -> None:

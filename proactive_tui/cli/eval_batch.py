@@ -268,12 +268,10 @@ and what to use instead (their `--out FILE.json`, Chronos's `--stored`)."""
 
 
 def reference_build(families: list[str]) -> Any:
-    """The session factory of `--reference` over the selected families (`Family.reference_session`),
+    """The session factory of `--reference` over the selected families (`Parts.reference`),
     or Problem naming a family that has no reference seats."""
     from proactive_tui.core import registry
-    from proactive_tui.core.family import Family
-
-    lacking = [name for name in families if type(registry.get(name)).reference_session is Family.reference_session]
+    lacking = [name for name in families if registry.get(name).parts.reference is None]
     if lacking:
         raise Problem(f"--reference: {', '.join(lacking)} has no reference seats (only a model can play its agent)")
     return lambda spec, env, gateway: registry.get(env.family).reference_session(spec, env, gateway)
@@ -371,7 +369,7 @@ def run_batch_eval(args: argparse.Namespace, build: Any = None) -> int:
     # what the folder's finished sessions did already
     earlier = read_results(out, transcripts=False) if done else []
     shares = {name: share for name in manifest.families
-              if (share := registry.get(name).batch_share(earlier)) is not None}
+              if (batch := registry.get(name).batch) is not None and (share := batch.share(earlier)) is not None}
 
     def warn(message: str) -> None:
         err.print(Text(plain(f"warning: {message}"), style="yellow"))

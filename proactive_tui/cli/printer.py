@@ -177,5 +177,5 @@ class EventPrinter:
         cost = "-" if t.cost is None else f"${t.cost:.4f}"
         ended = record.termination.reason if record.termination else "-"
         self.console.print(Text(
-            f"termination: {ended} · turns: {self.family.complete_turns(record)} · tokens: {t.total_tokens} · cost: {cost} · "
+            f"termination: {ended} · turns: {self.family.record.complete_turns(record)} · tokens: {t.total_tokens} · cost: {cost} · "
             f"wall time: {t.wall_time_s if t.wall_time_s is not None else '-'}s"))

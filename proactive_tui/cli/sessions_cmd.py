@@ -202,7 +202,7 @@ def run_show(args: argparse.Namespace) -> int:
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    if status in ("interrupted", "stopped", "error") and family is not None and family.resumable:
+    if status in ("interrupted", "stopped", "error") and family is not None and family.parts.resume is not None:
         note += f"; continue it with `proactive-tui sessions resume {session_id}`"
     console.print(Text(note, style="dim"))
     return 0
@@ -286,9 +286,9 @@ def run_fork(args: argparse.Namespace) -> int:
             session_id = resolve_id(store, args.session_id)
             record = load_record(store, session_id)
             family = registry.find(record.family)
-            if family is None or not family.forkable:
+            if family is None or family.fork is None:
                 return _fail(f"session {session_id}: {record.family} sessions cannot be forked")
-            steps = family.fork_steps(record)
+            steps = family.fork.steps(record)
             if args.list or args.turn is None:
                 if not args.list:
                     say("error: --turn N is needed (the replies it can be forked at:)", file=sys.stderr)

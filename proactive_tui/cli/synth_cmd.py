@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from proactive_tui.synth.setup import PROBE_SEATS, ROLE_ARG, resolve_roles, synth_families  # noqa: F401  (the CLI's names)
+from proactive_tui.synth.setup import PROBE_SEATS, ROLE_ARG, generator, resolve_roles, synth_families  # noqa: F401  (the CLI's names)
 from proactive_tui.textsafe import plain
 
 RESUME = "resume"
@@ -71,7 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         f.add_argument("--out-only", action="store_true",
                        help="keep the kept items in DIR/out only (default: also install them in the environments folder)")
         f.add_argument("--resume", action="store_true", help="continue the run in --out (same as `synth resume DIR`)")
-        family.synth_arguments(f)
+        generator(name).arguments(f)
         model_flags.add_structured_mode(f)
         f.set_defaults(func=run_synth, synth_family=name)
     r = sub.add_parser(RESUME, help="continue a run folder: run exactly what is missing",
@@ -488,7 +488,6 @@ def resume_synth(args: argparse.Namespace) -> int:
 
 
 def merge_synth(args: argparse.Namespace) -> int:
-    from proactive_tui.core import registry
     from proactive_tui.synth import engine
 
     err, _out = _consoles()
@@ -496,7 +495,7 @@ def merge_synth(args: argparse.Namespace) -> int:
     shards = [Path(s).expanduser() for s in args.shards]
     try:
         manifest = engine.merge(out, shards)
-        pipeline = registry.get(manifest.family).synth_pipeline(manifest.options)
+        pipeline = generator(manifest.family).pipeline(manifest.options)
     except (engine.SynthError, ValueError) as exc:
         return _fail(err, str(exc).splitlines()[0], 1)
     return _conclude(err, out, pipeline, manifest, None, install=not args.out_only)

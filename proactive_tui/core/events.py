@@ -208,8 +208,8 @@ def event_adapter() -> TypeAdapter[Any]:
         classes: list[type] = list(COMMON_EVENTS)
         _legacy.clear()
         for family in registry.families().values():
-            classes.extend(family.event_types())
-            _legacy.update(family.legacy_event_types())
+            classes.extend(family.record.events)
+            _legacy.update(family.record.legacy_types)
         _adapter = TypeAdapter(Annotated[Union[tuple(classes)], Field(discriminator="type")])  # type: ignore[arg-type]  # a Union built at run time
     return _adapter
 

@@ -7,7 +7,7 @@ temperature or with an added instruction). Everything before the fork point is t
 - **In the store the prefix is not copied.** A branch's rows hold its own SessionStarted (with
   `forked_from`) and the events after the fork point; reading it (`store.queries.load_events`)
   stitches the parent's prefix in between, recomputed from the parent's events with the family's
-  own rule of which events come before the fork point (`Family.fork_sides`). The parent's events
+  own rule of which events come before the fork point (`ForkPart.sides`). The parent's events
   are append-only, so the prefix read later is the prefix the branch was built on, and a branch of
   a branch stitches through every ancestor.
 - **The engine does not trust a copy either.** The branch session runs its protocol from the
@@ -18,7 +18,7 @@ temperature or with an added instruction). Everything before the fork point is t
   sees one stream: the branch's start, the parent's prefix, then the branch's own events.
 
 Which events come before the fork point is a family fact (its event types), so each family gives
-a classifier, `Family.fork_sides(point)`: "before", "after", or None for an event that carries no
+a classifier, `ForkPart.sides(point)`: "before", "after", or None for an event that carries no
 turn (a retry notice, a usage line); those count by position, before the first "after" event.
 """
 
@@ -209,7 +209,15 @@ class BranchStart(BaseModel):
     def apply(self, session: Any, family: Any) -> None:
         point = ForkPoint(turn=self.forked_from.turn, seat=self.forked_from.seat)
         forked = self.forked_from.model_copy(update={"prefix_events": len(self.prefix)})
-        session.inherit(forked, self.prefix, family.fork_sides(point), keep_resumed=self.resumed)
+        session.inherit(forked, self.prefix, fork_part(family).sides(point), keep_resumed=self.resumed)
+
+
+def fork_part(family: Any) -> Any:
+    """The family's `fork` part (`core.family.ForkPart`); ForkError when it has none."""
+    fork = family.fork
+    if fork is None:
+        raise ForkError(f"{family.name} sessions cannot be forked")
+    return fork
 
 
 def check_fork(plan: ForkPlan) -> Any:
@@ -218,16 +226,15 @@ def check_fork(plan: ForkPlan) -> Any:
     from proactive_tui.core import registry
 
     family = registry.get(plan.parent.family)
-    if not getattr(family, "forkable", False):
-        raise ForkError(f"{family.name} sessions cannot be forked")
-    steps = {(s.turn, s.seat) for s in family.fork_steps(plan.parent)}
+    fork = fork_part(family)
+    steps = {(s.turn, s.seat) for s in fork.steps(plan.parent)}
     if (plan.point.turn, plan.point.seat) not in steps:
         raise ForkError(f"session {plan.parent_id} has no {plan.point.seat} reply at turn {plan.point.turn} to fork "
                         f"from (see `proactive-tui sessions fork {plan.parent_id} --list`)")
     if plan.change.text is not None:
         if not plan.change.text.strip():
             raise ForkError(f"the edited {plan.point.seat} reply for turn {plan.point.turn} is empty")
-        family.check_edit(plan.point, plan.change.text, plan.parent)
+        fork.check_edit(plan.point, plan.change.text, plan.parent)
     return family
 
 
@@ -239,10 +246,10 @@ def build_fork(plan: ForkPlan, gateway: Any, seats: dict[str, Any] | None = None
 
     family = check_fork(plan)
     started = next(e for e in plan.parent_events if getattr(e, "type", "") == "session_started")
-    prefix = prefix_events(plan.parent_events, family.fork_sides(plan.point))
+    prefix = prefix_events(plan.parent_events, fork_part(family).sides(plan.point))
     prefix_record = fold([started, *prefix])
     seats = seats or build_seats(plan.spec, gateway)
-    session = family.build_fork(plan.spec, plan.env, seats, plan.parent, prefix_record, plan.point, plan.change,
+    session = fork_part(family).build(plan.spec, plan.env, seats, plan.parent, prefix_record, plan.point, plan.change,
                                 session_id=session_id)
     forked = ForkedFrom(session_id=plan.parent_id, turn=plan.point.turn, seat=plan.point.seat,
                         change=plan.change.kind, instruction=plan.change.instruction,
@@ -255,15 +262,16 @@ def build_fork(plan: ForkPlan, gateway: Any, seats: dict[str, Any] | None = None
 
 def replay_fork(family: Any, spec: Any, env: Any, seats: dict[str, Any], parent: Any, point: ForkPoint,
                 change: ForkChange, session_id: str | None = None) -> Any:
-    """`Family.build_fork` for families that resume by replay (ProactiveBench, Chronos): every seat
+    """`ForkPart.build` for families that resume by replay (ProactiveBench, Chronos): every seat
     answers from the parent's record up to the fork point, the edit (if any) is the forked seat's
     next answer, and then the seats are live."""
     from proactive_tui.core.replay import wrap_seats
 
-    answers = answers_before(family.recorded_answers(parent), point)
+    fork = fork_part(family)
+    answers = answers_before(fork.recorded_answers(parent), point)
     if change.text is not None:
-        answers.append(family.edit_answer(point, change.text, parent))
-    return family.build_session(spec, env, wrap_seats(dict(seats), answers), session_id=session_id)
+        answers.append(fork.edit_answer(point, change.text, parent))
+    return family.engine.build_session(spec, env, wrap_seats(dict(seats), answers), session_id=session_id)
 
 
 # -- the tree -----------------------------------------------------------------------------------

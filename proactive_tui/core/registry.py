@@ -2,8 +2,8 @@
 entry-point group.
 
 The three built-in families are declared in this package's `pyproject.toml`; another package
-adds a family by declaring its own entry point (`name = "my_pkg.family:family"`, the object a
-`core.family.Family` instance or subclass), with no change here. When this package runs without
+adds a family by declaring its own entry point (`name = "my_pkg.family:family"`, a
+`core.family.Family` declaration, whose parts load by dotted path at first use), with no change here. When this package runs without
 its metadata (a source tree on `PYTHONPATH`, never pip-installed) the built-ins are loaded by
 module path so the app still works.
 

@@ -2,7 +2,7 @@
 
 Every readable view of a session (the headless summary, `sessions show`, the History detail, the
 markdown, html and svg exports) renders the same sections, so they agree. A family builds them
-from its run record (`Family.report`) without Rich or Textual; `export.report_rich` and the
+from its run record (`ReportPart.sections`) without Rich or Textual; `export.report_rich` and the
 markdown format turn them into styled text. All text in a block is data: renderers never read it
 as markup.
 

@@ -7,7 +7,7 @@ longer than the recording, the user model answers from there, and the record say
 frozen) or **simulated** (the user model answers the new agent as it goes). Frozen turns isolate
 the agent: the same user said the same things, so a score difference is the agent's.
 
-Which replies are "the user's turns" is a family fact (`Family.user_turns`): ProactiveEval's
+Which replies are "the user's turns" is a family fact (`RerunPart.user_turns`): ProactiveEval's
 user messages, Chronos's user messages after the scenario's opening. ProactiveBench has none (its
 observations come from the trace, and its user seat is the reward judge): a re-run there is
 always simulated, which for that family means judged anew.
@@ -46,7 +46,7 @@ def frozen_answers(family: Any, record: Any) -> list[Any]:
     from proactive_tui.core.replay import RecordedAnswer
 
     return [RecordedAnswer(seat="user", turn=m.turn, text=m.content, model=m.model, usage=m.usage)
-            for m in family.user_turns(record)]
+            for m in (family.rerun.user_turns(record) if family.rerun is not None else [])]
 
 
 def check_rerun(plan: RerunPlan) -> list[Any]:
@@ -57,7 +57,7 @@ def check_rerun(plan: RerunPlan) -> list[Any]:
     family = registry.get(plan.original.family)
     if plan.user != "frozen":
         return []
-    if not getattr(family, "frozen_user", False):
+    if family.parts.rerun is None:
         raise RerunError(f"{family.name} sessions have no user turns to freeze ({family.no_frozen_user_reason}): "
                          "re-run with the user simulated")
     answers = frozen_answers(family, plan.original)

@@ -138,11 +138,11 @@ class RunRecord(BaseModel):
         if family is None:
             return self
         if self.section is None:
-            self.section = family.new_section(self)
+            self.section = family.record.new_section(self)
         elif isinstance(self.section, dict):
-            self.section = family.section_model.model_validate(self.section)
+            self.section = family.record.section_model.model_validate(self.section)
         if not self.scores:  # derived from the section: a version-1 record gets them here
-            self.scores = family.scores(self)
+            self.scores = family.record.scores(self)
         return self
 
     @model_serializer(mode="wrap")
@@ -217,7 +217,7 @@ def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
     data = dict(data)
     family = registry.find(str(data.get("family", "")))
     if family is not None:
-        data = family.upgrade_record(data)
+        data = family.record.upgrade_record(data)
     for key in ("planning", "turn_checks", "guidance", "live_scores", "proposals", "timeline"):
         data.pop(key, None)
     data["format_version"] = FORMAT_VERSION
@@ -301,8 +301,8 @@ class RunRecordBuilder:
             except ValueError:
                 pass
         elif self._family is not None:
-            self._family.apply(rec, event)
-            rec.scores = self._family.scores(rec)
+            self._family.record.apply(rec, event)
+            rec.scores = self._family.record.scores(rec)
         return rec
 
 

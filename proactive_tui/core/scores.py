@@ -1,4 +1,4 @@
-"""A session's comparable score per turn (`Family.turn_scores`): what the compare table and the
+"""A session's comparable score per turn (`RecordPart.turn_scores`): what the compare table and the
 compare screen set side by side. Part of the engine (no store, no UI): a family builds it from its
 run record; `services.compare` lays the sides' next to each other.
 """
@@ -21,10 +21,10 @@ class TurnScores(BaseModel):
 
 
 def turn_scores(record: Any) -> TurnScores:
-    """The family's comparable score per turn (`Family.turn_scores`); for a family without one,
+    """The family's comparable score per turn (`RecordPart.turn_scores`); for a family without one,
     none per turn."""
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    scores = family.turn_scores(record) if family is not None else None
+    scores = family.record.turn_scores(record) if family is not None else None
     return scores if scores is not None else TurnScores(label="-", per_turn=[], final_label="-")

@@ -82,15 +82,15 @@ class SessionSpec(BaseModel):
 
 def with_family_seat_settings(spec: SessionSpec, family: Any) -> SessionSpec:
     """`spec` with what the family decides for every seat set explicitly: its temperature
-    (`Family.seat_temperature`) and, where nobody chose a cap, the protocol's token cap
-    (`Family.default_max_tokens`; never for the embedded model). Explicit, so the decision survives
-    storing the spec (a fork or resume of it runs as the session ran) and every start path gives
-    one seat one temperature and one cap."""
+    (`EnginePart.seat_temperature`) and, where nobody chose a cap, the protocol's token cap
+    (`EnginePart.default_max_tokens`; never for the embedded model). Explicit, so the decision
+    survives storing the spec (a fork or resume of it runs as the session ran) and every start path
+    gives one seat one temperature and one cap."""
     updates: dict[str, ModelSettings] = {}
     for role in ROLES:
         settings = spec.roles.for_role(role)
-        update: dict[str, Any] = {"temperature": family.seat_temperature(role, spec.roles, spec.settings)}
-        cap = family.default_max_tokens(role) if hasattr(family, "default_max_tokens") else None
+        update: dict[str, Any] = {"temperature": family.engine.seat_temperature(role, spec.roles, spec.settings)}
+        cap = family.engine.default_max_tokens(role)
         if cap and settings.max_tokens is None and not settings.is_local:  # the protocol's cap, unless someone chose one
             update["max_tokens"] = cap
         updates[role] = settings.model_copy(update=update)
@@ -138,16 +138,19 @@ def build_session(spec: SessionSpec, env: Any, gateway: Any, seats: dict[str, Pa
                   session_id: str | None = None, resume_from: Any = None, branch: Any = None) -> Any:
     """The engine session for `env`'s family, seated per the spec.
 
-    `resume_from` (a RunRecord) continues an interrupted session, for families that say they
-    are `resumable`; `branch` (a `core.fork.BranchStart`) when that session is a branch.
+    `resume_from` (a RunRecord) continues an interrupted session, for families with a
+    `resume` part; `branch` (a `core.fork.BranchStart`) when that session is a branch.
     """
     from proactive_tui.core import registry
 
     family = registry.get(env.family)
-    if resume_from is not None and not family.resumable:
+    seated = seats or build_seats(spec, gateway)
+    if resume_from is None:
+        session = family.engine.build_session(spec, env, seated, session_id=session_id)
+    elif family.resume is None:
         raise UnsupportedFamily(f"{env.family} sessions cannot be resumed yet")
-    session = family.build_session(spec, env, seats or build_seats(spec, gateway), session_id=session_id,
-                                   resume_from=resume_from)
+    else:
+        session = family.resume.session(spec, env, seated, resume_from, session_id=session_id)
     if branch is not None:
         branch.apply(session, family)
     return session

@@ -1,7 +1,7 @@
 """What a judge said in a session, as a person can label it: the verdict model, the value type
 each verdict kind takes, and the parsing of a person's corrected value.
 
-Part of the engine (no store, no UI): a family lists its record's verdicts (`Family.verdicts`)
+Part of the engine (no store, no UI): a family lists its record's verdicts (`RecordPart.verdicts`)
 with these types, and `services.labels` keeps people's labels on them in the store.
 """
 
@@ -123,4 +123,4 @@ def verdicts_of(record: Any) -> list[Verdict]:
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    return family.verdicts(record) if family is not None else []
+    return family.record.verdicts(record) if family is not None else []

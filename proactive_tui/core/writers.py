@@ -39,11 +39,11 @@ def speaker(writer: str, played: bool = False, you: str = "you") -> str:
 def seat_writers(record: Any) -> dict[str, list[str]]:
     """seat -> everyone who wrote that seat's replies in `record` (a RunRecord), in the order they
     first did: the seat's model, and any person who played it or edited one of its replies. Read
-    from the replies themselves (their family's `Family.reply_writers`), never from the spec."""
+    from the replies themselves (their family's `RecordPart.reply_writers`), never from the spec."""
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    pairs = family.reply_writers(record) if family is not None else message_writers(record)
+    pairs = family.record.reply_writers(record) if family is not None else message_writers(record)
     out: dict[str, list[str]] = {}
     for seat, writer in pairs:
         if writer and writer not in out.setdefault(seat, []):
@@ -52,7 +52,7 @@ def seat_writers(record: Any) -> dict[str, list[str]]:
 
 
 def message_writers(record: Any) -> list[tuple[str, str]]:
-    """(seat, writer) of every dialogue message of the record, in order (`Family.reply_writers`'s default)."""
+    """(seat, writer) of every dialogue message of the record, in order (`RecordPart.reply_writers`'s default)."""
     return [(m.role, m.model) for m in record.messages]
 
 

@@ -61,7 +61,7 @@ def sample_sources() -> list["EnvSource"]:
     from proactive_tui.core import registry
 
     return [EnvSource(path, family.name, kind="builtin") for family in registry.families().values()
-            for path in family.sample_sources() if path.exists()]
+            for path in family.environments.sample_sources() if path.exists()]
 
 
 def default_env_sources(extra: list[str] | None = None) -> list["EnvSource | Path"]:

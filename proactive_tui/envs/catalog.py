@@ -16,7 +16,7 @@ through this catalog (`load_paths(..., lazy=True)`):
 - a stale or unreadable index is ignored and rebuilt from a full load of that file; a corrupt one
   never stops a load;
 - an entry (`Entry`) becomes the family's full environment on demand (`Entry.full`): for a family
-  that reads records one by one (`Family.reads_records`) by parsing only the record's bytes, else
+  that reads records one by one (`EnvironmentsPart.reads_records`) by parsing only the record's bytes, else
   by loading its (small) file. If the file changed since the index was read, the whole file is
   read again and the record found by its source; one that is gone raises `EnvironmentGone`.
 
@@ -178,9 +178,9 @@ class CatalogFile:
         except OSError as exc:
             raise EnvironmentGone(f"{self.file.display}: cannot be read now ({exc.strerror})") from None
         unchanged = (st.st_size, st.st_mtime_ns) == (self.size, self.mtime_ns)
-        if unchanged and entry.span is not None and family.reads_records:
+        if unchanged and entry.span is not None and family.environments.reads_records:
             try:
-                env = family.load_record(self.for_family()[0], self._record(entry.span), entry.position)
+                env = family.environments.load_record(self.for_family()[0], self._record(entry.span), entry.position)
             except (OSError, ValueError, RecursionError):  # not the record the index said: read the file
                 env = None
             if env is not None and env.id == entry.natural and env.source == entry.source:
@@ -210,7 +210,7 @@ class CatalogFile:
             except Unreadable as exc:
                 raise EnvironmentGone(exc.problem.render()) from None
             file, companions = self.for_family()
-            envs, _ = family.load_file(file, data, companions)
+            envs, _ = family.environments.load_file(file, data, companions)
             self._whole = {(env.source, env.id): env for env in envs}
             if len(envs) >= KEEP_PARSED:  # a large file changed under us: keep none, parse again if asked
                 found = self._whole.get((entry.source, entry.natural))
@@ -315,7 +315,7 @@ def described(env: Any) -> str | None:
     from proactive_tui.core import registry
 
     family = registry.find(env.family)
-    bodies = [body for _, body in family.describe(env, True)] if family is not None else []
+    bodies = [body for _, body in family.environments.describe(env, True)] if family is not None else []
     return " ".join(bodies) if bodies else None
 
 
@@ -513,7 +513,7 @@ def _reject_constant_lazy() -> Any:
 
 
 def stream_rows(file: Any, family: Any, where: Path, key: dict[str, Any]) -> tuple[list[list[Any]], str] | None:
-    """Index a `.json` array file of a family that reads records one by one (`Family.reads_records`)
+    """Index a `.json` array file of a family that reads records one by one (`EnvironmentsPart.reads_records`)
     in one streaming pass: each element parsed and made an environment alone (`load_record`), its
     row and filter words kept, the environment dropped; the index and words file written as the
     full load would write them. None, with nothing written, when any element is not a valid
@@ -537,7 +537,7 @@ def stream_rows(file: Any, family: Any, where: Path, key: dict[str, Any]) -> tup
                     return None
                 if may_hold_surrogates(text):
                     raw = scrub_deep(raw)
-                env = family.load_record(file, raw, position)
+                env = family.environments.load_record(file, raw, position)
                 if env is None:
                     return None
                 label = env.list_label
@@ -566,7 +566,7 @@ def stream_rows(file: Any, family: Any, where: Path, key: dict[str, Any]) -> tup
 
 def _rows(envs: list[Any], family: Any, path: Path) -> list[list[Any]]:
     spans: list[tuple[int, int]] | None = None
-    if family is not None and family.reads_records and not path.name.lower().endswith(".jsonl") and envs:
+    if family is not None and family.environments.reads_records and not path.name.lower().endswith(".jsonl") and envs:
         try:
             spans = array_spans(path)
         except (OSError, ValueError):

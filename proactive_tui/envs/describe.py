@@ -2,7 +2,7 @@
 
 Returned as (heading, body) pairs of plain strings so each front end styles them its own way and
 file content is never interpreted as markup. The header is common; the rest is the family's
-(`Family.describe`). `reveal_reference=False` hides what a person playing the user should not
+(`EnvironmentsPart.describe`). `reveal_reference=False` hides what a person playing the user should not
 see (reference targets, which states satisfy the needs, annotations).
 """
 
@@ -60,7 +60,7 @@ def describe(env: Any, reveal_reference: bool = True) -> list[Section]:
             if ref.distinct_from:
                 text += "\nnot to be confused with " + "; ".join(ref.distinct_from)
             sections.append(("Benchmark", text))
-        sections += family.describe(env, reveal_reference)
+        sections += family.environments.describe(env, reveal_reference)
     # A value can be megabytes long (a 20 MB field kept `envs show` silent for minutes): each
     # section is shown folded (folding.fold_text), saying how much is hidden and where it is whole.
     return [(heading, fold_text(body, where=WHOLE)) for heading, body in sections]

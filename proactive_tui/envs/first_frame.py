@@ -216,7 +216,7 @@ def _companions(ref: FileRef, names: list[str]) -> Any:
             companion = FileCandidate(path=path, root=ref.root, display=_display(path), folders=ref.folders,
                                       family=ref.family)
             try:
-                values[name], _ = owner.read_companion(companion, read_json(path, companion.display))
+                values[name], _ = owner.environments.read_companion(companion, read_json(path, companion.display))
             except Unreadable:
                 continue
         return values

@@ -136,7 +136,7 @@ def _suffixes(families: dict[str, Any]) -> tuple[str, ...]:
     ProactBench's dialogues."""
     found = {".json"}
     for family in families.values():
-        found.update(s.lower() for s in getattr(family, "file_suffixes", (".json",)))
+        found.update(s.lower() for s in family.file_suffixes)
     return tuple(sorted(found))
 
 
@@ -292,7 +292,7 @@ def _load_paths(paths: Iterable[Path | str | EnvSource], lazy: bool = False, see
             except Unreadable as exc:
                 result.problems.append(exc.problem)
                 continue
-            value, problems = owner.read_companion(file, data)
+            value, problems = owner.environments.read_companion(file, data)
             result.problems.extend(problems)
             by_dir.setdefault(file.path.parent, {})[file.path.name] = value
         mine = by_source.setdefault(name, {})
@@ -345,12 +345,12 @@ def _settle_shared(result: EnvironmentSet, holders: dict[str, list[Any]]) -> Non
 
 def record_reader(file: FileCandidate, families: dict[str, Any]) -> Any:
     """The family that reads `file` when its place decides it (its source names the family, or the
-    family claims the location) and that family reads records one by one (`Family.reads_records`),
+    family claims the location) and that family reads records one by one (`EnvironmentsPart.reads_records`),
     for the catalog's streaming index build; else None (the file is loaded as `_load_file` does)."""
     family = families.get(file.family) if file.family else None
     if family is None:
-        family = next((f for f in families.values() if f.claims_location(file)), None)
-    if family is None or not family.reads_records or family.skip_file(file) or file.path.name.lower().endswith(".jsonl"):
+        family = next((f for f in families.values() if f.environments.claims_location(file)), None)
+    if family is None or not family.environments.reads_records or family.environments.skip_file(file) or file.path.name.lower().endswith(".jsonl"):
         return None
     return family
 
@@ -358,19 +358,19 @@ def record_reader(file: FileCandidate, families: dict[str, Any]) -> Any:
 def _load_file(file: FileCandidate, families: dict[str, Any], companions: dict[str, Any]) -> tuple[list[Any], list[LoadProblem]]:
     family = families.get(file.family) if file.family else None
     if family is None:
-        family = next((f for f in families.values() if f.claims_location(file)), None)
-    if family is not None and family.skip_file(file):
+        family = next((f for f in families.values() if f.environments.claims_location(file)), None)
+    if family is not None and family.environments.skip_file(file):
         return [], []
     lines = file.path.name.lower().endswith(".jsonl")
-    if lines and family is not None and ".jsonl" not in getattr(family, "file_suffixes", (".json",)):
+    if lines and family is not None and ".jsonl" not in family.file_suffixes:
         return [], []  # a .jsonl in a folder of a family that reads none (ProactiveBench's reward data): not an environment
     try:
         data = read_jsonl(file.path, file.display) if lines else read_json(file.path, file.display)
     except Unreadable as exc:
         return [], [exc.problem]
     if family is None:
-        readers = [f for f in families.values() if not lines or ".jsonl" in getattr(f, "file_suffixes", (".json",))]
-        family = next((f for f in readers if f.claims_shape(data)), None)
+        readers = [f for f in families.values() if not lines or ".jsonl" in f.file_suffixes]
+        family = next((f for f in readers if f.environments.claims_shape(data)), None)
     if family is None and lines:
         # A .jsonl no family claims by place or shape (a synth run's log, a study's rating file) is
         # not an environment file: .jsonl files were never environments before a family read them,
@@ -378,7 +378,7 @@ def _load_file(file: FileCandidate, families: dict[str, Any], companions: dict[s
         return [], []
     if family is None:
         return [], [LoadProblem(file=file.display, message=unrecognised_message(families, file.path.suffix))]
-    return family.load_file(file, data, companions)
+    return family.environments.load_file(file, data, companions)
 
 
 def unrecognised_message(families: dict[str, Any], suffix: str) -> str:
@@ -388,10 +388,10 @@ def unrecognised_message(families: dict[str, Any], suffix: str) -> str:
     suffix = suffix.lower()
     accepted = []
     for name, family in families.items():
-        suffixes = tuple(s.lower() for s in getattr(family, "file_suffixes", (".json",)))
+        suffixes = tuple(s.lower() for s in family.file_suffixes)
         if suffix not in suffixes:
             continue
-        shape = getattr(getattr(family, "env_model", None), "file_shape", "")
+        shape = family.environments.env_model.file_shape
         accepted.append(f"{name} ({', '.join(suffixes)})" + (f" {shape}" if shape else ""))
     if not accepted:
         return f"unrecognised environment file: no installed family reads {suffix or 'such'} files"

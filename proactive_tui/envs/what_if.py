@@ -11,7 +11,7 @@ changes in every family.) The environment's `source` also says it was edited.
 Saving writes the edited environment into the user's environments folder (`paths.user_envs_dir()`,
 the folder the playground loads on every start; not a folder from the config's `envs`, which may
 be a clone of a dataset that must stay as it is), in the family's own file format
-(`Family.environment_file`), under a name no file has yet; the file is then loaded back with the
+(`EnvironmentsPart.environment_file`), under a name no file has yet; the file is then loaded back with the
 ordinary loader and removed again if it does not read back as the environment. Its id is
 `<original id>~whatif-<n>`, a new environment beside the original.
 
@@ -86,7 +86,7 @@ _SOURCE_PREFIX = "what if, edited from "
 
 
 def parse_edit(original: Any, text: str) -> Any:
-    """The edited environment, validated by its family (`Family.validate_env`), or EditProblem.
+    """The edited environment, validated by its family (`EnvironmentsPart.validate_env`), or EditProblem.
 
     `original` is the environment as loaded (not a what-if). The id and family must stay as they
     were: a what-if is the same environment changed for one session. An edit that changes nothing
@@ -111,7 +111,7 @@ def parse_edit(original: Any, text: str) -> Any:
         return original
     family = registry.get(original.family)
     try:
-        edited = family.validate_env(data)
+        edited = family.environments.validate_env(data)
     except ValidationError as exc:
         raise EditProblem([p.render().removeprefix("edit: ") for p in problems_from_validation("edit", None, exc)]) from None
     except ValueError as exc:
@@ -133,7 +133,7 @@ def save_note(env: Any) -> str | None:
     from proactive_tui.core import registry
 
     family = registry.get(env.family)
-    if family.environment_file(env, "whatif-1") is None:
+    if family.environments.environment_file(env, "whatif-1") is None:
         return f"{family.title} environments cannot be written back as files yet"
     return None
 
@@ -158,7 +158,7 @@ def save_as_new(env: Any, folder: Path | None = None, taken: set[str] | None = N
     taken = taken or set()
     for n in range(1, 10_000):
         label = f"{label_prefix}-{n}"
-        planned = family.environment_file(env, label)
+        planned = family.environments.environment_file(env, label)
         if planned is None:
             raise EditProblem([save_note(env) or "this family cannot save environments"])
         relative, data = planned

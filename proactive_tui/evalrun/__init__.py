@@ -4,5 +4,5 @@ those records alone (so `report show` and `report merge` recompute it, and shard
 exactly the report one machine would give).
 
 Engine side only: nothing here imports Textual or Rich. The terminal tables live in
-`cli/eval_batch.py`; each family's numbers come from its own folder (`Family.batch_tables`).
+`cli/eval_batch.py`; each family's numbers come from its own folder (`BatchPart.tables`).
 """

@@ -125,7 +125,7 @@ def outcome_of(status: str, failing: bool, trials: list[Any]) -> Outcome:
     - "errored": it did not finish (kept in failed/), or a model or infrastructure error left it
       with no verdict (a judge call that failed, no usable reply);
     - "failed the task": it has a verdict and a task failed by the family's pass rule
-      (`Family.batch_trials`: ProactiveEval guidance under 7, Chronos no success, ProactiveBench
+      (`BatchPart.trials`: ProactiveEval guidance under 7, Chronos no success, ProactiveBench
       an event judged wrong), whatever else went wrong;
     - "passed": every task with a verdict passed;
     - "no verdict": finished without error and without a verdict (a family without a pass rule)."""
@@ -151,7 +151,7 @@ class SessionEntry(BaseModel):
     """The run record (`core.run_record.RunRecord`); None for a failure that left no record."""
     path: str
     tags: list[str] = []
-    """The groups of the report's rows it counts in, lower case (`Family.batch_groups`)."""
+    """The groups of the report's rows it counts in, lower case (`BatchPart.groups`)."""
     outcome: Outcome = "no verdict"
     """Whether it errored or ran and failed the task (`outcome_of`)."""
 
@@ -233,25 +233,27 @@ def problem(folder: Path) -> str | None:
 
 def tags(key: SessionKey, seed: int, record: Any) -> list[str]:
     """The groups of the report's rows this session counts in (lower case), as its family says
-    (`Family.batch_groups`)."""
-    groups = _ask_family(key, seed, record, "batch_groups")
+    (`BatchPart.groups`)."""
+    groups = _ask_family(key, seed, record, "groups")
     return sorted({g.lower() for g in groups if g})
 
 
 def trials(key: SessionKey, seed: int, record: Any) -> list[Any]:
-    """The session's tasks and whether each passed, as its family's pass rule says (`Family.batch_trials`)."""
-    return _ask_family(key, seed, record, "batch_trials")
+    """The session's tasks and whether each passed, as its family's pass rule says (`BatchPart.trials`)."""
+    return _ask_family(key, seed, record, "trials")
 
 
-def _ask_family(key: SessionKey, seed: int, record: Any, method: str) -> list[Any]:
+def _ask_family(key: SessionKey, seed: int, record: Any, method: Literal["groups", "trials"]) -> list[Any]:
     from proactive_tui.core import registry
     from proactive_tui.evalrun.folder import SessionResult
 
     family = registry.find(key.family)
-    if family is None or record is None:
+    batch = family.batch if family is not None else None
+    if batch is None or record is None:
         return []
+    result = SessionResult(key=key, seed=seed, record=record)
     try:
-        return list(getattr(family, method)(SessionResult(key=key, seed=seed, record=record)))
+        return list(batch.groups(result) if method == "groups" else batch.trials(result))
     except (AttributeError, TypeError, ValueError):  # a record too old or odd to place: in the totals only
         return []
 

@@ -46,7 +46,7 @@ class SessionKey(BaseModel):
     def group(self) -> str:
         """The id of the key without its swept settings: the sessions of one environment, agent
         and repeat at every swept value, which share work in a batch (ProactiveEval's plan,
-        `Family.batch_share`) and so go to one shard. Without swept settings, the key's own id."""
+        `BatchPart.share`) and so go to one shard. Without swept settings, the key's own id."""
         return self.model_copy(update={"settings": {}}).id if self.settings else self.id
 
     @property

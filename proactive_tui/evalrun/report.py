@@ -2,7 +2,7 @@
 
 The shared part is here: which records count, the report's frame (what ran, what is missing,
 whether it is partial) and the files (`report.json`, `report.csv`, `report.md`). The numbers come
-from each family (`Family.batch_tables`, in the family's folder), as typed tables: rows of
+from each family (`BatchPart.tables`, in the family's folder), as typed tables: rows of
 (model, group) with named values and their standard deviation over repeats.
 
 Everything but `timing` depends only on the manifest's sweep and the records, so an unsharded run
@@ -117,7 +117,7 @@ def build_report(manifest: Manifest, results: list[SessionResult], planned: list
         own = [by_id[k] for k in sorted(by_id) if by_id[k].key.family == name]
         if own:
             family = registry.get(name)
-            families[name] = family.batch_tables(own, manifest.repeats)
+            families[name] = family.batch.tables(own, manifest.repeats) if family.batch is not None else []
             label_deviations(families[name], own, family.deviations)
     missing = sorted(wanted - set(by_id))
     from proactive_tui.evalrun.stats import (BOOTSTRAP_METHOD, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE,

@@ -82,7 +82,7 @@ async def run_planned(planned: list[PlannedSession], concurrency: int, on_done: 
     that session's outcome, not the batch's. Cancelling (Ctrl-C, SIGTERM) stops the sessions
     running; those never reach `on_done`. `gateway` is shared by every session (one limiter and
     one set of counters per model across the batch); a plain one when not given. `shares`: family
-    name -> what that family's sessions of this batch share (`Family.batch_share`), attached to
+    name -> what that family's sessions of this batch share (`BatchPart.share`), attached to
     each of its sessions before it runs. `pool`: a started `workers.WorkerPool` (made with these
     same sessions, build and shares) runs the sessions in its processes instead; this process then
     only writes the store and the folder, and `gateway` only holds the counters the workers report

@@ -85,7 +85,7 @@ def family_sections(record: Any, summary_only: bool = False) -> list[Any]:
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    sections = family.report(record) if family is not None else []
+    sections = family.report.sections(record) if family is not None else []
     return [s for s in sections if s.summary] if summary_only else sections
 
 

@@ -120,7 +120,7 @@ def session_view(record: Any) -> dict[str, Any]:
     from proactive_tui.export.formats.common import header_facts, map_strings
 
     family = registry.find(record.family)
-    sections = family.report(record) if family is not None else []  # as rich_view.family_sections, without Rich
+    sections = family.report.sections(record) if family is not None else []  # as rich_view.family_sections, without Rich
     header = [["Family", family.title if family is not None else record.family]] + [list(f) for f in header_facts(record)]
     header += [[f"Comparison {c.get('id')}", _comparison_text(record, c)] for c in record.comparisons]
     labels = {str(row.get("verdict")): row for row in record.human_labels}

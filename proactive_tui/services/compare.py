@@ -225,7 +225,7 @@ async def run_comparison(plan: ComparePlan, env: Any, store: Any = None, on_even
 
 def takes_seed_setting(family: Any) -> bool:
     """The family has a `--seed` protocol setting of its own (ProactiveEval)."""
-    return any(flag.dest == "seed" for flag in getattr(family, "run_flags", ()))
+    return any(flag.dest == "seed" for flag in family.run_flags)
 
 
 # -- per-turn scores -------------------------------------------------------------------------------

@@ -67,10 +67,10 @@ def step_starts(family: str | None) -> tuple[str, ...]:
     """The event types that open a step of `family`'s demo (`Family.step_starts`; a message for a
     family that is not installed)."""
     from proactive_tui.core import registry
-    from proactive_tui.core.family import Family
+    from proactive_tui.core.family import DEFAULT_STEP_STARTS
 
     found = registry.find(family) if family else None
-    return (found or Family).step_starts
+    return DEFAULT_STEP_STARTS if found is None else found.step_starts
 
 
 class RecordedSession(SessionBase):

@@ -1,6 +1,6 @@
 """Human labels on judge verdicts, and how often the judges agree with the people (issue 18).
 
-Every family lists the verdicts its judges gave in a session (`Family.verdicts`: a turn check, a
+Every family lists the verdicts its judges gave in a session (`RecordPart.verdicts`: a turn check, a
 plan or dimension score, a proposal verdict, a Chronos rule check), each under a key stable
 within the session ("turn_check:2", "dimension:tone", "proposal:3:0:0"). A person labels one:
 they agree, or they disagree and give the value they think right, with a note. Labels live in the

@@ -1,8 +1,8 @@
 """Re-grading a stored session (issue 18): its judges run again, with another judge model, over
 the dialogue as recorded. The dialogue is never run again and the original grading never changes.
 
-- A family that can (`Family.regradable`) returns the judge events a new judge gives
-  (`Family.regrade`), in its own event types, asked with the protocol's own prompts through the
+- A family that can (one with a `regrade` part) returns the judge events a new judge gives
+  (`RegradePart.regrade`), in its own event types, asked with the protocol's own prompts through the
   real model path (LLMParticipant, Gateway), each call labelled and traced (`model_called`).
 - `regraded_record` folds the session's events with its judge events replaced by the grading's,
   so the scores come from the family's own reducer and `scores()`: nothing here scores anything.
@@ -59,10 +59,10 @@ class RegradeResult(BaseModel):
 
 def regraded_record(events: list[Any], grading_events: list[Any], family: Any) -> RunRecord:
     """The session's record as the grading judges it: every recorded event except the family's
-    judge events (`Family.judge_event_types`), then the grading's judge events, folded by the
+    judge events (`RegradePart.judge_event_types`), then the grading's judge events, folded by the
     engine's reducer. Usage, errors and traces of the grading are not folded in: the record's
     totals and errors stay those of the session as it ran."""
-    judged = tuple(family.judge_event_types())
+    judged = tuple(family.regrade.judge_event_types()) if family.regrade is not None else ()
     kept = [e for e in events if not isinstance(e, judged)]
     end = [e for e in kept if e.type == "session_ended"]
     body = [e for e in kept if e.type != "session_ended"]
@@ -109,7 +109,8 @@ async def regrade_session(store: Any, session_id: str, judge_settings: Any, gate
     family = registry.find(record.family)
     if family is None:
         raise RegradeError(f"session {session_id} is a {record.family} session; that family is not installed")
-    if not family.regradable:
+    part = family.regrade
+    if part is None:
         raise RegradeError(f"session {session_id}: {family.title} sessions cannot be re-graded: "
                            f"{family.not_regradable_reason}")
     if effective_status(row) == "running" and row.pid is not None:
@@ -120,7 +121,7 @@ async def regrade_session(store: Any, session_id: str, judge_settings: Any, gate
         raise RegradeError(str(exc)) from None
     judge = LLMParticipant(gateway, judge_settings)
     try:
-        grading_events = await family.regrade(record, env, judge)
+        grading_events = await part.regrade(record, env, judge)
     except ModelError as exc:
         raise RegradeError(f"session {session_id}: the judge {judge_settings.model} failed: {exc.message}") from None
     except Exception as exc:  # noqa: BLE001 - one session that cannot be read this way must not stop the others
@@ -156,7 +157,7 @@ def grading_record(store: Any, grading: Any) -> RunRecord:
 
 def judge_settings(role: str, model: str, api_base: str | None = None) -> Any:
     """The new judge's ModelSettings: `model` (and `api_base`) over the settings the config file
-    and environment give the family's judging role (`Family.regrade_seat`), resolved as `run
+    and environment give the family's judging role (`RegradePart.seat`), resolved as `run
     --judge MODEL` resolves them. Raises RegradeError for a bad config or an empty model."""
     from pydantic import ValidationError
 
@@ -178,7 +179,7 @@ def recorded_judge(record: RunRecord) -> str:
     from proactive_tui.core import registry
 
     family = registry.find(record.family)
-    seat = record.seats.get(family.regrade_seat if family is not None else "judge")
+    seat = record.seats.get(family.regrade.seat if family is not None and family.regrade is not None else "judge")
     return seat.label if seat is not None and seat.kind == "llm" else ""
 
 
@@ -200,7 +201,7 @@ async def regrade_many(store: Any, session_ids: list[str], model: str, api_base:
                 family = registry.find(session_row(store, session_id).family)
             except StoreError as exc:
                 raise RegradeError(str(exc)) from None
-            role = family.regrade_seat if family is not None else "judge"
+            role = family.regrade.seat if family is not None and family.regrade is not None else "judge"
             out.append(await regrade_session(store, session_id, judge_settings(role, model, api_base), gateway))
         except RegradeError as exc:
             out.append(exc)

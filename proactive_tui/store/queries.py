@@ -86,17 +86,17 @@ def complete_turns(record: RunRecord) -> int:
     family = _family(record)
     if family is None:
         return len([m for m in record.messages if m.role == "agent" and not m.partial])
-    turns: int = family.complete_turns(record)
+    turns: int = family.record.complete_turns(record)
     return turns
 
 
 def turn_unit(family_name: str) -> Any:
     """The family's `TurnUnit` (what `turns` in a headline counts, and its name); a family that
     is not installed counts turns."""
-    from proactive_tui.core.family import Family
+    from proactive_tui.core.family import DEFAULT_TURN_UNIT
 
     found = registry_find(family_name)
-    return (found or Family).turn_unit
+    return DEFAULT_TURN_UNIT if found is None else found.turn_unit
 
 
 def registry_find(family_name: str) -> Any:
@@ -111,7 +111,7 @@ def units_done(record: RunRecord) -> int:
     family = _family(record)
     if family is None:
         return complete_turns(record)
-    units: int = family.units_done(record)
+    units: int = family.record.units_done(record)
     return units
 
 
@@ -288,10 +288,12 @@ def load_events(store: Store, session_id: str, _seen: frozenset[str] = frozenset
         raise StoreError(f"session {session_id} is a branch of {info.session_id}, which is no longer in the "
                          "store: its turns before the fork point cannot be read")
     family = registry.find(start.family)
-    if family is None:
-        raise StoreError(f"session {session_id} is a {start.family} branch; that family is not installed")
+    fork = family.fork if family is not None else None
+    if fork is None:
+        raise StoreError(f"session {session_id} is a {start.family} branch; that family is not installed "
+                         "or cannot fork")
     parent = load_events(store, info.session_id, _seen | {session_id})
-    prefix = prefix_events(parent, family.fork_sides(ForkPoint(turn=info.turn, seat=info.seat)))
+    prefix = prefix_events(parent, fork.sides(ForkPoint(turn=info.turn, seat=info.seat)))
     stitched = [start] + [e.model_copy(update={"seq": i}) for i, e in enumerate(prefix, start=2)]
     own = events[1:]
     if len(prefix) != info.prefix_events:  # an older reading of the parent: keep the order, renumber
@@ -381,7 +383,7 @@ def session_environment(record: RunRecord) -> Any:
     try:
         if family is None:
             raise StoreError(f"session {record.id} is a {record.family} session; that family is not installed")
-        return family.validate_env(record.environment)
+        return family.environments.validate_env(record.environment)
     except ValidationError:
         from proactive_tui.envs import load_default
 
@@ -404,7 +406,7 @@ def resume_spec(store: Store, session_id: str) -> ResumePlan:
         raise StoreError(f"session {session_id} is still running (process {row.pid})")
     record = load_record(store, session_id)
     family = _family(record)
-    if family is None or not family.resumable:
+    if family is None or family.parts.resume is None:
         raise StoreError(f"session {session_id}: {record.family} sessions cannot be resumed yet")
     try:
         spec = SessionSpec.model_validate(row.spec) if row.spec else spec_from_record(record)
@@ -417,11 +419,11 @@ def resume_spec(store: Store, session_id: str) -> ResumePlan:
 def _branch_start(store: Store, record: RunRecord, family: Any) -> Any:
     if not record.forked_from:
         return None
-    from proactive_tui.core.fork import BranchStart, ForkedFrom, ForkPoint, prefix_events
+    from proactive_tui.core.fork import BranchStart, ForkedFrom, ForkPoint, fork_part, prefix_events
 
     forked = ForkedFrom.model_validate(record.forked_from)
     parent = load_events(store, forked.session_id)
-    prefix = prefix_events(parent, family.fork_sides(ForkPoint(turn=forked.turn, seat=forked.seat)))
+    prefix = prefix_events(parent, fork_part(family).sides(ForkPoint(turn=forked.turn, seat=forked.seat)))
     return BranchStart(forked_from=forked, prefix=prefix, resumed=True)
 
 
@@ -445,7 +447,7 @@ def fork_plan(store: Store, session_id: str, point: Any, change: Any, spec: Any 
     except ValueError:
         raise StoreError(f"session {session_id} has no recorded start: nothing to fork") from None
     family = _family(record)
-    if family is None or not getattr(family, "forkable", False):
+    if family is None or family.parts.fork is None:
         raise StoreError(f"session {session_id}: {record.family} sessions cannot be forked")
     if spec is None:
         try:

@@ -2,5 +2,5 @@
 
 Pure (no Textual, Rich, store or CLI imports; `tests/test_synth_engine.py` keeps it so): the CLI
 (`cli/synth_cmd.py`) renders its progress, the families provide the pipelines
-(`Family.synth_pipeline`).
+(`GeneratePart.pipeline`).
 """

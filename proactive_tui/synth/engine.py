@@ -175,7 +175,7 @@ class Event(BaseModel):
 
 
 class Pipeline(Protocol):
-    """What a family provides (`Family.synth_pipeline(options)`)."""
+    """What a family provides (`GeneratePart.pipeline(options)`)."""
 
     family: str
     version: str
@@ -226,7 +226,7 @@ class Manifest(BaseModel):
     family: str
     generator: str
     options: dict[str, Any]
-    """What the family's pipeline was built from (`Family.synth_pipeline(options)`): a merge or
+    """What the family's pipeline was built from (`GeneratePart.pipeline(options)`): a merge or
     resume builds the same pipeline again from it."""
     config: dict[str, Any]
     models: dict[str, str]

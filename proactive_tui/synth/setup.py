@@ -104,14 +104,22 @@ class Prepared:
 COMMAND_SKIP = ("func", "resume", "envs", "sub_envs")
 
 
+def generator(family: str) -> Any:
+    """The `generate` part (`core.family.GeneratePart`) of the named family; ValueError when the
+    family has no `synth` pipeline."""
+    from proactive_tui.core import registry
+
+    part = registry.get(family).generate
+    if part is None:
+        raise ValueError(f"{family} has no synth pipeline")
+    return part
+
+
 def synth_families() -> dict[str, Any]:
     """Families with a `synth` pipeline: the ones `proactive-tui synth` lists and the studio
     offers (here, below both, so the studio need not ask the CLI)."""
     from proactive_tui.core import registry
-    from proactive_tui.core.family import Family
-
-    return {name: fam for name, fam in registry.families().items()
-            if type(fam).synth_pipeline is not Family.synth_pipeline}
+    return {name: fam for name, fam in registry.families().items() if fam.parts.generate is not None}
 
 
 def prepare(args: argparse.Namespace) -> Prepared:
@@ -119,7 +127,6 @@ def prepare(args: argparse.Namespace) -> Prepared:
     command. `args` is the parsed `synth <family>` command line (the studio parses one too)."""
     from proactive_tui.evalrun.options import shared_option_problem
     from proactive_tui.config import ConfigError, load_config
-    from proactive_tui.core import registry
     from proactive_tui.evalrun.folder import BatchCommand, write_atomic, write_command
     from proactive_tui.evalrun.plan import Shard
     from proactive_tui.synth import engine
@@ -130,11 +137,11 @@ def prepare(args: argparse.Namespace) -> Prepared:
         raise SetupError(problem)
     if args.n < 1:
         raise SetupError("--n must be at least 1")
-    family = registry.get(args.synth_family)
     try:
         shard = Shard.parse(args.shard) if getattr(args, "shard", None) else None
-        options = family.synth_options(args)
-        pipeline = family.synth_pipeline(options)
+        generate = generator(args.synth_family)
+        options = generate.options(args)
+        pipeline = generate.pipeline(options)
     except ValueError as exc:
         raise SetupError(str(exc).splitlines()[0]) from None
     if shard is not None and pipeline.needs_shared_input():

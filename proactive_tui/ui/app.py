@@ -533,7 +533,7 @@ class ProactiveApp(App[None]):
         from proactive_tui.core import registry
 
         family = registry.find(message.env.family)
-        if family is not None and family.setup_screen() is not None:
+        if family is not None and family.parts.setup_screen is not None:
             self.open_setup(message.env)
             return
         from proactive_tui.ui.screens.detail import EnvironmentDetailScreen
@@ -592,7 +592,7 @@ class ProactiveApp(App[None]):
 
         from proactive_tui.ui import setup_memory
 
-        SetupScreen = registry.get(env.family).setup_screen()
+        SetupScreen = registry.get(env.family).screen("setup_screen")
         roles = resolve_roles(self.config.roles)
         remembered = setup_memory.load_memories().families.get(env.family)
 
@@ -609,7 +609,7 @@ class ProactiveApp(App[None]):
         from proactive_tui.core import registry
 
         self._remember_models(spec)
-        self.push_screen(registry.get(env.family).session_screen()(env, spec))
+        self.push_screen(registry.get(env.family).screen("session_screen")(env, spec))
 
     def _remember_models(self, spec: Any) -> None:
         """Keep the models a person typed at the top of the setup suggestions (in the config)."""

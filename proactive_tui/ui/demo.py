@@ -49,7 +49,7 @@ def demo_screen(app: Any, plan: DemoPlan, speed: float = 1.0, step: bool = False
         return RecordedSession(plan.events, speed=speed, step=step), {}
 
     factory.demo_header = header  # type: ignore[attr-defined]  # read by DemoScreen, kept by a restart
-    screen_class = demo_class(registry.get(plan.family).session_screen())
+    screen_class = demo_class(registry.get(plan.family).screen("session_screen"))
     return screen_class(plan.env, plan.spec, factory)
 
 

@@ -171,7 +171,7 @@ def _haystack(env: Any, families: dict[str, Any]) -> str:
     if found is not None:
         if citation is not None:
             bodies.append(citation)
-        bodies += [body for _, body in found.describe(env, True)]
+        bodies += [body for _, body in found.environments.describe(env, True)]
     text = " ".join(bodies)
     return f"{env.search_text()} {text.lower()}"
 

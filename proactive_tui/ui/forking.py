@@ -33,7 +33,7 @@ def open_fork_modal(app: Any, record: Any, session_factory: Any = None, focused:
     from proactive_tui.ui.screens.fork_modal import ForkModal
 
     family = registry.get(record.family)
-    steps = family.fork_steps(record)
+    steps = family.fork.steps(record) if family.fork is not None else []
     if not steps:
         app.notify("This session has no complete reply to fork from", timeout=5)
         return
@@ -42,7 +42,7 @@ def open_fork_modal(app: Any, record: Any, session_factory: Any = None, focused:
 
     def started(plan: Any) -> None:
         if plan is not None:
-            screen = family.session_screen()
+            screen = family.screen("session_screen")
             app.push_screen(screen(plan.env, plan.spec, session_factory, fork=plan))
 
     app.push_screen(ForkModal(session_id, steps, lambda request: request_plan(store, session_id, request),

@@ -1,4 +1,4 @@
-"""Chronos's tables in a batch report (`Family.batch_tables`).
+"""Chronos's tables in a batch report (`BatchPart.tables`).
 
 Per tier (the paper reports simple and complex apart): positive- and negative-branch success, the
 overall success (their equal-weight mean, `metrics.chronos_metrics`), action and status accuracy;
@@ -12,6 +12,8 @@ oracle's verdict); a session without a verdict is left out.
 """
 
 from __future__ import annotations
+
+from proactive_tui.core.family import BatchPart
 
 from typing import Any
 
@@ -119,3 +121,17 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
     tables.append(consistency_table(trials, repeats, "tier", "its task succeeded (the oracle's verdict)",
                                     "Chronos: consistency over repeats"))
     return tables
+
+
+class ChronosBatch(BatchPart):
+    def tables(self, results: list[Any], repeats: int) -> list[Any]:
+        return list(batch_tables(results, repeats))
+
+    def trials(self, result: Any) -> list[Any]:
+        return list(batch_trials(result))
+
+    def groups(self, result: Any) -> list[str]:
+        return batch_groups(result)
+
+
+BATCH = ChronosBatch()

@@ -65,6 +65,10 @@ the shift must not satisfy the new needs yet.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from proactive_tui.core.family import EnvironmentsPart, FileCandidate
+
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
@@ -327,3 +331,33 @@ def _states(start: str | None, states: list[TimelineState], reveal: bool) -> str
         if state.note and reveal:
             lines.append(f"    ({state.note})")
     return "\n".join(lines)
+
+
+class ChronosEnvironments(EnvironmentsPart):
+    """Scenario files: one scenario (both branches) per file, ours by folder or by its timeline."""
+
+    env_model = ChronosEnv
+
+    def sample_sources(self) -> list[Path]:
+        from proactive_tui.paths import sample_envs_dir
+
+        return [sample_envs_dir(FAMILY)]
+
+    def claims_shape(self, data: Any) -> bool:
+        return isinstance(data, dict) and "timeline" in data
+
+    def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]) -> tuple[list[Any], list[LoadProblem]]:
+        envs, problems = load_scenarios(file.relative_stem(FAMILY), file.display, data)
+        return list(envs), problems
+
+    def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
+        """One scenario file (one branch, so no `branches`) at `chronos/<id path>~<label>.json`."""
+        from proactive_tui.envs.what_if import file_stem
+
+        return file_stem(env.id, FAMILY, label) + ".json", env.scenario.model_dump(mode="json")
+
+    def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
+        return describe(env, reveal_reference)
+
+
+ENVIRONMENTS = ChronosEnvironments()

@@ -11,6 +11,8 @@ by position.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ForkPart
+
 from typing import Any
 
 from proactive_tui.core.fork import EDITED_BY, ForkError, ForkPoint, ForkStep, Side
@@ -23,10 +25,10 @@ def fork_steps(record: Any) -> list[ForkStep]:
     """Every user message and agent reply a branch can start at, named by exchange (the family's
     `turn_unit`, as the status line and transcript count); an agent reply answering its own check
     is the exchange's reply 2, 3... A step's `turn` stays the engine's (what `--turn` takes)."""
-    from proactive_tui.families.chronos import ChronosFamily
+    from proactive_tui.families.chronos import family
     from proactive_tui.families.chronos.record import exchange_of
 
-    unit = ChronosFamily.turn_unit.name
+    unit = family.turn_unit.name
     messages = {(m.role, m.turn): m for m in record.messages if not m.partial}
     steps: list[ForkStep] = []
     replies: dict[int, int] = {}
@@ -50,7 +52,7 @@ def fork_steps(record: Any) -> list[ForkStep]:
 
 
 class Sides:
-    """`Family.fork_sides` for Chronos (see the module doc)."""
+    """`ForkPart.sides` for Chronos (see the module doc)."""
 
     def __init__(self, point: ForkPoint) -> None:
         self.key = (point.turn, ORDER[point.seat])
@@ -105,3 +107,24 @@ def edit_answer(point: ForkPoint, text: str, record: Any) -> RecordedAnswer:
     except ValueError as exc:
         raise ForkError(f"the edited agent reply for turn {point.turn} cannot be read: {exc}") from None
     return RecordedAnswer(seat="agent", turn=point.turn, text=text, value=reply.model_dump(), model=EDITED_BY)
+
+
+class ChronosFork(ForkPart):
+    """Forks by replay (the default `build`): the parent's replies up to the point, then live."""
+
+    def steps(self, record: Any) -> list[Any]:
+        return list(fork_steps(record))
+
+    def sides(self, point: Any) -> Sides:
+        return Sides(point)
+
+    def recorded_answers(self, record: Any) -> list[Any]:
+        from proactive_tui.families.chronos.resume import recorded_answers
+
+        return list(recorded_answers(record))
+
+    def edit_answer(self, point: Any, text: str, record: Any) -> RecordedAnswer:
+        return edit_answer(point, text, record)
+
+
+FORK = ChronosFork()

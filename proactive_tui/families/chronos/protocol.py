@@ -56,6 +56,8 @@ being generated. A person in the agent seat answers with the JSON reply or the c
 
 from __future__ import annotations
 
+from proactive_tui.core.family import EnginePart
+
 import asyncio
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Literal
@@ -700,3 +702,15 @@ def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participa
         models["user"] = {"model": user.info.label, "api_base": None, "temperature": None, "max_tokens": None}
     return ChronosSession(env, ChronosSeats(agent=agent, user=user, judge=judge), settings,
                           session_id=session_id, models=models, resume_from=resume_from)
+
+
+class ChronosEngine(EnginePart):
+    def default_temperature(self, seat: str) -> float | None:
+        """The agent runs at `AGENT_TEMPERATURE` unless someone chose another."""
+        return AGENT_TEMPERATURE if seat == "agent" else None
+
+    def build_session(self, spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ChronosSession:
+        return build_chronos_session(spec, env, seats, session_id)
+
+
+ENGINE = ChronosEngine()

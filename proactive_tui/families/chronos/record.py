@@ -8,6 +8,10 @@ user's briefs, the shift, the clock, and the session's verdict with its accuraci
 
 from __future__ import annotations
 
+from proactive_tui.core.family import RecordPart, RerunPart
+from proactive_tui.families.chronos import resume, report as report_module
+from proactive_tui.families.chronos.events import EVENTS, LEGACY_TYPES
+
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -93,7 +97,7 @@ def answers_own_check(record: Any, turn: int) -> bool:
 
 
 def exchange_of(record: Any, turn: int) -> int:
-    """The exchange (the unit the turn limit counts, `ChronosFamily.turn_unit`) engine turn `turn`
+    """The exchange (the unit the turn limit counts, the declaration's `turn_unit`) engine turn `turn`
     belongs to: one per agent turn answering the user or the monitor, the answers to its own
     checks continuing the one before. A user message of turn `turn` opens that exchange."""
     return sum(1 for t in range(1, turn + 1) if not answers_own_check(record, t)) if turn > 0 else 0
@@ -126,3 +130,60 @@ def verdicts(record: Any) -> list[Any]:
                                value=turn.user_read_as, label=f"turn {turn.turn}: how the user's reply was read",
                                detail=turn.user_read_note))
     return out
+
+
+class ChronosRecord(RecordPart):
+    """The timeline section; the family counts exchanges (`exchange_of`), not engine turns."""
+
+    section_model = ChronosSection
+    events = EVENTS
+    legacy_types = LEGACY_TYPES
+
+    def new_section(self, record: Any) -> BaseModel:
+        return new_section(record)
+
+    def apply(self, record: Any, event: Any) -> None:
+        apply_timeline_event(record, event)
+
+    def scores(self, record: Any) -> list[Any]:
+        return list(report_module.scores(record))
+
+    def verdicts(self, record: Any) -> list[Any]:
+        return verdicts(record)
+
+    def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
+        data["section"] = data.get("timeline")
+        return data
+
+    def complete_turns(self, record: Any) -> int:
+        return resume.complete_turns(record)
+
+    def unit_number(self, record: Any, turn: int) -> int:
+        return exchange_of(record, turn)
+
+    def units_done(self, record: Any) -> int:
+        return exchanges_done(record)
+
+    def turn_scores(self, record: Any) -> Any:
+        """Per exchange (the family's `turn_unit`), the share of its agent turns whose action the
+        oracle accepts (1 or 0 for an exchange of one turn); success at the end."""
+        from proactive_tui.core.scores import TurnScores
+
+        outcome = record.section.outcome
+        success = None if outcome is None or outcome.success is None else float(outcome.success)
+        marks: dict[int, list[float]] = {}
+        for t in record.section.turns:
+            marks.setdefault(exchange_of(record, t.turn), []).append(float(t.action_correct))
+        per_exchange: list[float | None] = [sum(m) / len(m) for _, m in sorted(marks.items())]
+        return TurnScores(label="action correct", per_turn=per_exchange, final_label="success", final=success)
+
+
+class ChronosRerun(RerunPart):
+    def user_turns(self, record: Any) -> list[Any]:
+        # turn 1's input is the scenario's opening, not something the user was asked for
+        return sorted((m for m in record.messages if m.role == "user" and not m.partial and m.turn > 1),
+                      key=lambda m: m.turn)
+
+
+RECORD = ChronosRecord()
+RERUN = ChronosRerun()

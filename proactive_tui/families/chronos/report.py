@@ -9,6 +9,8 @@ chronos exports keep.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ReportPart
+
 from typing import Any
 
 from proactive_tui.core.report import Block, Facts, Line, ReportSection, Speech, pct
@@ -134,3 +136,11 @@ def scores(record: Any) -> list[Score]:
         Score(name="status", label="Status accuracy", value=o.status_accuracy, display=pct(o.status_accuracy, 0),
               by="oracle", by_kind="rule"),
     ]
+
+
+class ChronosReport(ReportPart):
+    def sections(self, record: Any) -> list[ReportSection]:
+        return report(record)
+
+
+REPORT = ChronosReport()

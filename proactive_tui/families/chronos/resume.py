@@ -20,6 +20,8 @@ What the record holds of each reply, and how it is handed back:
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ResumePart
+
 from typing import Any
 
 from proactive_tui.core.events import UsageInfo
@@ -68,3 +70,14 @@ def recorded_answers(record: Any) -> list[RecordedAnswer]:
             answers.append(RecordedAnswer(seat="agent", turn=turn, error=outcome.raw, model=outcome.model,
                                           text=partial.content if partial is not None else ""))
     return answers
+
+
+class ChronosResume(ResumePart):
+    def session(self, spec: Any, env: Any, seats: dict[str, Any], record: Any, session_id: str | None = None) -> Any:
+        """The session replaying `record`'s complete turns, then live (`ChronosSession`)."""
+        from proactive_tui.families.chronos.protocol import build_chronos_session
+
+        return build_chronos_session(spec, env, seats, session_id, resume_from=record)
+
+
+RESUME = ChronosResume()

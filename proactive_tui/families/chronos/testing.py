@@ -13,8 +13,9 @@ from typing import Any
 
 from proactive_tui.core.participants import Participant, Reply, ReplyRequest
 from proactive_tui.families.chronos.oracle import expect, expected_status
-from proactive_tui.families.chronos.persona import ScriptedPersona  # noqa: F401  (re-exported)
-from proactive_tui.families.chronos.protocol import ChronosSession
+from proactive_tui.families.chronos.persona import ScriptedPersona
+from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession
+from proactive_tui.families.chronos.settings import ChronosSettings
 from proactive_tui.families.chronos.reply import AgentReply
 
 
@@ -65,3 +66,9 @@ class OracleAgent(Participant):
                 reply = changed if isinstance(changed, AgentReply) else AgentReply.model_validate(changed)
         await asyncio.sleep(0)
         return reply, Reply(text=reply.model_dump_json(), model=self.info.label)
+
+
+def reference_session(spec: Any, env: Any, gateway: Any) -> ChronosSession:
+    """The oracle agent and the scripted user on the scenario, no model (`eval chronos --reference`):
+    the scoring's own check, where every rate should be perfect."""
+    return ChronosSession(env, ChronosSeats(agent=OracleAgent(), user=ScriptedPersona()), ChronosSettings(**spec.settings))

@@ -1,4 +1,4 @@
-"""ProactBench's tables in a batch report (`Family.batch_tables`): per model and per trigger type.
+"""ProactBench's tables in a batch report (`BatchPart.tables`): per model and per trigger type.
 
 For each agent model, one row per trigger type (EMERGENT, CRITICAL, RECOVERY) and one OVERALL
 row (every evaluated trigger pooled, as upstream's overall figures): the pass rate and the
@@ -12,6 +12,8 @@ out. The task is (dialogue, trigger index).
 """
 
 from __future__ import annotations
+
+from proactive_tui.core.family import BatchPart
 
 from typing import Any
 
@@ -111,3 +113,17 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
                                     "are trigger points; the variance is of the weighted score",
                                     "ProactBench: consistency over repeats", total=OVERALL))
     return tables
+
+
+class ProactBenchBatch(BatchPart):
+    def tables(self, results: list[Any], repeats: int) -> list[Any]:
+        return list(batch_tables(results, repeats))
+
+    def trials(self, result: Any) -> list[Any]:
+        return list(batch_trials(result))
+
+    def groups(self, result: Any) -> list[str]:
+        return batch_groups(result)
+
+
+BATCH = ProactBenchBatch()

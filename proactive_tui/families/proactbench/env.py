@@ -17,7 +17,11 @@ Ids look like `proactbench/<unique_id_eval>` (upstream's primary key; `uuid` rep
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any, ClassVar, Literal
+
+from proactive_tui.core.family import EnvironmentsPart, FileCandidate
+from proactive_tui.families.proactbench import METRICS_SUFFIX, ONLINE_METRICS_SUFFIX, ONLINE_RESULTS_SUFFIX, RESULTS_SUFFIX
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -259,3 +263,64 @@ def describe(env: ProactBenchEnv, reveal: bool) -> list[tuple[str, str]]:
         turns.append(f"{record.turn:>2} user{mark}: {one_line(record.user_message, 160)}")
     out.append((f"Turns ({len(d.turn_records)})", "\n".join(turns)))
     return out
+
+
+class ProactBenchEnvironments(EnvironmentsPart):
+    """Dialogue rows: upstream's `.jsonl` as it is, or a `.json` of one row or an array of rows;
+    the export's results files load back wherever they are."""
+
+    env_model = ProactBenchEnv
+
+    def sample_sources(self) -> list[Path]:
+        from proactive_tui.paths import sample_envs_dir
+
+        return [sample_envs_dir(FAMILY)]
+
+    def claims_location(self, file: FileCandidate) -> bool:
+        name = file.path.name.lower()
+        return (FAMILY in file.folders or name.startswith("final_dialogues")
+                or name.endswith((RESULTS_SUFFIX, ONLINE_RESULTS_SUFFIX, METRICS_SUFFIX, ONLINE_METRICS_SUFFIX)))
+
+    def skip_file(self, file: FileCandidate) -> bool:
+        """An exported metrics file (beside its results rows) holds numbers, not dialogues."""
+        return file.path.name.lower().endswith((METRICS_SUFFIX, ONLINE_METRICS_SUFFIX))
+
+    def claims_shape(self, data: Any) -> bool:
+        from proactive_tui.envs.reading import JsonLines
+
+        first = data.first() if isinstance(data, JsonLines) else (data[0] if isinstance(data, list) and data else data)
+        return isinstance(first, dict) and "unique_id_eval" in first and "trigger_points" in first
+
+    def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]) -> tuple[list[Any], list[LoadProblem]]:
+        """A `.jsonl` of dialogue rows (upstream's file as it is), or a `.json` holding one row or an
+        array of rows (a row written by hand); each bad row is its own problem line."""
+        from proactive_tui.envs.reading import JsonLines
+
+        if isinstance(data, JsonLines):
+            envs, problems = load_rows(file.display, data.rows)
+            return list(envs), [*data.problems, *problems]
+        if isinstance(data, dict):
+            envs, problems = load_rows(file.display, [(1, data)])
+            return list(envs), problems
+        if isinstance(data, list):
+            envs, problems = load_rows(file.display, list(enumerate(data, 1)))
+            for problem in problems:  # a .json array: say record, not line
+                problem.record, problem.line = problem.line, None
+            return list(envs), problems
+        return [], [LoadProblem(file=file.display, message=f"expected dialogue rows (one JSON object per line), got {json_kind(data)}")]
+
+    def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
+        return describe(env, reveal_reference)
+
+    def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
+        """The dialogue as one upstream row (`proactbench/<id>~<label>.json`, a `.json` holding one
+        row, as `load_file` reads it), its `unique_id_eval` (the id's source) marked `~<label>` so it
+        loads as `<id>~<label>`: "What if" saves and the write-your-own form (`ui.write_form`)."""
+        from proactive_tui.envs.what_if import file_stem, root_id
+
+        row = env.dialogue.model_dump(mode="json", exclude_none=True)
+        row["unique_id_eval"] = f"{root_id(env.id).removeprefix(FAMILY + '/')}~{label}"
+        return file_stem(env.id, FAMILY, label) + ".json", row
+
+
+ENVIRONMENTS = ProactBenchEnvironments()

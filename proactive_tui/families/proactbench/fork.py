@@ -19,6 +19,8 @@ user message`, `turn N agent reply`, `verdict on turn N`, as `protocol` names th
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ForkPart
+
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -82,7 +84,7 @@ def fork_steps(record: Any) -> list[ForkStep]:
 
 
 class Sides:
-    """`Family.fork_sides` for ProactBench (see the module doc)."""
+    """`ForkPart.sides` for ProactBench (see the module doc)."""
 
     def __init__(self, point: ForkPoint) -> None:
         self.key = (point.turn, AGENT)
@@ -195,3 +197,22 @@ def _online_answers(record: Any) -> list[RecordedAnswer]:
         else:
             out.append(RecordedAnswer(seat="user", turn=last + 1, error=final.problem or "no verdict", model=final.judge or ""))
     return out
+
+
+class ProactBenchFork(ForkPart):
+    """Forks by replay (the default `build`): the parent's answers up to the point, then live."""
+
+    def steps(self, record: Any) -> list[Any]:
+        return list(fork_steps(record))
+
+    def sides(self, point: Any) -> Sides:
+        return Sides(point)
+
+    def recorded_answers(self, record: Any) -> list[Any]:
+        return recorded_answers(record)
+
+    def edit_answer(self, point: Any, text: str, record: Any) -> RecordedAnswer:
+        return edit_answer(point, text, record)
+
+
+FORK = ProactBenchFork()

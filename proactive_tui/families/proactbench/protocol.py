@@ -46,6 +46,8 @@ Every call names what it is for (`purpose`) with the dialogue turn it belongs to
 
 from __future__ import annotations
 
+from proactive_tui.core.family import EnginePart, UnsupportedFamily
+
 import asyncio
 import uuid
 from typing import Any, Callable
@@ -67,7 +69,9 @@ from proactive_tui.families.proactbench.events import JudgedBy, Planned, Recorde
 from proactive_tui.families.proactbench.judges import (
     PERSON_HINT, JudgeVerdict, UserTurnScoring, evidence_found, parse_person_verdict, planner_schema, user_agent_schema,
 )
-from proactive_tui.families.proactbench.settings import ProactBenchSettings
+from proactive_tui.families.proactbench.settings import (
+    AGENT_MAX_TOKENS, AGENT_TEMPERATURE, JUDGE_TEMPERATURE, PLANNER_TEMPERATURE, USER_AGENT_TEMPERATURE, ProactBenchSettings,
+)
 from proactive_tui.llm.errors import ModelError
 
 SEATS: tuple[Seat, ...] = ("agent", "user", "judge")
@@ -509,14 +513,14 @@ class ProactBenchSession(SessionBase):
         self.end(reason, detail)
 
 
-def build_proactbench_session(family: Any, spec: Any, env: ProactBenchEnv, seats: dict[str, Any],
+def build_proactbench_session(spec: Any, env: ProactBenchEnv, seats: dict[str, Any],
                               session_id: str | None = None) -> ProactBenchSession:
     """The factory's builder: every model seat at the family's `seat_temperature` (a chosen one
-    wins; else upstream's for the protocol: `Family.seat_temperature`)."""
+    wins; else upstream's for the protocol: `ProactBenchEngine.seat_temperature`)."""
     from proactive_tui.core.spec import seat_temperatures
 
     settings = ProactBenchSettings(**spec.settings)
-    spec = seat_temperatures(spec, seats, family)
+    spec = seat_temperatures(spec, seats, "proactbench")
     if settings.seed is not None:  # the setting reaches every model call (a seat's own seed wins)
         for participant in seats.values():
             live = participant
@@ -527,3 +531,37 @@ def build_proactbench_session(family: Any, spec: Any, env: ProactBenchEnv, seats
                 live.settings = model.model_copy(update={"seed": int(settings.seed)})
     return ProactBenchSession(env, ProactBenchSeats(agent=seats["agent"], user=seats.get("user"), judge=seats.get("judge")),
                               settings, session_id=session_id, models=spec.models_summary())
+
+
+class ProactBenchEngine(EnginePart):
+    def default_temperature(self, seat: str) -> float | None:
+        """Upstream's: the agent 0.7, the offline judge 0.7, the User Agent 0.7 (the online
+        Planner's 0.1 is `seat_temperature`'s, as it depends on the protocol)."""
+        return {"agent": AGENT_TEMPERATURE, "user": USER_AGENT_TEMPERATURE, "judge": JUDGE_TEMPERATURE}.get(seat)
+
+    def default_max_tokens(self, seat: str) -> int | None:
+        """Upstream's 8,192 new tokens for the model under test. (Upstream gives the Planner, the
+        User Agent and the judge 32,768; we keep the project's default there, as many hosted models
+        refuse a cap above their output limit and every verdict would fail: docs/protocols.md.)"""
+        return AGENT_MAX_TOKENS if seat == "agent" else None
+
+    def seat_temperature(self, seat: str, roles: Any, settings: dict[str, Any] | None = None) -> float:
+        """A temperature someone chose wins; else upstream's for the protocol: the online Planner
+        (the judge seat) runs at 0.1, every other seat at `default_temperature`."""
+        chosen = roles.for_role(seat)
+        if seat == "judge" and "temperature" not in chosen.model_fields_set and (settings or {}).get("protocol") == "online":
+            return PLANNER_TEMPERATURE
+        return super().seat_temperature(seat, roles, settings)
+
+    def build_session(self, spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ProactBenchSession:
+        """The session (`build_proactbench_session`). A person in the user seat needs the online
+        protocol: offline, the user's messages are the recorded ones and nobody would ask them."""
+        offline = (spec.settings or {}).get("protocol", "offline") == "offline"
+        user = seats.get("user")
+        if offline and user is not None and getattr(getattr(user, "info", None), "kind", "") == "human":
+            raise UnsupportedFamily("a person can play the ProactBench user only in the online protocol "
+                                    "(--protocol online): offline, the user's messages are the recorded ones")
+        return build_proactbench_session(spec, env, seats, session_id=session_id)
+
+
+ENGINE = ProactBenchEngine()

@@ -7,6 +7,10 @@ upstream's `trigger_stats` does.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import RecordPart
+from proactive_tui.families.proactbench import labels, report as report_module
+from proactive_tui.families.proactbench.events import EVENT_TYPES
+
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -93,3 +97,51 @@ def apply_event(record: Any, event: Any) -> None:
         trigger.problem = event.problem
         trigger.evidence_in_reply = event.evidence_in_reply
         trigger.judged = True
+
+
+class ProactBenchRecord(RecordPart):
+    """The triggers section: each planted trigger point, its rubric and its verdict."""
+
+    section_model = ProactBenchSection
+    events = EVENT_TYPES
+
+    def apply(self, record: Any, event: Any) -> None:
+        apply_event(record, event)
+
+    def scores(self, record: Any) -> list[Any]:
+        return list(report_module.scores(record))
+
+    def verdicts(self, record: Any) -> list[Any]:
+        return labels.verdicts(record)
+
+    def complete_turns(self, record: Any) -> int:
+        """Offline: the trigger points judged (each one user message and the agent's reply to it);
+        online: the turns whose agent reply finished."""
+        if (record.settings or {}).get("protocol") == "online":
+            return len({m.turn for m in record.messages if m.role == "agent" and not m.partial})
+        return sum(1 for t in record.section.triggers if t.judged)
+
+    def reply_writers(self, record: Any) -> list[tuple[str, str]]:
+        """The dialogue's messages, then who gave each verdict (offline the judge seat's, online
+        the user seat's: the User Agent or the person playing the user)."""
+        from proactive_tui.core.writers import message_writers
+
+        seat = "user" if (record.settings or {}).get("protocol") == "online" else "judge"
+        return message_writers(record) + [(seat, t.judge) for t in record.section.triggers if t.result is not None and t.judge]
+
+    def turn_scores(self, record: Any) -> Any:
+        """Per dialogue turn, the verdict's value at a trigger turn (PASS 1, PARTIAL 0.5, FAIL 0;
+        None at other turns and for SKIPPED), so two agents on the same dialogue line up trigger by
+        trigger; at the end the overall weighted score."""
+        from proactive_tui.core.scores import TurnScores
+        from proactive_tui.families.proactbench.env import SCORE_VALUE
+
+        triggers = {t.turn: t for t in record.section.triggers if t.judged}
+        last = max(triggers, default=0)
+        per_turn = [SCORE_VALUE.get(triggers[n].counted) if n in triggers else None for n in range(1, last + 1)]
+        overall = record.score("overall_weighted")
+        return TurnScores(label="trigger verdict (1 / 0.5 / 0)", per_turn=per_turn, final_label="weighted score",
+                          final=overall.value if overall is not None else None)
+
+
+RECORD = ProactBenchRecord()

@@ -15,6 +15,8 @@ is left out, as it was.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import RegradePart
+
 from typing import Any
 
 from proactive_tui.core.session import drain
@@ -47,3 +49,19 @@ async def regrade(record: Any, env: Any, judge: Any) -> list[Any]:
                                    prompts.judge_message(trigger.rubric, session._context(trigger.turn), user_message,
                                                          trigger.response or ""), trigger.response or "", "judge")
     return drain(session)
+
+
+class ProactBenchRegrade(RegradePart):
+    """Offline sessions only: online, the user agent judges in the call that writes the user's
+    next message (`regrade` raises UnsupportedFamily with ONLINE_REASON)."""
+
+    def judge_event_types(self) -> tuple[type, ...]:
+        from proactive_tui.families.proactbench.events import TriggerJudged
+
+        return (TriggerJudged,)
+
+    async def regrade(self, record: Any, env: Any, judge: Any) -> list[Any]:
+        return await regrade(record, env, judge)
+
+
+REGRADE = ProactBenchRegrade()

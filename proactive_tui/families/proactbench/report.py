@@ -15,6 +15,8 @@ who gave the verdicts it rests on (`by_kind`: judge, user agent, person).
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ReportPart
+
 from typing import Any
 
 from proactive_tui.core.report import Line, ReportSection, Speech, Style, Table, pct
@@ -187,3 +189,11 @@ def scores(record: Any) -> list[Score]:
     out.append(Score(name="skipped", label="SKIPPED triggers", value=float(skipped), display=str(skipped), by=who,
                      by_kind=kinds, headline=False))
     return out
+
+
+class ProactBenchReport(ReportPart):
+    def sections(self, record: Any) -> list[ReportSection]:
+        return report(record)
+
+
+REPORT = ProactBenchReport()

@@ -1,4 +1,4 @@
-"""ProactiveBench's tables in a batch report (`Family.batch_tables`).
+"""ProactiveBench's tables in a batch report (`BatchPart.tables`).
 
 Per split (the names of the splits.json the traces were loaded with; `all traces` sums every
 trace run) Recall, Precision, Accuracy, False-Alarm, F1 and Accept Rate, each computed as
@@ -12,6 +12,8 @@ counted verdict is left out. The task is (trace, event).
 """
 
 from __future__ import annotations
+
+from proactive_tui.core.family import BatchPart
 
 from typing import Any
 
@@ -96,3 +98,17 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
                                     "the agent's proposal or its silence: TP or TN); tasks are events",
                                     "ProactiveBench: consistency over repeats", total=ALL))
     return tables
+
+
+class ProactiveBenchBatch(BatchPart):
+    def tables(self, results: list[Any], repeats: int) -> list[Any]:
+        return list(batch_tables(results, repeats))
+
+    def trials(self, result: Any) -> list[Any]:
+        return list(batch_trials(result))
+
+    def groups(self, result: Any) -> list[str]:
+        return batch_groups(result)
+
+
+BATCH = ProactiveBenchBatch()

@@ -17,6 +17,11 @@ Ids look like `proactivebench/code_11` (the file name without `.json`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from proactive_tui.core.family import EnvironmentsPart, FileCandidate
+from proactive_tui.families.proactivebench import MANIFEST
+
 from datetime import datetime, timezone
 from typing import Any, ClassVar, Literal
 
@@ -151,3 +156,44 @@ def describe(env: ProactiveBenchEnv, reveal: bool) -> list[tuple[str, str]]:
         out.append(("Splits", ", ".join(env.splits)))
     out.append((f"Events ({len(env.events)})", "\n".join(lines)))
     return out
+
+
+
+
+class ProactiveBenchEnvironments(EnvironmentsPart):
+    """Traces (a JSON array of events), with the folder's `splits.json` as a companion."""
+
+    env_model = ProactiveBenchEnv
+
+    def sample_sources(self) -> list[Path]:
+        # The real test set (Apache-2.0, thunlp/ProactiveAgent) loads as proactivebench/real/<stem>.
+        from proactive_tui.paths import sample_envs_dir
+
+        return [sample_envs_dir(FAMILY), Path(__file__).resolve().parent / "data"]
+
+    def claims_shape(self, data: Any) -> bool:
+        return isinstance(data, list) and bool(data) and isinstance(data[0], dict) and "observation" in data[0]
+
+    def read_companion(self, file: FileCandidate, data: Any) -> tuple[Any, list[LoadProblem]]:
+        if file.path.name == MANIFEST:  # which session each exported trace came from: read, not used
+            return data, []
+        return parse_splits(file.display, data)
+
+    def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]) -> tuple[list[Any], list[LoadProblem]]:
+        envs, problems = load_trace(file.path.stem, file.display, data, companions.get("splits.json") or {},
+                                    id_stem=file.relative_stem(FAMILY))
+        return list(envs), problems
+
+    def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
+        """The trace (its events, annotations kept) at `proactivebench/<id path>~<label>.json`. Split
+        membership lives in `splits.json`, which is not changed: the saved trace belongs to no split
+        and takes its theme from its file name, as any trace outside the splits does."""
+        from proactive_tui.envs.what_if import file_stem
+
+        return file_stem(env.id, FAMILY, label) + ".json", [event.model_dump(mode="json") for event in env.events]
+
+    def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
+        return describe(env, reveal_reference)
+
+
+ENVIRONMENTS = ProactiveBenchEnvironments()

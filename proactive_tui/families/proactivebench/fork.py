@@ -10,6 +10,8 @@ the waiting notice that produced it).
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ForkPart
+
 import json
 from typing import Any
 
@@ -36,7 +38,7 @@ def fork_steps(record: Any) -> list[ForkStep]:
 
 
 class Sides:
-    """`Family.fork_sides` for ProactiveBench (see the module doc)."""
+    """`ForkPart.sides` for ProactiveBench (see the module doc)."""
 
     def __init__(self, point: ForkPoint) -> None:
         self.point = point
@@ -97,3 +99,24 @@ def edit_answer(point: ForkPoint, text: str, record: Any) -> RecordedAnswer:
         raise ForkError(f"the edited verdict for event {point.turn} must be one of {', '.join(allowed)} "
                         f"(got {verdict['judgement']!r})")
     return RecordedAnswer(seat="user", turn=point.turn, value=verdict, model=EDITED_BY)
+
+
+class ProactiveBenchFork(ForkPart):
+    """Forks by replay (the default `build`): the parent's answers up to the point, then live."""
+
+    def steps(self, record: Any) -> list[Any]:
+        return list(fork_steps(record))
+
+    def sides(self, point: Any) -> Sides:
+        return Sides(point)
+
+    def recorded_answers(self, record: Any) -> list[Any]:
+        from proactive_tui.families.proactivebench.resume import recorded_answers
+
+        return list(recorded_answers(record))
+
+    def edit_answer(self, point: Any, text: str, record: Any) -> RecordedAnswer:
+        return edit_answer(point, text, record)
+
+
+FORK = ProactiveBenchFork()

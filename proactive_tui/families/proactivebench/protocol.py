@@ -34,6 +34,8 @@ viewer never recomputes them.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import EnginePart
+
 import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Literal
@@ -55,7 +57,7 @@ from proactive_tui.core.replay import is_replaying, wrap_seats
 from proactive_tui.core.run_record import RunRecord
 from proactive_tui.core.session import SessionBase
 from proactive_tui.families.proactivebench.resume import complete_events, recorded_answers
-from proactive_tui.families.proactivebench.settings import ProactiveBenchSettings
+from proactive_tui.families.proactivebench.settings import AGENT_TEMPERATURE, ProactiveBenchSettings
 from proactive_tui.families.proactivebench.env import ProactiveBenchEnv
 from proactive_tui.llm.errors import ModelError
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
@@ -356,3 +358,20 @@ def build_proactivebench_session(spec: Any, env: ProactiveBenchEnv, seats: dict[
         settings = settings.model_copy(update={"agent_temperature": spec.roles.agent.temperature})
     return ProactiveBenchSession(env, ProactiveBenchSeats(agent=agent, user=seats["user"]), settings,
                                  session_id=session_id, models=spec.models_summary(), resume_from=resume_from)
+
+
+class ProactiveBenchEngine(EnginePart):
+    def default_temperature(self, seat: str) -> float | None:
+        """The agent runs at upstream's 0.5 (`settings.AGENT_TEMPERATURE`) unless someone chose another."""
+        return AGENT_TEMPERATURE if seat == "agent" else None
+
+    def seat_temperature(self, seat: str, roles: Any, settings: dict[str, Any] | None = None) -> float:
+        """The `agent_temperature` setting (`--agent-temperature`) wins for the agent."""
+        chosen = (settings or {}).get("agent_temperature") if seat == "agent" else None
+        return float(chosen) if chosen is not None else super().seat_temperature(seat, roles, settings)
+
+    def build_session(self, spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ProactiveBenchSession:
+        return build_proactivebench_session(spec, env, seats, session_id=session_id)
+
+
+ENGINE = ProactiveBenchEngine()

@@ -8,6 +8,11 @@ ProposalMetricsUpdated, i.e. of each event's final attempt.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import RecordPart
+from proactive_tui.families.proactivebench import report as report_module
+from proactive_tui.families.proactivebench.events import EVENTS, LEGACY_TYPES
+from proactive_tui.families.proactivebench.resume import complete_events
+
 from typing import Any, Iterable
 
 from pydantic import BaseModel, Field
@@ -210,3 +215,52 @@ def verdicts(record: Any) -> list[Any]:
                     detail=verdict.thought,
                 ))
     return out
+
+
+class ProactiveBenchRecord(RecordPart):
+    """The proposals section: one entry per trace event, its attempts and their verdicts."""
+
+    section_model = ProactiveBenchSection
+    events = EVENTS
+    legacy_types = LEGACY_TYPES
+
+    def new_section(self, record: Any) -> BaseModel:
+        return new_section(record)
+
+    def apply(self, record: Any, event: Any) -> None:
+        apply_proposal_event(record, event)
+
+    def scores(self, record: Any) -> list[Any]:
+        return list(report_module.scores(record))
+
+    def verdicts(self, record: Any) -> list[Any]:
+        return verdicts(record)
+
+    def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
+        data["section"] = data.get("proposals")
+        return data
+
+    def complete_turns(self, record: Any) -> int:
+        return complete_events(record)
+
+    def reply_writers(self, record: Any) -> list[tuple[str, str]]:
+        """The agent's proposals and the user-judge's verdicts (a ProactiveBench record has no messages)."""
+        return [(seat, writer) for ev in sorted(record.section.events, key=lambda e: e.index) for a in ev.attempts
+                for seat, writer in [("agent", a.model), *(("user", v.by) for v in a.verdicts)]]
+
+    def turn_scores(self, record: Any) -> Any:
+        """F1 over the events judged so far, after each judged event; the session's F1 at the end."""
+        from proactive_tui.core.scores import TurnScores
+
+        confusion = Confusion()
+        running: list[float | None] = []
+        for event in record.section.events:
+            if event.judgement is None:  # cut off before its verdict: no metrics for it
+                continue
+            for cell in event.cells:
+                confusion = confusion.add(cell)
+            running.append(metrics(confusion).f1)
+        return TurnScores(label="running F1", per_turn=running, final_label="F1", final=record.section.metrics.f1)
+
+
+RECORD = ProactiveBenchRecord()

@@ -18,6 +18,8 @@ off before its count is left out.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import RegradePart
+
 from typing import Any
 
 from proactive_tui.core.session import drain
@@ -44,3 +46,20 @@ async def regrade(record: Any, env: Any, judge: Any) -> list[Any]:
                 outcome = EventJudgement(tasks=attempt.tasks, verdicts=[j.verdict for j in judged])
             session._finish_event(event.index, outcome, attempts=len(event.attempts))
     return drain(session)
+
+
+class ProactiveBenchRegrade(RegradePart):
+    """The reward judge sits in the user seat, so a re-grade replaces the user seat's model."""
+
+    seat = "user"
+
+    def judge_event_types(self) -> tuple[type, ...]:
+        from proactive_tui.families.proactivebench.events import ProposalMetricsUpdated, ProposalVerdict
+
+        return (ProposalVerdict, ProposalMetricsUpdated)
+
+    async def regrade(self, record: Any, env: Any, judge: Any) -> list[Any]:
+        return await regrade(record, env, judge)
+
+
+REGRADE = ProactiveBenchRegrade()

@@ -10,6 +10,8 @@ upstream's.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ReportPart
+
 from typing import Any
 
 from proactive_tui.core.report import Line, ReportSection, Speech, Style, Table
@@ -115,3 +117,11 @@ def scores(record: Any) -> list[Score]:
     out.append(Score(name="events", label="Tasks judged" if many else "Events counted", value=cf.judged,
                      display=str(cf.judged), by=by, by_kind=kind))
     return out
+
+
+class ProactiveBenchReport(ReportPart):
+    def sections(self, record: Any) -> list[ReportSection]:
+        return report(record)
+
+
+REPORT = ProactiveBenchReport()

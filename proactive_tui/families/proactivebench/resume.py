@@ -18,6 +18,8 @@ What the record holds of each reply, and how it is handed back:
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ResumePart
+
 import json
 from typing import Any
 
@@ -82,3 +84,14 @@ def _verdict_answer(index: int, verdict: Any) -> RecordedAnswer:
         return RecordedAnswer(seat="user", turn=index, model=verdict.by, error="no usable verdict (as recorded)")
     return RecordedAnswer(seat="user", turn=index, model=verdict.by,
                           value={"judgement": verdict.judgement, "thought": verdict.thought})
+
+
+class ProactiveBenchResume(ResumePart):
+    def session(self, spec: Any, env: Any, seats: dict[str, Any], record: Any, session_id: str | None = None) -> Any:
+        """The session replaying `record`'s judged events, then live."""
+        from proactive_tui.families.proactivebench.protocol import build_proactivebench_session
+
+        return build_proactivebench_session(spec, env, seats, session_id=session_id, resume_from=record)
+
+
+RESUME = ProactiveBenchResume()

@@ -1,4 +1,4 @@
-"""ProactiveEval's tables in a batch report (`Family.batch_tables`).
+"""ProactiveEval's tables in a batch report (`BatchPart.tables`).
 
 The paper's main table has a row per model and a column per domain, for target planning and for
 dialogue guidance apart; each figure is the mean over the domain's environments, each run at the
@@ -26,6 +26,9 @@ has no pass threshold: 7 is our choice, the lowest band of our guidance judge's 
 """
 
 from __future__ import annotations
+
+from proactive_tui.core.family import BatchPart
+from proactive_tui.families.proactiveeval.shared_plan import PlanShare
 
 from collections.abc import Iterator
 from typing import Any
@@ -122,7 +125,10 @@ def judgement_counts(results: list[Any]) -> tuple[int, int, int]:
 def counts_note(results: list[Any]) -> str:
     """"planning judged 8 times (16 sessions reused a plan's score), guidance 24"."""
     planned, reused, guided = judgement_counts(results)
-    times = lambda n: "once" if n == 1 else f"{n} times"  # noqa: E731
+
+    def times(n: int) -> str:
+        return "once" if n == 1 else f"{n} times"
+
     reuse = f" ({reused} {'session' if reused == 1 else 'sessions'} reused a plan's score)" if reused else ""
     if not planned and not reused:
         return f"no plan judged, guidance {guided}"
@@ -193,3 +199,23 @@ def batch_tables(results: list[Any], repeats: int) -> list[ReportTable]:
     tables.append(consistency_table(trials, repeats, "domain", f"its guidance score is at least {PASS_GUIDANCE}/10 "
                                     "(our threshold; the paper has none)", "ProactiveEval: consistency over repeats"))
     return tables
+
+
+class ProactiveEvalBatch(BatchPart):
+    def tables(self, results: list[Any], repeats: int) -> list[Any]:
+        return list(batch_tables(results, repeats))
+
+    def trials(self, result: Any) -> list[Any]:
+        return list(batch_trials(result))
+
+    def groups(self, result: Any) -> list[str]:
+        return batch_groups(result)
+
+    def share(self, finished: list[Any]) -> PlanShare:
+        """One plan per (environment, agent, repeat) for every agreeableness level (`shared_plan`)."""
+        share = PlanShare()
+        share.seed([r for r in finished if r.key.family == "proactiveeval"])
+        return share
+
+
+BATCH = ProactiveEvalBatch()

@@ -18,6 +18,8 @@ Unknown extra keys are kept (they round-trip through export). Ids look like
 
 from __future__ import annotations
 
+from proactive_tui.core.family import EnvironmentsPart, FileCandidate
+
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -181,3 +183,58 @@ def describe(env: ProactiveEvalEnv, reveal: bool) -> list[tuple[str, str]]:
     else:
         out.append(("Reference target", "(hidden)"))
     return out
+
+
+class ProactiveEvalEnvironments(EnvironmentsPart):
+    """Upstream's layout: `<domain>/fair.json`, `hard.json` (or `eval.json`), each a JSON array of
+    items, read record by record on demand (`reads_records`)."""
+
+    env_model = ProactiveEvalEnv
+    reads_records = True
+
+    def sample_sources(self) -> list[Path]:
+        from proactive_tui.paths import sample_envs_dir
+
+        return [sample_envs_dir(FAMILY)]
+
+    def claims_location(self, file: FileCandidate) -> bool:
+        return bool(canonical_domain(file.path.parent.name)) and file.path.name in TIER_FILES
+
+    def skip_file(self, file: FileCandidate) -> bool:
+        # eval.json is the union of fair.json and hard.json: read only when neither exists.
+        return file.path.name == "eval.json" and any((file.path.parent / f).exists() for f in ("fair.json", "hard.json"))
+
+    def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]) -> tuple[list[Any], list[LoadProblem]]:
+        domain = canonical_domain(file.path.parent.name)
+        if not domain or file.path.name not in TIER_FILES:
+            return [], [LoadProblem(file=file.display, message="expected <domain>/fair.json, hard.json or eval.json "
+                                                                "with a ProactiveEval domain folder name")]
+        envs, problems = load_tier_file(file.path, file.display, domain, file.path.stem, data)
+        return list(envs), problems
+
+    def load_record(self, file: FileCandidate, raw: Any, position: int) -> Any | None:
+        """One record of a tier file, as `load_file` reads it (the catalog's on-demand parse)."""
+        domain = canonical_domain(file.path.parent.name)
+        if not domain or file.path.name not in TIER_FILES or not isinstance(raw, dict):
+            return None
+        try:
+            return load_item(raw, file.display, domain, file.path.stem, position)
+        except ValidationError:
+            return None
+
+    def environment_file(self, env: Any, label: str) -> tuple[str, Any] | None:
+        """A tier file of one item, `proactiveeval/<label>/<domain>/<tier>.json` (upstream's layout
+        fixes the file's name, so the new name is the folder). Its `meta` names the environment it
+        came from and the label, which make its id `<source id>~<label>` (`record_id`) rather
+        than a position id that would collide with the sample's."""
+        from proactive_tui.envs.what_if import root_id
+
+        item = env.item.model_dump(mode="json")
+        item["meta"] = {"env_id": root_id(env.id), "what_if": label}
+        return f"{FAMILY}/{label}/{env.domain}/{env.tier or 'fair'}.json", [item]
+
+    def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
+        return describe(env, reveal_reference)
+
+
+ENVIRONMENTS = ProactiveEvalEnvironments()

@@ -16,6 +16,8 @@ its log; placing them by content rather than position keeps them in the prefix.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ForkPart
+
 import re
 from typing import Any
 
@@ -38,7 +40,7 @@ def fork_steps(record: Any) -> list[ForkStep]:
 
 
 class Sides:
-    """`Family.fork_sides` for ProactiveEval (see the module doc)."""
+    """`ForkPart.sides` for ProactiveEval (see the module doc)."""
 
     def __init__(self, point: ForkPoint) -> None:
         self.key = (point.turn, ROLE_ORDER[point.seat])
@@ -96,7 +98,7 @@ class Sides:
         return None
 
 
-def build_fork(family: Any, spec: Any, env: Any, seats: dict[str, Any], parent: Any, prefix: Any, point: ForkPoint,
+def build_fork(spec: Any, env: Any, seats: dict[str, Any], parent: Any, prefix: Any, point: ForkPoint,
                change: Any, session_id: str | None = None) -> Any:
     """The branch: the prefix restored (`ProactiveEvalSession.fork_at`), the forked seat's first
     reply the edit when there is one."""
@@ -106,5 +108,27 @@ def build_fork(family: Any, spec: Any, env: Any, seats: dict[str, Any], parent: 
             raise ForkError(f"the edited {point.seat} message for turn {point.turn} is empty")
         edit = RecordedAnswer(seat=point.seat, turn=point.turn, text=change.text, model=EDITED_BY)
         seats[point.seat] = ReplaySeat(seats[point.seat], [edit])
-    return family.build_session(spec, env, seats, session_id=session_id, resume_from=prefix,
-                                fork_at=(point.turn, point.seat))
+    from proactive_tui.families.proactiveeval.protocol import build_proactiveeval_session
+
+    return build_proactiveeval_session(spec, env, seats, session_id=session_id, resume_from=prefix,
+                                       fork_at=(point.turn, point.seat))
+
+
+class ProactiveEvalFork(ForkPart):
+    """Forks by restoring the prefix (as resume does), not by replaying every reply."""
+
+    def steps(self, record: Any) -> list[Any]:
+        return list(fork_steps(record))
+
+    def sides(self, point: Any) -> Sides:
+        return Sides(point)
+
+    def check_edit(self, point: Any, text: str, record: Any) -> None:
+        """Any non-empty text is a message (checked by `core.fork.check_fork`)."""
+
+    def build(self, spec: Any, env: Any, seats: dict[str, Any], parent: Any, prefix: Any, point: Any, change: Any,
+              session_id: str | None = None) -> Any:
+        return build_fork(spec, env, seats, parent, prefix, point, change, session_id=session_id)
+
+
+FORK = ProactiveEvalFork()

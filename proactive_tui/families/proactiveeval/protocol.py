@@ -26,6 +26,8 @@ cut off (and any live score it cut off), and continues the dialogue at the next 
 
 from __future__ import annotations
 
+from proactive_tui.core.family import EnginePart
+
 import asyncio
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Literal
@@ -551,3 +553,30 @@ class ProactiveEvalSession(SessionBase):
             await self._score_guidance(live=False, turn=last_turn)
         self._give_score(None)  # planned but never scored (cut off first): the group must not wait
         self.end(reason, detail)
+
+
+def build_proactiveeval_session(spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None,
+                                resume_from: Any = None, fork_at: tuple[int, str] | None = None) -> ProactiveEvalSession:
+    """The session, each model seat at the family's `seat_temperature` and with the `seed`
+    setting (a seat's own seed wins); `resume_from` restores a record's complete turns (a resume,
+    or a fork's prefix with `fork_at`)."""
+    from proactive_tui.core.spec import seat_temperatures
+
+    spec = seat_temperatures(spec, seats, "proactiveeval")
+    seed = spec.settings.get("seed")
+    if seed is not None:  # the setting reaches every model call (a seat's own seed wins)
+        for participant in seats.values():
+            settings = getattr(participant, "settings", None)
+            if settings is not None and getattr(settings, "seed", 0) is None:
+                participant.settings = settings.model_copy(update={"seed": int(seed)})
+    return ProactiveEvalSession(env, ProactiveEvalSeats(**{s: seats[s] for s in ("agent", "user", "judge")}),
+                                ProactiveEvalSettings(**spec.settings), session_id=session_id,
+                                models=spec.models_summary(), resume_from=resume_from, fork_at=fork_at)
+
+
+class ProactiveEvalEngine(EnginePart):
+    def build_session(self, spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ProactiveEvalSession:
+        return build_proactiveeval_session(spec, env, seats, session_id=session_id)
+
+
+ENGINE = ProactiveEvalEngine()

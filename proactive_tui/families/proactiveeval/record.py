@@ -3,6 +3,10 @@ live and final guidance scores, folded from the session's events (a pure reducer
 
 from __future__ import annotations
 
+from proactive_tui.core.family import RecordPart, RerunPart, ResumePart
+from proactive_tui.families.proactiveeval import report as report_module
+from proactive_tui.families.proactiveeval.events import EVENTS, LEGACY_TYPES
+
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -89,3 +93,53 @@ def verdicts(record: Any) -> list[Any]:
             out.append(Verdict(key=f"dimension:{dim}", kind="dimension score", judge=guidance.judge_model or "-",
                                value=getattr(guidance, dim), label=f"guidance {dim} (1-10)", detail=guidance.reasoning))
     return out
+
+
+class ProactiveEvalRecord(RecordPart):
+    """The plan, its score, the turn checks and the guidance score; a turn is a turn."""
+
+    section_model = ProactiveEvalSection
+    events = EVENTS
+    legacy_types = LEGACY_TYPES
+
+    def apply(self, record: Any, event: Any) -> None:
+        apply_event(record, event)
+
+    def scores(self, record: Any) -> list[Any]:
+        return list(report_module.scores(record))
+
+    def verdicts(self, record: Any) -> list[Any]:
+        return verdicts(record)
+
+    def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
+        return upgrade_v1(data)
+
+    def complete_turns(self, record: Any) -> int:
+        return complete_turns(record)
+
+    def turn_scores(self, record: Any) -> Any:
+        """The live guidance overall per turn (with `--live`), and the final overall."""
+        from proactive_tui.core.scores import TurnScores
+
+        section = record.section
+        final = section.guidance.overall if section.guidance is not None else None
+        return TurnScores(label="guidance overall (live)", per_turn=[float(s.overall) for s in section.live_scores],
+                          final_label="overall", final=None if final is None else float(final))
+
+
+class ProactiveEvalResume(ResumePart):
+    def session(self, spec: Any, env: Any, seats: dict[str, Any], record: Any, session_id: str | None = None) -> Any:
+        """The session with `record`'s plan and complete turns restored, then live."""
+        from proactive_tui.families.proactiveeval.protocol import build_proactiveeval_session
+
+        return build_proactiveeval_session(spec, env, seats, session_id=session_id, resume_from=record)
+
+
+class ProactiveEvalRerun(RerunPart):
+    def user_turns(self, record: Any) -> list[Any]:
+        return sorted((m for m in record.messages if m.role == "user" and not m.partial), key=lambda m: m.turn)
+
+
+RECORD = ProactiveEvalRecord()
+RESUME = ProactiveEvalResume()
+RERUN = ProactiveEvalRerun()

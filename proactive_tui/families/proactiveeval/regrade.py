@@ -15,6 +15,8 @@ earlier does not shorten it, and one that says it never was does not lengthen it
 
 from __future__ import annotations
 
+from proactive_tui.core.family import RegradePart
+
 from typing import Any
 
 from proactive_tui.core.session import drain
@@ -50,3 +52,16 @@ async def regrade(record: Any, env: Any, judge: Any) -> list[Any]:
             last = max(session.user_msgs) if session.user_msgs else max(session.agent_msgs)
             await session._score_guidance(live=False, turn=section.guidance.turn if section.guidance else last)
     return drain(session)
+
+
+class ProactiveEvalRegrade(RegradePart):
+    def judge_event_types(self) -> tuple[type, ...]:
+        from proactive_tui.families.proactiveeval.events import GuidanceScored, PlanScored, TurnChecked
+
+        return (PlanScored, TurnChecked, GuidanceScored)
+
+    async def regrade(self, record: Any, env: Any, judge: Any) -> list[Any]:
+        return await regrade(record, env, judge)
+
+
+REGRADE = ProactiveEvalRegrade()

@@ -9,6 +9,8 @@ sub-target numbers and the coverage count refer to the plan's steps.
 
 from __future__ import annotations
 
+from proactive_tui.core.family import ReportPart
+
 from typing import Any
 
 from proactive_tui.core.report import Line, ReportSection, Speech, Table
@@ -155,3 +157,11 @@ def scores(record: Any) -> list[Score]:
         out += [Score(name=d, label=f"{d.capitalize()} (diagnostic)", value=getattr(g, d), display=f"{getattr(g, d)}/10",
                       by=g.judge_model, by_kind=judge_kind, headline=False) for d in DIMENSIONS]
     return out
+
+
+class ProactiveEvalReport(ReportPart):
+    def sections(self, record: Any) -> list[ReportSection]:
+        return report(record)
+
+
+REPORT = ProactiveEvalReport()

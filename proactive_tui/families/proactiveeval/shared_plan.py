@@ -71,7 +71,7 @@ def group_key(key: Any) -> tuple[str, str, int]:
 
 
 class PlanShare:
-    """`Family.batch_share` of ProactiveEval: the plan groups of one batch run."""
+    """`BatchPart.share` of ProactiveEval: the plan groups of one batch run."""
 
     def __init__(self) -> None:
         self.groups: dict[tuple[str, str, int], PlanGroup] = {}

@@ -179,7 +179,7 @@ class CompareScreen(Screen[None]):
         from proactive_tui.store.queries import turn_unit
 
         family = registry.find(self.env.family)
-        number = family.unit_number(record, turn) if family is not None and record is not None else turn
+        number = family.record.unit_number(record, turn) if family is not None and record is not None else turn
         return f"{turn_unit(self.env.family).name} {number}"
 
     def _show_differences(self) -> None:

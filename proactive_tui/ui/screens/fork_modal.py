@@ -1,6 +1,6 @@
 """Fork a session here: pick the reply to change, edit it or have it asked again, start the branch.
 
-The list holds every reply the session can be forked at (`Family.fork_steps`: ProactiveEval's
+The list holds every reply the session can be forked at (`ForkPart.steps`: ProactiveEval's
 messages, ProactiveBench's proposals and verdicts, Chronos's agent replies and user messages), the
 one in focus on the session screen preselected. The box below holds the highlighted reply as it
 was recorded: change it and press "Branch with my edit", or leave the box and press "Ask again"

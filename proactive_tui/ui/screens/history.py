@@ -41,7 +41,7 @@ def _resumable(family: str) -> bool:
     from proactive_tui.core import registry
 
     found = registry.find(family)
-    return found is not None and found.resumable
+    return found is not None and found.parts.resume is not None
 
 
 def when(ts: str, sep: str = " ") -> str:
@@ -140,14 +140,14 @@ def _forkable(family: str) -> bool:
     from proactive_tui.core import registry
 
     found = registry.find(family)
-    return bool(found is not None and found.forkable)
+    return found is not None and found.parts.fork is not None
 
 
 def _regradable(family: str) -> bool:
     from proactive_tui.core import registry
 
     found = registry.find(family)
-    return bool(found is not None and found.regradable)
+    return found is not None and found.parts.regrade is not None
 
 
 def _replay_screen(family: str) -> Any:
@@ -156,7 +156,7 @@ def _replay_screen(family: str) -> Any:
     found = registry.find(family)
     if found is None or not found.replayable:
         return None
-    return found.session_screen()
+    return found.screen("session_screen")
 
 
 def _spec(store: Any, session_id: str, record: Any) -> Any:
@@ -417,7 +417,7 @@ class HistoryScreen(Screen[None]):
             return
         self.notify(f"Resuming after {plan.turns} complete turn{'s' * (plan.turns != 1)} as a new session",
                     timeout=5, markup=False)
-        screen = registry.get(plan.env.family).session_screen()
+        screen = registry.get(plan.env.family).screen("session_screen")
         self.app.push_screen(screen(plan.env, plan.spec, self.session_factory, resume_from=plan.record,
                                     branch=plan.branch))
 
@@ -472,11 +472,11 @@ class HistoryScreen(Screen[None]):
             except (RerunError, StoreError) as exc:
                 self.notify(plain(str(exc)), severity="error", timeout=8, markup=False)
                 return
-            screen = family.session_screen()
+            screen = family.screen("session_screen")
             self.app.push_screen(screen(plan.env, plan.spec, self.session_factory, rerun=plan))
 
         self.app.push_screen(RerunModal(session_id, agent.label if agent is not None and agent.kind == "llm" else "",
-                                        can_freeze=bool(getattr(family, "frozen_user", False))), chosen)
+                                        can_freeze=family.parts.rerun is not None), chosen)
 
     def action_regrade(self) -> None:
         """Ask which judge (prefilled with the session's), then re-grade in a worker."""
@@ -491,7 +491,7 @@ class HistoryScreen(Screen[None]):
         if record is None:
             return
         family = registry.get(record.family)
-        seat = family.regrade_seat
+        seat = family.regrade.seat if family.regrade is not None else "judge"
         api_base = (record.models.get(seat) or {}).get("api_base")
         what = (f"{family.title} · {record.env_id}: the dialogue is judged again as recorded; "
                 f"the session's own grading stays as it is.")

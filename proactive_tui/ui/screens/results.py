@@ -11,7 +11,7 @@ and the sessions that make the highlighted row. Enter on a session shows it as H
 store has it, else the run record from the folder as text: transcript and judges).
 
 Outcomes: the line below counts the sessions that passed, that ran and failed the task (the
-family's pass rule, `Family.batch_trials`), and that errored (a model or infrastructure error, no
+family's pass rule, `BatchPart.trials`), and that errored (a model or infrastructure error, no
 verdict), apart; each session's row says which. When the shown table's rows are not their
 family's protocol (`Family.deviations`), a second line says how, and the table has a "protocol"
 column; headline figures carry their 95% interval "[low, high]".

@@ -85,7 +85,7 @@ class SessionScreenBase(Screen[None]):
         (tests seat scripted participants this way; when resuming it is also given `resume_from=`
         and `branch=`, when forking `fork=`).
         `resume_from`: the RunRecord of an interrupted session that the new one continues
-        (History, `r`), for families that are `resumable`; `branch` (a `core.fork.BranchStart`)
+        (History, `r`), for families with a `resume` part; `branch` (a `core.fork.BranchStart`)
         when that session is a branch. `fork`: a `core.fork.ForkPlan`: this screen runs a new
         branch of a stored session (`F`). `rerun`: a `core.rerun.RerunPlan`: this screen runs a
         stored session again against a new agent (History, `n`). `replay_events`: show a recorded
@@ -123,16 +123,17 @@ class SessionScreenBase(Screen[None]):
     def turn_unit(self) -> Any:
         """The family's `TurnUnit`: what the status line, the transcript and the fork list count."""
         from proactive_tui.core import registry
-        from proactive_tui.core.family import Family
+        from proactive_tui.core.family import DEFAULT_TURN_UNIT
 
-        return (registry.find(self.env.family) or Family).turn_unit
+        found = registry.find(self.env.family)
+        return DEFAULT_TURN_UNIT if found is None else found.turn_unit
 
     def unit_number(self, turn: int) -> int:
         """The `turn_unit` engine turn `turn` belongs to, from the record as folded so far."""
         from proactive_tui.core import registry
 
         family, record = registry.find(self.env.family), self.builder.record
-        return turn if family is None or record is None else family.unit_number(record, turn)
+        return turn if family is None or record is None else family.record.unit_number(record, turn)
 
     @property
     def status(self) -> StatusLine:
@@ -493,7 +494,7 @@ class SessionScreenBase(Screen[None]):
         from proactive_tui.core import registry
 
         family = registry.find(self.env.family)
-        return bool(getattr(family, "forkable", False)) and self.session_id is not None \
+        return family is not None and family.parts.fork is not None and self.session_id is not None \
             and getattr(self.app, "store", None) is not None
 
     def palette_commands(self) -> list[tuple[str, str, Any]]:

@@ -125,14 +125,14 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
 
     def initial_temperature(self, role: str, prev: Any) -> float:
         """The seat's temperature the form opens on: the session started again's, else the family's
-        last setup's, else the family's decision (`Family.seat_temperature`: the config's or the
+        last setup's, else the family's decision (`EnginePart.seat_temperature`: the config's or the
         environment's choice, else the family's default), which every other start path uses too."""
         if self.previous is not None:
-            return self.family.seat_temperature(role, self.previous.roles, self.previous.settings)
+            return self.family.engine.seat_temperature(role, self.previous.roles, self.previous.settings)
         remembered = getattr(self.remembered, "temperatures", None) or {}
         if remembered.get(role) is not None:
             return float(remembered[role])
-        return self.family.seat_temperature(role, self.roles, prev.model_dump())
+        return self.family.engine.seat_temperature(role, self.roles, prev.model_dump())
 
     def initial_api_base(self) -> str:
         if self.remembered is not None and self.remembered.api_base:

@@ -1,7 +1,7 @@
 """The studio: one generation run, item by item, stage by stage, under a person's hand.
 
 Left, the items and what became of each; in the centre, the family's drawing of the item in view
-(`Family.studio_view()`, else `StepListView`: every step file as a block); below, a status line.
+(`Family.screen("studio_view")`, else `StepListView`: every step file as a block); below, a status line.
 The run goes one item at a time (`engine.run_pipeline(items=[one])`) through the gate
 (`synth.gate.StepGate`): space lets one model call go, `a` lets them all go, `p` holds them, `s`
 cancels the run (the folder stays whole and resumable, by the studio or `synth resume`).
@@ -54,7 +54,7 @@ def view_class(family: str) -> type[StudioItemView]:
     from proactive_tui.core import registry
 
     try:
-        cls = registry.get(family).studio_view()
+        cls = registry.get(family).screen("studio_view")
     except Exception:  # a family that cannot give its view still has step files to show
         cls = None
     return cls or StepListView

@@ -38,6 +38,13 @@ def synth_families() -> dict[str, Any]:
     return families()
 
 
+def generator(family: str) -> Any:
+    """The family's `generate` part (its `synth` pipeline)."""
+    from proactive_tui.synth.setup import generator as part
+
+    return part(family)
+
+
 def default_folder(family: str, now: _dt.datetime | None = None) -> Path:
     from proactive_tui import paths
 
@@ -224,7 +231,7 @@ class StudioSetupScreen(Screen[None]):
         if family is None:
             self._error("no family has a synth pipeline")
             return
-        flag, label, values = family.synth_targets()
+        flag, label, values = generator(self.family).targets()
         self.query_one("#setup-target-label", Label).update(Content(label or "Targets"))
         targets = self.query_one("#setup-targets", SelectionList)
         targets.clear_options()
@@ -261,10 +268,9 @@ class StudioSetupScreen(Screen[None]):
 
     def _pipeline(self) -> Any:
         """The family's pipeline with its default options (for its roles; nothing is run)."""
-        family = self.families.get(self.family)
         try:
             args = parse_argv(["synth", self.family, "--n", "1", "--out", "unused"])
-            return family.synth_pipeline(family.synth_options(args))
+            return generator(self.family).pipeline(generator(self.family).options(args))
         except ValueError as exc:
             self._error(str(exc).splitlines()[0])
             return None
@@ -289,8 +295,7 @@ class StudioSetupScreen(Screen[None]):
 
     def argv(self) -> list[str]:
         """The form as `proactive-tui synth <family> ...`."""
-        family = self.families[self.family]
-        flag = family.synth_targets()[0]
+        flag = generator(self.family).targets()[0]
         values = self.query_one("#setup-targets", SelectionList).selected
         out = ["synth", self.family, "--n", self.query_one("#setup-n", Input).value.strip() or "1",
                "--seed", self.query_one("#setup-seed", Input).value.strip() or "0",
@@ -394,8 +399,7 @@ class StudioSetupScreen(Screen[None]):
         except Exception as exc:  # the form's problem, in one line
             self._error(str(exc).splitlines()[0])
             return
-        family = self.families[self.family]
-        targets = list(self.query_one("#setup-targets", SelectionList).selected) or list(family.synth_targets()[2])
+        targets = list(self.query_one("#setup-targets", SelectionList).selected) or list(generator(self.family).targets()[2])
         context = SetupToolContext(self.family, targets, roles, Path(args.out).expanduser(), config.models)
 
         def done(extra: list[str] | None) -> None:

@@ -1,11 +1,11 @@
 """Write-your-own: a form per family to write a new environment from scratch (issue 32).
 
-A family's form (`Family.write_form()`, a subclass of `WriteForm`) lays out its fields and turns
+A family's form (`Family.screen("write_form")`, a subclass of `WriteForm`) lays out its fields and turns
 them into the family's own file (`draft`). Everything else is here and the same for every family:
 
 - live validation, on every change: the draft goes through the family's own loader
-  (`Family.load_file`, in memory: exactly the checks a file in the user's environments folder
-  gets) and then `Family.validate_env`; every problem is one line naming the form's field (a
+  (`EnvironmentsPart.load_file`, in memory: exactly the checks a file in the user's environments folder
+  gets) and then `EnvironmentsPart.validate_env`; every problem is one line naming the form's field (a
   list's line number too), never a JSON path the person never typed;
 - a preview of the environment as the picker describes it (`envs.describe`);
 - Save, disabled while anything is wrong, writes through the "What if" editor's path
@@ -266,7 +266,7 @@ class WriteForm(Screen[None]):
         candidate = FileCandidate(path=path, root=root, display=FORM_FILE,
                                   folders=frozenset(path.relative_to(root).parts[:-1]), family=self.family_name)
         try:
-            envs, load_problems = self.family.load_file(candidate, draft.data, {})
+            envs, load_problems = self.family.environments.load_file(candidate, draft.data, {})
         except (ValueError, TypeError, KeyError) as exc:
             return Checked(None, [f"Environment: {exc}"])
         if load_problems:
@@ -279,7 +279,7 @@ class WriteForm(Screen[None]):
             updates["id"] = draft.env_id
         env = env.model_copy(update=updates)
         try:
-            env = self.family.validate_env(env.model_dump(mode="json"))
+            env = self.family.environments.validate_env(env.model_dump(mode="json"))
         except ValidationError as exc:
             return Checked(None, [self.problem_line(p) for p in problems_from_validation(FORM_FILE, None, exc)])
         except ValueError as exc:
@@ -371,7 +371,7 @@ def writable_families() -> list[Any]:
     """The families that have a write-your-own form, in the registry's order."""
     from proactive_tui.core import registry
 
-    return [family for family in registry.families().values() if family.write_form() is not None]
+    return [family for family in registry.families().values() if family.parts.write_form is not None]
 
 
 class WriteChooser(ModalScreen[str | None]):
@@ -410,7 +410,7 @@ def open_write_form(app: Any, family: str | None = None) -> None:
 
     def chosen(name: str | None) -> None:
         if name is not None:
-            form = registry.get(name).write_form()
+            form = registry.get(name).screen("write_form")
             if form is not None:
                 app.push_screen(form())
 

@@ -6,10 +6,12 @@ Ids look like `countdown/three` (the file's path without `.json`), or the item's
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from proactive_tui.core.family import EnvironmentsPart, FileCandidate
 from proactive_tui.envs.base import EnvironmentBase, one_line
 from proactive_tui.envs.problems import LoadProblem, problems_from_validation
 
@@ -66,3 +68,25 @@ def describe(env: CountdownEnv, reveal: bool) -> list[tuple[str, str]]:
     if reveal:
         out.append(("Expected", ", ".join(str(n) for n in range(env.countdown.start, -1, -1))))
     return out
+
+
+class CountdownEnvironments(EnvironmentsPart):
+    """Sample tasks shipped beside the package; a file is ours by its folder or its shape."""
+
+    env_model = CountdownEnv
+
+    def sample_sources(self) -> list[Path]:
+        return [Path(__file__).resolve().parent / "samples"]
+
+    def claims_shape(self, data: Any) -> bool:
+        return is_countdown(data)
+
+    def load_file(self, file: FileCandidate, data: Any, companions: dict[str, Any]) -> tuple[list[Any], list[LoadProblem]]:
+        envs, problems = load_file(file.relative_stem(FAMILY), file.display, data)
+        return list(envs), problems
+
+    def describe(self, env: Any, reveal_reference: bool = True) -> list[tuple[str, str]]:
+        return describe(env, reveal_reference)
+
+
+ENVIRONMENTS = CountdownEnvironments()

@@ -13,6 +13,7 @@ from typing import Any
 from proactive_tui.core.events import (
     AwaitingHuman, ChatMessage, MessageDelta, MessageDone, MessageRecord, MessageStarted, SessionStarted, now_iso,
 )
+from proactive_tui.core.family import EnginePart
 from proactive_tui.core.participants import Participant, ReplyRequest, ScriptedParticipant, UserStopped
 from proactive_tui.core.session import SessionBase
 from plugin_family.countdown.env import CountdownEnv
@@ -108,3 +109,12 @@ class CountdownSession(SessionBase):
             reason = "user_stopped"
         self.emit(CountdownFinished(reached_zero=reached, correct=correct, turns=turns))
         self.end(reason)
+
+
+class CountdownEngine(EnginePart):
+    def build_session(self, spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None) -> CountdownSession:
+        return CountdownSession(env, seats["agent"], seats["user"], CountdownSettings(**spec.settings),
+                                session_id=session_id, models=spec.models_summary())
+
+
+ENGINE = CountdownEngine()

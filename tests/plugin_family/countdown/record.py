@@ -6,9 +6,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from proactive_tui.core.family import RecordPart, ReportPart
 from proactive_tui.core.report import Facts, Line, ReportSection, Speech, pct
 from proactive_tui.core.run_record import Score
-from plugin_family.countdown.events import CountdownFinished, NumberChecked
+from plugin_family.countdown.events import EVENTS, LEGACY_TYPES, CountdownFinished, NumberChecked
 
 
 class CountdownSettings(BaseModel):
@@ -84,3 +85,32 @@ def report(record: Any) -> list[ReportSection]:
         rows.append(("Turns", str(o.turns)))
     out.append(ReportSection(title="Countdown result", id="countdown.result", summary=True, blocks=[Facts(rows=rows)]))
     return out
+
+
+class CountdownRecord(RecordPart):
+    """The section is the checks, one per number said; the headline, how many were right."""
+
+    section_model = CountdownSection
+    events = EVENTS
+    legacy_types = LEGACY_TYPES
+
+    def new_section(self, record: Any) -> BaseModel:
+        return new_section(record)
+
+    def apply(self, record: Any, event: Any) -> None:
+        apply(record, event)
+
+    def scores(self, record: Any) -> list[Score]:
+        return scores(record)
+
+    def complete_turns(self, record: Any) -> int:
+        return len(record.section.checks)
+
+
+class CountdownReport(ReportPart):
+    def sections(self, record: Any) -> list[ReportSection]:
+        return report(record)
+
+
+RECORD = CountdownRecord()
+REPORT = CountdownReport()

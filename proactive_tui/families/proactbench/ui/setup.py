@@ -7,7 +7,7 @@ disabled with that reason beside it, and the judge seat is the neutral-mode judg
 seat is the Planner and the user seat the User Agent (the family's seat labels say so). Playing the
 user exists only online (offline nobody writes the user's messages): choosing it switches the
 protocol to online and says so. Upstream's temperatures open each seat's temperature box (the
-Planner's 0.1, the User Agent's and the agent's 0.7) through `Family.seat_temperature`.
+Planner's 0.1, the User Agent's and the agent's 0.7) through `EnginePart.seat_temperature`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ beside the seats, the agent's temperature).
 The defaults are upstream's evaluation. Verdict feedback is labelled as what it is, the paper's
 ablation (GPT-4o F1 64.60 -> 56.00 with it), so nobody turns it on thinking it is the benchmark.
 The agent's temperature (beside its model, as every seat's) opens on upstream's 0.5 unless the
-agent's model settings (config or environment) chose one (`Family.seat_temperature`); what it holds
+agent's model settings (config or environment) chose one (`EnginePart.seat_temperature`); what it holds
 is what the session uses and records as `agent_temperature`.
 """
 
