@@ -13,19 +13,20 @@ out. The task is (dialogue, trigger index).
 
 from __future__ import annotations
 
-from proactive_tui.core.family import BatchPart
-
 from typing import Any
 
+from proactive_tui.core.family import BatchPart
 from proactive_tui.evalrun.report import Column, ReportRow, ReportTable, Trial, consistency_table, interval, per_repeat
 from proactive_tui.families.proactbench.env import SCORE_VALUE, TRIGGER_TYPES
 from proactive_tui.families.proactbench.metrics import COUNTS, type_summary
+from proactive_tui.families.proactbench.record import ProactBenchSection
 
 OVERALL = "OVERALL"
 
 
 def _stats(result: Any) -> dict[str, dict[str, int]]:
-    return result.record.section.stats()
+    section: ProactBenchSection = result.record.section
+    return section.stats()
 
 
 def _groups(result: Any) -> list[str]:
