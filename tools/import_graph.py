@@ -48,7 +48,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "proactive_tui.synth", "proactive_tui.evalrun", "proactive_tui.export",
         "proactive_tui.families.*.batch", "proactive_tui.families.*.synth",
         "proactive_tui.families.*.export", "proactive_tui.families.*.study",
-        "proactive_tui.families.*.reward_check",
+        "proactive_tui.families.*.reward_check", "proactive_tui.families.*.generate",
     )),
     ("ui", ("proactive_tui.ui", "proactive_tui.families.*.ui", "proactive_tui.webserve")),
     ("cli", (

@@ -40,7 +40,7 @@ PLAIN_EVERY_S = 30.0
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from proactive_tui.llm import model_flags
+    from proactive_tui.synth.arguments import add_family_arguments
 
     p = subparsers.add_parser("synth", help="generate environments with a paper's data pipeline (any model per role)",
                               description="Generate a family's environments with its paper's data pipeline. Every "
@@ -50,30 +50,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     for name, family in synth_families().items():
         f = sub.add_parser(name, help=f"generate {family.title} environments",
                            description=f"Generate {family.title} environments ({family.source.citation()}).")
-        f.add_argument("--n", type=int, required=True, metavar="N", help="items to try (per domain or template)")
-        f.add_argument("--seed", type=int, default=0, metavar="S",
-                       help="the run's seed; every item's and call's seed derives from it (default 0)")
-        f.add_argument("--out", required=True, metavar="DIR", help="the run folder (every stage of every item)")
-        f.add_argument("--role", action="append", default=[], metavar="ROLE=MODEL",
-                       help="a litellm model for a role (repeatable; a numbered group at once: probe=MODEL); an unknown "
-                            "role is refused with the list; unnamed roles take the session defaults")
-        f.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL for every role")
-        f.add_argument("--concurrency", type=int, default=4, metavar="C", help="model calls at once (default 4)")
-        f.add_argument("--workers", type=int, metavar="N",
-                       help="processes running the items, sharing --concurrency and the per-model limits; this one "
-                            "alone writes the folder (default: the usable cores; 1 when a role is the embedded model)")
-        f.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
-                       help="run the items as Ray tasks: on the cluster at ADDRESS (`auto`, `ray://HOST:10001`), or on "
-                            "a Ray instance started for this command when no address is given; this process alone "
-                            "writes the folder (needs `pip install 'proactive-tui[ray]'`)")
-        f.add_argument("--shard", metavar="I/N", help="run slice I (0-based) of N of the items; `synth merge` "
-                                                      "combines the folders")
-        f.add_argument("--out-only", action="store_true",
-                       help="keep the kept items in DIR/out only (default: also install them in the environments folder)")
-        f.add_argument("--resume", action="store_true", help="continue the run in --out (same as `synth resume DIR`)")
-        generator(name).arguments(f)
-        model_flags.add_structured_mode(f)
-        f.set_defaults(func=run_synth, synth_family=name)
+        add_family_arguments(f, name)
+        f.set_defaults(func=run_synth)
     r = sub.add_parser(RESUME, help="continue a run folder: run exactly what is missing",
                        description="Run a synth folder's command again (DIR/command.json): only the missing steps "
                                    "are called. A folder of another config is refused.")

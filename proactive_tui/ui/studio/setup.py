@@ -12,9 +12,7 @@ nothing is started.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as _dt
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -88,16 +86,11 @@ def run_folders(base: Path | None = None) -> list[RunFolder]:
 
 
 def parse_argv(argv: list[str]) -> argparse.Namespace:
-    """`argv` parsed by the real CLI parser; a refusal becomes a ValueError with argparse's line."""
-    from proactive_tui.cli.main import build_parser
+    """`argv` parsed by the definitions the CLI's `synth` command uses (`synth.arguments`); a
+    refusal becomes a ValueError with argparse's line."""
+    from proactive_tui.synth.arguments import parse_family_command
 
-    captured = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(captured):
-            return build_parser().parse_args(argv)
-    except SystemExit:
-        lines = [x for x in captured.getvalue().splitlines() if x.strip()]
-        raise ValueError(lines[-1] if lines else "the options were refused") from None
+    return parse_family_command(argv)
 
 
 def key_label(model: str, api_base: str | None) -> Text:
