@@ -29,17 +29,20 @@ validated (a format failure) has no assistant message; its entry in `turns` says
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.families.chronos.prompts import agent_system
 from proactive_tui.export.formats.common import run_facts, scrub, sort_records
 from proactive_tui.export.registry import ExportError, Exporter, register
 from proactive_tui.textsafe import json_text
 
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
+
 FAMILY = "chronos"
 
 
-def dialogue_messages(record: Any) -> list[dict[str, Any]]:
+def dialogue_messages(record: RunRecord) -> list[dict[str, Any]]:
     """System (the prompt of the variant the session ran), then each agent turn's input (user message or observation) followed by its reply.
 
     When the agent has checked as often in a row as `max_tool_calls` allows, the last tool
@@ -61,7 +64,7 @@ def dialogue_messages(record: Any) -> list[dict[str, Any]]:
     return [{"role": "system", "content": agent_system(variant)}] + [e[2] for e in entries]
 
 
-def turn_rows(record: Any) -> list[dict[str, Any]]:
+def turn_rows(record: RunRecord) -> list[dict[str, Any]]:
     section = record.section
     rows = []
     for t in section.turns if section else []:
@@ -78,7 +81,7 @@ def turn_rows(record: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def sample(record: Any) -> dict[str, Any]:
+def sample(record: RunRecord) -> dict[str, Any]:
     """One training/test sample from a Chronos run record."""
     if record.family != FAMILY:
         raise ExportError(f"session {record.id} is a {record.family} session, not chronos")

@@ -13,15 +13,18 @@ from __future__ import annotations
 
 from proactive_tui.core.family import ForkPart
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.fork import EDITED_BY, ForkError, ForkPoint, ForkStep, Side
 from proactive_tui.core.replay import RecordedAnswer
 
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
+
 ORDER = {"brief": -1.0, "user": 0.0, "judge": 0.5, "shift": 0.7, "agent": 1.0}
 
 
-def fork_steps(record: Any) -> list[ForkStep]:
+def fork_steps(record: RunRecord) -> list[ForkStep]:
     """Every user message and agent reply a branch can start at, named by exchange (the family's
     `turn_unit`, as the status line and transcript count); an agent reply answering its own check
     is the exchange's reply 2, 3... A step's `turn` stays the engine's (what `--turn` takes)."""
@@ -88,7 +91,7 @@ class Sides:
         return None
 
 
-def edit_answer(point: ForkPoint, text: str, record: Any) -> RecordedAnswer:
+def edit_answer(point: ForkPoint, text: str, record: RunRecord) -> RecordedAnswer:
     """The edited agent reply (its JSON, or the compact `ACTION [STATUS]: text` line a person
     types in play) or the user's edited message (plain text; a person's seat also takes the
     /confirm, /refuse and /shift commands)."""
@@ -112,18 +115,18 @@ def edit_answer(point: ForkPoint, text: str, record: Any) -> RecordedAnswer:
 class ChronosFork(ForkPart):
     """Forks by replay (the default `build`): the parent's replies up to the point, then live."""
 
-    def steps(self, record: Any) -> list[Any]:
+    def steps(self, record: RunRecord) -> list[Any]:
         return list(fork_steps(record))
 
     def sides(self, point: Any) -> Sides:
         return Sides(point)
 
-    def recorded_answers(self, record: Any) -> list[Any]:
+    def recorded_answers(self, record: RunRecord) -> list[Any]:
         from proactive_tui.families.chronos.resume import recorded_answers
 
         return list(recorded_answers(record))
 
-    def edit_answer(self, point: Any, text: str, record: Any) -> RecordedAnswer:
+    def edit_answer(self, point: Any, text: str, record: RunRecord) -> RecordedAnswer:
         return edit_answer(point, text, record)
 
 

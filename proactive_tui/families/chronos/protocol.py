@@ -90,6 +90,7 @@ from proactive_tui.llm.errors import ModelError
 from proactive_tui.llm.gateway import STRUCTURED_REASKS
 
 if TYPE_CHECKING:
+    from proactive_tui.core.spec import SessionSpec
     from proactive_tui.llm.settings import Role
 
 
@@ -680,7 +681,7 @@ def _parse_reading(text: str) -> ReplyReading:
     return ReplyReading.model_validate(extract_json(text))
 
 
-def build_chronos_session(spec: Any, env: ChronosEnv, seats: dict[str, Participant], session_id: str | None,
+def build_chronos_session(spec: SessionSpec, env: ChronosEnv, seats: dict[str, Participant], session_id: str | None,
                           resume_from: RunRecord | None = None) -> ChronosSession:
     """The factory's builder: each model seat runs at the family's `seat_temperature` (the agent
     at AGENT_TEMPERATURE, our choice: the paper states none, unless the user chose one); the scripted persona takes the user seat when
@@ -709,7 +710,7 @@ class ChronosEngine(EnginePart):
         """The agent runs at `AGENT_TEMPERATURE` unless someone chose another."""
         return AGENT_TEMPERATURE if seat == "agent" else None
 
-    def build_session(self, spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ChronosSession:
+    def build_session(self, spec: SessionSpec, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ChronosSession:
         return build_chronos_session(spec, env, seats, session_id)
 
 

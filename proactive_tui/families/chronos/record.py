@@ -12,7 +12,7 @@ from proactive_tui.core.family import RecordPart, RerunPart
 from proactive_tui.families.chronos import resume, report as report_module
 from proactive_tui.families.chronos.events import EVENTS, LEGACY_TYPES
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +20,11 @@ from proactive_tui.families.chronos.events import (
     AgentTurnJudged, IntentionShifted, Reminder, RemindersChanged, SessionOutcome, TimelineAdvanced, TimelineFinished,
     TimelineObservation, TimelineView, TurnOutcome, UserBrief, UserBriefed, UserPresenceChanged,
 )
+
+if TYPE_CHECKING:
+    from proactive_tui.core.verdicts import Verdict
+    from proactive_tui.core.run_record import Score
+    from proactive_tui.core.run_record import RunRecord
 
 
 class ObservationRecord(BaseModel):
@@ -52,13 +57,13 @@ class ChronosSection(BaseModel):
     outcome: SessionOutcome | None = None
 
 
-def new_section(record: Any) -> ChronosSection:
+def new_section(record: RunRecord) -> ChronosSection:
     scenario = (record.environment or {}).get("scenario") or {}
     return ChronosSection(scenario=str(scenario.get("scenario", "")), branch=str(scenario.get("branch", "")),
                           tier=str(scenario.get("tier", "")))
 
 
-def apply_timeline_event(record: Any, event: Any) -> None:
+def apply_timeline_event(record: RunRecord, event: Any) -> None:
     """Fold one Chronos event into `record.section`."""
     section: ChronosSection = record.section
     if isinstance(event, TimelineAdvanced):
@@ -82,7 +87,7 @@ def apply_timeline_event(record: Any, event: Any) -> None:
 
 
 
-def answers_own_check(record: Any, turn: int) -> bool:
+def answers_own_check(record: RunRecord, turn: int) -> bool:
     """Whether agent turn `turn` answers the agent's own INFO_RETRIEVAL (continuing an exchange)
     rather than the user or the monitor. A judged turn says so itself (`input_kind`); the turn in
     progress is read from its input: a tool observation numbered `turn` with no user message and no
@@ -96,20 +101,20 @@ def answers_own_check(record: Any, turn: int) -> bool:
     return "tool_call" in sources and "internal_trigger" not in sources and not said
 
 
-def exchange_of(record: Any, turn: int) -> int:
+def exchange_of(record: RunRecord, turn: int) -> int:
     """The exchange (the unit the turn limit counts, the declaration's `turn_unit`) engine turn `turn`
     belongs to: one per agent turn answering the user or the monitor, the answers to its own
     checks continuing the one before. A user message of turn `turn` opens that exchange."""
     return sum(1 for t in range(1, turn + 1) if not answers_own_check(record, t)) if turn > 0 else 0
 
 
-def exchanges_done(record: Any) -> int:
+def exchanges_done(record: RunRecord) -> int:
     """Exchanges with every agent turn judged: the count History and `sessions list` show."""
     section: ChronosSection = record.section
     return sum(1 for outcome in section.turns if outcome.input_kind != "tool_call")
 
 
-def verdicts(record: Any) -> list[Any]:
+def verdicts(record: RunRecord) -> list[Verdict]:
     """The checks a person can label (`services.labels`): per agent turn, the rule-based oracle's
     action check (was the proactive action right?) and status check (was the task status
     right?), whose judge is the oracle (`core.verdicts.ORACLE`), not a model; and, where the judge
@@ -139,32 +144,32 @@ class ChronosRecord(RecordPart):
     events = EVENTS
     legacy_types = LEGACY_TYPES
 
-    def new_section(self, record: Any) -> BaseModel:
+    def new_section(self, record: RunRecord) -> BaseModel:
         return new_section(record)
 
-    def apply(self, record: Any, event: Any) -> None:
+    def apply(self, record: RunRecord, event: Any) -> None:
         apply_timeline_event(record, event)
 
-    def scores(self, record: Any) -> list[Any]:
+    def scores(self, record: RunRecord) -> list[Score]:
         return list(report_module.scores(record))
 
-    def verdicts(self, record: Any) -> list[Any]:
+    def verdicts(self, record: RunRecord) -> list[Verdict]:
         return verdicts(record)
 
     def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
         data["section"] = data.get("timeline")
         return data
 
-    def complete_turns(self, record: Any) -> int:
+    def complete_turns(self, record: RunRecord) -> int:
         return resume.complete_turns(record)
 
-    def unit_number(self, record: Any, turn: int) -> int:
+    def unit_number(self, record: RunRecord, turn: int) -> int:
         return exchange_of(record, turn)
 
-    def units_done(self, record: Any) -> int:
+    def units_done(self, record: RunRecord) -> int:
         return exchanges_done(record)
 
-    def turn_scores(self, record: Any) -> Any:
+    def turn_scores(self, record: RunRecord) -> Any:
         """Per exchange (the family's `turn_unit`), the share of its agent turns whose action the
         oracle accepts (1 or 0 for an exchange of one turn); success at the end."""
         from proactive_tui.core.scores import TurnScores
@@ -179,7 +184,7 @@ class ChronosRecord(RecordPart):
 
 
 class ChronosRerun(RerunPart):
-    def user_turns(self, record: Any) -> list[Any]:
+    def user_turns(self, record: RunRecord) -> list[Any]:
         # turn 1's input is the scenario's opening, not something the user was asked for
         return sorted((m for m in record.messages if m.role == "user" and not m.partial and m.turn > 1),
                       key=lambda m: m.turn)

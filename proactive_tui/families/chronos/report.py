@@ -11,18 +11,21 @@ from __future__ import annotations
 
 from proactive_tui.core.family import ReportPart
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.report import Block, Facts, Line, ReportSection, Speech, pct
 from proactive_tui.core.run_record import Score
 from proactive_tui.core.writers import PERSON, speaker
+
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
 
 
 def _mark(ok: bool) -> str:
     return "✓" if ok else "✗"
 
 
-def turn_blocks(record: Any) -> list[Any]:
+def turn_blocks(record: RunRecord) -> list[Any]:
     """Inputs and replies in the order things happened: turn t's input precedes its reply. When
     the agent checked as often in a row as `max_tool_calls` allows, the last observation and the
     user's reply are both inputs of one turn: the observation came first."""
@@ -93,7 +96,7 @@ def read_by(outcome: Any) -> str:
 TASK_NOT_RESET = "✗ COMPLETE_TASK kept intention/constraints (they should be null): a status error"
 
 
-def report(record: Any) -> list[ReportSection]:
+def report(record: RunRecord) -> list[ReportSection]:
     section = record.section
     scenario = (record.environment or {}).get("scenario") or {}
     facts = [("Scenario", f"{section.scenario or '-'}, {section.branch or '-'} branch, {section.tier or '-'} tier")]
@@ -123,7 +126,7 @@ def report(record: Any) -> list[ReportSection]:
     return out
 
 
-def scores(record: Any) -> list[Score]:
+def scores(record: RunRecord) -> list[Score]:
     o = record.section.outcome
     if o is None:
         return []
@@ -139,7 +142,7 @@ def scores(record: Any) -> list[Score]:
 
 
 class ChronosReport(ReportPart):
-    def sections(self, record: Any) -> list[ReportSection]:
+    def sections(self, record: RunRecord) -> list[ReportSection]:
         return report(record)
 
 

@@ -22,21 +22,25 @@ from __future__ import annotations
 
 from proactive_tui.core.family import ResumePart
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.events import UsageInfo
 from proactive_tui.core.replay import RecordedAnswer
+
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
+    from proactive_tui.core.spec import SessionSpec
 
 JUDGE_FAILED = "the judge failed: "
 """How a turn's `user_read_note` starts when the judge gave no usable reading (protocol.py)."""
 
 
-def complete_turns(record: Any) -> int:
+def complete_turns(record: RunRecord) -> int:
     """Agent turns with their outcome (the ones a resume keeps)."""
     return len(record.section.turns)
 
 
-def recorded_answers(record: Any) -> list[RecordedAnswer]:
+def recorded_answers(record: RunRecord) -> list[RecordedAnswer]:
     """Every seat's replies within the complete turns, in the order they were asked."""
     section = record.section
     human_user = record.seats.get("user") is not None and record.seats["user"].kind == "human"
@@ -73,7 +77,7 @@ def recorded_answers(record: Any) -> list[RecordedAnswer]:
 
 
 class ChronosResume(ResumePart):
-    def session(self, spec: Any, env: Any, seats: dict[str, Any], record: Any, session_id: str | None = None) -> Any:
+    def session(self, spec: SessionSpec, env: Any, seats: dict[str, Any], record: RunRecord, session_id: str | None = None) -> Any:
         """The session replaying `record`'s complete turns, then live (`ChronosSession`)."""
         from proactive_tui.families.chronos.protocol import build_chronos_session
 

@@ -9,7 +9,7 @@ protocol itself: they sit in seats like any participant.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.participants import Participant, Reply, ReplyRequest
 from proactive_tui.families.chronos.oracle import expect, expected_status
@@ -17,6 +17,9 @@ from proactive_tui.families.chronos.persona import ScriptedPersona
 from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession
 from proactive_tui.families.chronos.settings import ChronosSettings
 from proactive_tui.families.chronos.reply import AgentReply
+
+if TYPE_CHECKING:
+    from proactive_tui.core.spec import SessionSpec
 
 
 def oracle_reply(session: ChronosSession) -> AgentReply:
@@ -68,7 +71,7 @@ class OracleAgent(Participant):
         return reply, Reply(text=reply.model_dump_json(), model=self.info.label)
 
 
-def reference_session(spec: Any, env: Any, gateway: Any) -> ChronosSession:
+def reference_session(spec: SessionSpec, env: Any, gateway: Any) -> ChronosSession:
     """The oracle agent and the scripted user on the scenario, no model (`eval chronos --reference`):
     the scoring's own check, where every rate should be perfect."""
     return ChronosSession(env, ChronosSeats(agent=OracleAgent(), user=ScriptedPersona()), ChronosSettings(**spec.settings))

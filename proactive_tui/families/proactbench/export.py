@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -62,6 +62,9 @@ from proactive_tui.families.proactbench.env import Dialogue
 from proactive_tui.families.proactbench.metrics import COUNTS, add_stats, counted, metrics, trigger_stats
 from proactive_tui.textsafe import json_text
 
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
+
 FAMILY = "proactbench"
 IDENTIFIERS = ("blueprint_id", "scenario_id", "unique_id_eval", "uuid", "category_key", "style_combination_index")
 OFFLINE_USAGE = (("assistant", "agent"), ("judge", "judge"))
@@ -70,11 +73,11 @@ ONLINE_USAGE = (("planner", "judge"), ("user_agent", "user"), ("assistant", "age
 """An online row's blocks: the planner sits in the judge seat, the user agent in the user seat."""
 
 
-def protocol_of(record: Any) -> str:
+def protocol_of(record: RunRecord) -> str:
     return str((record.settings or {}).get("protocol") or "offline")
 
 
-def source_dialogue(record: Any) -> Dialogue:
+def source_dialogue(record: RunRecord) -> Dialogue:
     """The dialogue row the session ran on (its environment), or an ExportError naming the session."""
     data = (record.environment or {}).get("dialogue")
     if not isinstance(data, dict):
@@ -87,7 +90,7 @@ def source_dialogue(record: Any) -> Dialogue:
         raise ExportError(f"session {record.id}: environment.dialogue.{where}: {first['msg']}") from None
 
 
-def evaluated_model(record: Any) -> str:
+def evaluated_model(record: RunRecord) -> str:
     """The agent seat's model string; `person` when a person answered."""
     seat = record.seats.get("agent")
     if seat is not None and seat.kind == "human":
@@ -102,7 +105,7 @@ def model_id(model: str) -> str:
     return name or "unknown-model"
 
 
-def _usage(record: Any, blocks: tuple[tuple[str, str], ...]) -> dict[str, dict[str, int]]:
+def _usage(record: RunRecord, blocks: tuple[tuple[str, str], ...]) -> dict[str, dict[str, int]]:
     by_seat = record.totals.by_seat
     out = {}
     for name, seat in blocks:
@@ -121,12 +124,12 @@ def row_stats(pairs: list[tuple[str, Any]]) -> dict[str, dict[str, int]]:
     return stats
 
 
-def _agent_reply(record: Any, turn: int) -> str | None:
+def _agent_reply(record: RunRecord, turn: int) -> str | None:
     replies = [m for m in record.messages if m.role == "agent" and m.turn == turn and not m.partial]
     return replies[-1].content if replies else None
 
 
-def _answered(record: Any) -> list[tuple[Any, str]]:
+def _answered(record: RunRecord) -> list[tuple[Any, str]]:
     """The triggers the agent answered, each with the reply: the judged one, or (a trigger the
     session ended before judging) the agent's finished message of that turn. Unanswered ones are
     left out, as upstream leaves out a trigger whose model call failed."""
@@ -143,7 +146,7 @@ def _trigger_point(t: Any) -> dict[str, Any]:
             "evaluation_result": t.result.model_dump(mode="json") if t.result is not None else None}
 
 
-def deviations_of(record: Any) -> list[str]:
+def deviations_of(record: RunRecord) -> list[str]:
     """How the session's settings differ from upstream's offline evaluation (`first 2 trigger points
     only`, the online protocol...), as every batch output labels them."""
     from proactive_tui.families.proactbench import family
@@ -151,7 +154,7 @@ def deviations_of(record: Any) -> list[str]:
     return family.deviations(record.settings)
 
 
-def _meta(record: Any, answered: list[tuple[Any, str]]) -> dict[str, Any]:
+def _meta(record: RunRecord, answered: list[tuple[Any, str]]) -> dict[str, Any]:
     return {
         "session_id": record.id,
         "env_id": record.env_id,
@@ -166,13 +169,13 @@ def _meta(record: Any, answered: list[tuple[Any, str]]) -> dict[str, Any]:
     }
 
 
-def _identifiers(record: Any, dialogue: Dialogue) -> dict[str, Any]:
+def _identifiers(record: RunRecord, dialogue: Dialogue) -> dict[str, Any]:
     row = {key: getattr(dialogue, key) for key in IDENTIFIERS}
     row["unique_id_eval"] = f"{dialogue.unique_id_eval}@{record.id}"
     return row
 
 
-def offline_row(record: Any) -> dict[str, Any]:
+def offline_row(record: RunRecord) -> dict[str, Any]:
     """One offline session as a row of upstream's `<model>_proactivity_bench_results.jsonl`."""
     dialogue = source_dialogue(record)
     answered = _answered(record)
@@ -199,7 +202,7 @@ def offline_row(record: Any) -> dict[str, Any]:
     }
 
 
-def online_row(record: Any) -> dict[str, Any]:
+def online_row(record: RunRecord) -> dict[str, Any]:
     """One online session as a row of upstream's online output (a `final_dialogues.jsonl` row):
     every turn the agent answered, with the planner's plan and the user's message of it."""
     dialogue = source_dialogue(record)
@@ -224,7 +227,7 @@ def online_row(record: Any) -> dict[str, Any]:
     }
 
 
-def dataset_row(record: Any) -> dict[str, Any]:
+def dataset_row(record: RunRecord) -> dict[str, Any]:
     if record.family != FAMILY:
         raise ExportError(f"session {record.id} is a {record.family} session, not proactbench")
     return online_row(record) if protocol_of(record) == "online" else offline_row(record)

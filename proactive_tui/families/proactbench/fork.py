@@ -27,6 +27,9 @@ from typing import TYPE_CHECKING, Any
 from proactive_tui.core.fork import EDITED_BY, ForkError, ForkPoint, ForkStep, Side
 from proactive_tui.core.replay import RecordedAnswer
 
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
+
 if TYPE_CHECKING:  # types only: forking loads nothing more than it did
     from proactive_tui.families.proactbench.env import EvaluationResult
     from proactive_tui.families.proactbench.record import ProactBenchSection, TriggerRecord
@@ -66,7 +69,7 @@ def position(event: Any) -> tuple[int, int] | None:
     return None
 
 
-def fork_steps(record: Any) -> list[ForkStep]:
+def fork_steps(record: RunRecord) -> list[ForkStep]:
     """Every trigger whose reply was asked for (written, failed or empty): the agent's reply there."""
     messages = {m.turn: m for m in record.messages if m.role == "agent"}
     steps = []
@@ -113,7 +116,7 @@ class Sides:
         return side
 
 
-def edit_answer(point: ForkPoint, text: str, record: Any) -> RecordedAnswer:
+def edit_answer(point: ForkPoint, text: str, record: RunRecord) -> RecordedAnswer:
     """A person's edit of the agent's reply at the point: any non-empty text is a reply."""
     if point.seat != "agent":
         raise ForkError("a ProactBench session forks at the agent's reply to a trigger point")
@@ -126,20 +129,20 @@ def _verdict_value(result: EvaluationResult) -> dict[str, Any]:
     return {"rationale": result.rationale, "score": result.score, "evidence": result.evidence}
 
 
-def recorded_answers(record: Any) -> list[RecordedAnswer]:
+def recorded_answers(record: RunRecord) -> list[RecordedAnswer]:
     """Every seat's answers in the order the engine asked for them (`core.replay`)."""
     online = (record.settings or {}).get("protocol") == "online"
     return _online_answers(record) if online else _offline_answers(record)
 
 
-def _agent_answer(record: Any, turn: int, problem: str = "") -> RecordedAnswer:
+def _agent_answer(record: RunRecord, turn: int, problem: str = "") -> RecordedAnswer:
     message = next((m for m in record.messages if m.role == "agent" and m.turn == turn and not m.partial), None)
     if message is None:  # it failed or was empty: replayed as a failed call, so the engine skips it again
         return RecordedAnswer(seat="agent", turn=turn, error=problem or "the agent gave no reply", model="")
     return RecordedAnswer(seat="agent", turn=turn, text=message.content, model=message.model, usage=message.usage)
 
 
-def _offline_answers(record: Any) -> list[RecordedAnswer]:
+def _offline_answers(record: RunRecord) -> list[RecordedAnswer]:
     out = []
     for trigger in sorted(record.section.triggers, key=lambda t: t.index):
         if not trigger.judged:
@@ -158,7 +161,7 @@ def _offline_answers(record: Any) -> list[RecordedAnswer]:
     return out
 
 
-def _online_answers(record: Any) -> list[RecordedAnswer]:
+def _online_answers(record: RunRecord) -> list[RecordedAnswer]:
     section: ProactBenchSection = record.section
     plans = {p.turn: p for p in section.plans}
     users = {m.turn: m for m in record.messages if m.role == "user" and not m.partial}
@@ -202,16 +205,16 @@ def _online_answers(record: Any) -> list[RecordedAnswer]:
 class ProactBenchFork(ForkPart):
     """Forks by replay (the default `build`): the parent's answers up to the point, then live."""
 
-    def steps(self, record: Any) -> list[Any]:
+    def steps(self, record: RunRecord) -> list[Any]:
         return list(fork_steps(record))
 
     def sides(self, point: Any) -> Sides:
         return Sides(point)
 
-    def recorded_answers(self, record: Any) -> list[Any]:
+    def recorded_answers(self, record: RunRecord) -> list[Any]:
         return recorded_answers(record)
 
-    def edit_answer(self, point: Any, text: str, record: Any) -> RecordedAnswer:
+    def edit_answer(self, point: Any, text: str, record: RunRecord) -> RecordedAnswer:
         return edit_answer(point, text, record)
 
 

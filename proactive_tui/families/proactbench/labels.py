@@ -14,7 +14,11 @@ A verdict a person gave (a person in the user seat) is theirs already, not a jud
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from proactive_tui.core.verdicts import Verdict
+    from proactive_tui.core.run_record import RunRecord
 
 STUDY_NAME = "ProactBench human study"
 """How an imported study verdict says where it comes from (`Verdict.imported_from`)."""
@@ -31,7 +35,7 @@ def judge_name(judge: str | None, judged_by: str | None) -> str:
     return name
 
 
-def verdicts(record: Any) -> list[Any]:
+def verdicts(record: RunRecord) -> list[Verdict]:
     """The trigger verdicts of a record a person can label, in trigger order."""
     from proactive_tui.core.verdicts import Verdict
 

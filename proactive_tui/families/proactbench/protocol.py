@@ -50,7 +50,7 @@ from proactive_tui.core.family import EnginePart, UnsupportedFamily
 
 import asyncio
 import uuid
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pydantic import BaseModel
 
@@ -73,6 +73,9 @@ from proactive_tui.families.proactbench.settings import (
     AGENT_MAX_TOKENS, AGENT_TEMPERATURE, JUDGE_TEMPERATURE, PLANNER_TEMPERATURE, USER_AGENT_TEMPERATURE, ProactBenchSettings,
 )
 from proactive_tui.llm.errors import ModelError
+
+if TYPE_CHECKING:
+    from proactive_tui.core.spec import SessionSpec
 
 SEATS: tuple[Seat, ...] = ("agent", "user", "judge")
 SETUP_FAILURES = frozenset({"missing_key", "unknown_model", "unknown_provider", "no_api", "unreachable", "auth"})
@@ -513,7 +516,7 @@ class ProactBenchSession(SessionBase):
         self.end(reason, detail)
 
 
-def build_proactbench_session(spec: Any, env: ProactBenchEnv, seats: dict[str, Any],
+def build_proactbench_session(spec: SessionSpec, env: ProactBenchEnv, seats: dict[str, Any],
                               session_id: str | None = None) -> ProactBenchSession:
     """The factory's builder: every model seat at the family's `seat_temperature` (a chosen one
     wins; else upstream's for the protocol: `ProactBenchEngine.seat_temperature`)."""
@@ -553,7 +556,7 @@ class ProactBenchEngine(EnginePart):
             return PLANNER_TEMPERATURE
         return super().seat_temperature(seat, roles, settings)
 
-    def build_session(self, spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ProactBenchSession:
+    def build_session(self, spec: SessionSpec, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ProactBenchSession:
         """The session (`build_proactbench_session`). A person in the user seat needs the online
         protocol: offline, the user's messages are the recorded ones and nobody would ask them."""
         offline = (spec.settings or {}).get("protocol", "offline") == "offline"

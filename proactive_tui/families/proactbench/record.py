@@ -11,12 +11,17 @@ from proactive_tui.core.family import RecordPart
 from proactive_tui.families.proactbench import labels, report as report_module
 from proactive_tui.families.proactbench.events import EVENT_TYPES
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from proactive_tui.families.proactbench.env import EvaluationResult, PlannerOutput, Rubric
 from proactive_tui.families.proactbench.events import JudgedBy, Planned, RecordedTurn, TriggerJudged, TriggerOpened
+
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import Score
+    from proactive_tui.core.verdicts import Verdict
+    from proactive_tui.core.run_record import RunRecord
 
 
 class RecordedTurnRecord(BaseModel):
@@ -74,7 +79,7 @@ class ProactBenchSection(BaseModel):
         return trigger_stats((t.type, t.result) for t in self.triggers if t.judged)
 
 
-def apply_event(record: Any, event: Any) -> None:
+def apply_event(record: RunRecord, event: Any) -> None:
     section: ProactBenchSection = record.section
     if isinstance(event, RecordedTurn):
         section.recorded = [r for r in section.recorded if r.turn != event.turn] + [RecordedTurnRecord(
@@ -105,23 +110,23 @@ class ProactBenchRecord(RecordPart):
     section_model = ProactBenchSection
     events = EVENT_TYPES
 
-    def apply(self, record: Any, event: Any) -> None:
+    def apply(self, record: RunRecord, event: Any) -> None:
         apply_event(record, event)
 
-    def scores(self, record: Any) -> list[Any]:
+    def scores(self, record: RunRecord) -> list[Score]:
         return list(report_module.scores(record))
 
-    def verdicts(self, record: Any) -> list[Any]:
+    def verdicts(self, record: RunRecord) -> list[Verdict]:
         return labels.verdicts(record)
 
-    def complete_turns(self, record: Any) -> int:
+    def complete_turns(self, record: RunRecord) -> int:
         """Offline: the trigger points judged (each one user message and the agent's reply to it);
         online: the turns whose agent reply finished."""
         if (record.settings or {}).get("protocol") == "online":
             return len({m.turn for m in record.messages if m.role == "agent" and not m.partial})
         return sum(1 for t in record.section.triggers if t.judged)
 
-    def reply_writers(self, record: Any) -> list[tuple[str, str]]:
+    def reply_writers(self, record: RunRecord) -> list[tuple[str, str]]:
         """The dialogue's messages, then who gave each verdict (offline the judge seat's, online
         the user seat's: the User Agent or the person playing the user)."""
         from proactive_tui.core.writers import message_writers
@@ -129,7 +134,7 @@ class ProactBenchRecord(RecordPart):
         seat = "user" if (record.settings or {}).get("protocol") == "online" else "judge"
         return message_writers(record) + [(seat, t.judge) for t in record.section.triggers if t.result is not None and t.judge]
 
-    def turn_scores(self, record: Any) -> Any:
+    def turn_scores(self, record: RunRecord) -> Any:
         """Per dialogue turn, the verdict's value at a trigger turn (PASS 1, PARTIAL 0.5, FAIL 0;
         None at other turns and for SKIPPED), so two agents on the same dialogue line up trigger by
         trigger; at the end the overall weighted score."""

@@ -17,16 +17,19 @@ from __future__ import annotations
 
 from proactive_tui.core.family import RegradePart
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.session import drain
 from proactive_tui.llm import trace
+
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
 
 ONLINE_REASON = ("online sessions are judged by their user agent in the same call that writes the user's next "
                  "message, so another judge would change the dialogue itself; only offline sessions can be re-graded")
 
 
-async def regrade(record: Any, env: Any, judge: Any) -> list[Any]:
+async def regrade(record: RunRecord, env: Any, judge: Any) -> list[Any]:
     from proactive_tui.core.family import UnsupportedFamily
     from proactive_tui.families.proactbench import prompts
     from proactive_tui.families.proactbench.protocol import ProactBenchSeats, ProactBenchSession
@@ -60,7 +63,7 @@ class ProactBenchRegrade(RegradePart):
 
         return (TriggerJudged,)
 
-    async def regrade(self, record: Any, env: Any, judge: Any) -> list[Any]:
+    async def regrade(self, record: RunRecord, env: Any, judge: Any) -> list[Any]:
         return await regrade(record, env, judge)
 
 

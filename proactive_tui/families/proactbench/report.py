@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from proactive_tui.core.family import ReportPart
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.report import Line, ReportSection, Speech, Style, Table, pct
 from proactive_tui.core.run_record import Score
 from proactive_tui.core.writers import PERSON, speaker
+
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
 
 RESULT_STYLE: dict[str, Style] = {"PASS": "good", "PARTIAL": "warn", "FAIL": "bad", "SKIPPED": "dim"}
 BY_LABEL = {"judge": "the judge", "user_agent": "the user agent", "person": "a person"}
@@ -60,7 +63,7 @@ def _trigger_head(trigger: Any) -> list[Any]:
             *(Line(label=f"{level}:", text=criterion, style="dim", indent=1) for level, criterion in r.criteria())]
 
 
-def dialogue_blocks(record: Any) -> list[Any]:
+def dialogue_blocks(record: RunRecord) -> list[Any]:
     section = record.section
     online = (record.settings or {}).get("protocol") == "online"
     human_agent = "agent" in record.human_seats
@@ -115,7 +118,7 @@ def dialogue_blocks(record: Any) -> list[Any]:
     return blocks
 
 
-def score_table(record: Any) -> Table:
+def score_table(record: RunRecord) -> Table:
     from proactive_tui.families.proactbench.metrics import type_summary
 
     rows = []
@@ -130,7 +133,7 @@ def score_table(record: Any) -> Table:
 ROLE_WORD = {"judge": "judge", "user_agent": "user agent", "person": "person"}
 
 
-def givers(record: Any) -> tuple[str, str, str]:
+def givers(record: RunRecord) -> tuple[str, str, str]:
     """(who, kinds, roles) behind the verdicts: the writers (model strings or person), the kinds
     of seat that gave them (`llm`, `human`, `scripted`, as `Score.by_kind` names kinds) and the
     roles in words (judge, user agent, person)."""
@@ -143,7 +146,7 @@ def givers(record: Any) -> tuple[str, str, str]:
     return ", ".join(who), ", ".join(kinds), ", ".join(roles)
 
 
-def report(record: Any) -> list[ReportSection]:
+def report(record: RunRecord) -> list[ReportSection]:
     from proactive_tui.core import registry
 
     out = [ReportSection(title="Dialogue", blocks=dialogue_blocks(record), id="proactbench.dialogue")]
@@ -167,7 +170,7 @@ def report(record: Any) -> list[ReportSection]:
     return out
 
 
-def scores(record: Any) -> list[Score]:
+def scores(record: RunRecord) -> list[Score]:
     """Per trigger type and overall: the weighted score and the pass rate (the overall ones are the
     headline), each labelled with who gave the verdicts (judge, user agent, person), plus the
     SKIPPED count."""
@@ -192,7 +195,7 @@ def scores(record: Any) -> list[Score]:
 
 
 class ProactBenchReport(ReportPart):
-    def sections(self, record: Any) -> list[ReportSection]:
+    def sections(self, record: RunRecord) -> list[ReportSection]:
         return report(record)
 
 

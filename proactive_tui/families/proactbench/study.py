@@ -27,12 +27,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from proactive_tui.services.compare import PairImport, PairwiseStudy, StudyPair, StudyVote, keep_study_pair
 from proactive_tui.services.labels import RatingStudy, StudyFigures, StudyGroupRow, StudyImport
+
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
 
 FAMILY = "proactbench"
 STUDY_JUDGE = "gpt-5.4"
@@ -472,7 +475,7 @@ class ProactBenchPairwiseStudy(PairwiseStudy):
     def owns(self, comparison: Any) -> bool:
         return comparison.env_id.startswith(PAIR_ENV_PREFIX)
 
-    def shown(self, record: Any) -> tuple[str, str]:
+    def shown(self, record: RunRecord) -> tuple[str, str]:
         """The user's closing message and the side's reply to it (no grade, no writer)."""
         trigger = record.section.trigger(1)
         replies = [m.content for m in record.messages if m.role == "agent" and not m.partial]

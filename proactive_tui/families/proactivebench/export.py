@@ -37,11 +37,14 @@ from __future__ import annotations
 import copy
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.export.formats.common import scrub, sort_records
 from proactive_tui.export.registry import Exporter, ExportError, register
 from proactive_tui.textsafe import json_text, say
+
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
 
 FAMILY = "proactivebench"
 
@@ -73,7 +76,7 @@ def judged_event(original: dict[str, Any], ev: Any) -> dict[str, Any]:
     return out
 
 
-def judged_trace(record: Any) -> list[dict[str, Any]]:
+def judged_trace(record: RunRecord) -> list[dict[str, Any]]:
     """The upstream judged trace of one ProactiveBench run record."""
     section = record.section
     originals = (record.environment or {}).get("events") or []

@@ -13,13 +13,16 @@ from __future__ import annotations
 from proactive_tui.core.family import ForkPart
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.fork import EDITED_BY, ForkError, ForkPoint, ForkStep, Side
 from proactive_tui.core.replay import RecordedAnswer
 
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
 
-def fork_steps(record: Any) -> list[ForkStep]:
+
+def fork_steps(record: RunRecord) -> list[ForkStep]:
     from proactive_tui.families.proactivebench.resume import complete_events
 
     kept = complete_events(record)
@@ -69,7 +72,7 @@ class Sides:
         return None
 
 
-def edit_answer(point: ForkPoint, text: str, record: Any) -> RecordedAnswer:
+def edit_answer(point: ForkPoint, text: str, record: RunRecord) -> RecordedAnswer:
     """The edited proposal (the task on one line, `null`, or the reply's JSON) or verdict
     (`accepted`/`rejected`, optionally a reason; or JSON with `judgement` and `thought`)."""
     from proactive_tui.families.proactivebench.judges import parse_verdict_text
@@ -104,18 +107,18 @@ def edit_answer(point: ForkPoint, text: str, record: Any) -> RecordedAnswer:
 class ProactiveBenchFork(ForkPart):
     """Forks by replay (the default `build`): the parent's answers up to the point, then live."""
 
-    def steps(self, record: Any) -> list[Any]:
+    def steps(self, record: RunRecord) -> list[Any]:
         return list(fork_steps(record))
 
     def sides(self, point: Any) -> Sides:
         return Sides(point)
 
-    def recorded_answers(self, record: Any) -> list[Any]:
+    def recorded_answers(self, record: RunRecord) -> list[Any]:
         from proactive_tui.families.proactivebench.resume import recorded_answers
 
         return list(recorded_answers(record))
 
-    def edit_answer(self, point: Any, text: str, record: Any) -> RecordedAnswer:
+    def edit_answer(self, point: Any, text: str, record: RunRecord) -> RecordedAnswer:
         return edit_answer(point, text, record)
 
 

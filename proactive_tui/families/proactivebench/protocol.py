@@ -63,6 +63,7 @@ from proactive_tui.llm.errors import ModelError
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 
 if TYPE_CHECKING:
+    from proactive_tui.core.spec import SessionSpec
     from proactive_tui.llm.settings import Role
 
 
@@ -340,7 +341,7 @@ class ProactiveBenchSession(SessionBase):
         self.end(reason, detail)
 
 
-def build_proactivebench_session(spec: Any, env: ProactiveBenchEnv, seats: dict[str, Participant],
+def build_proactivebench_session(spec: SessionSpec, env: ProactiveBenchEnv, seats: dict[str, Participant],
                                  session_id: str | None = None,
                                  resume_from: RunRecord | None = None) -> ProactiveBenchSession:
     """The factory's builder. Each model seat runs at the family's `seat_temperature`: the agent at
@@ -370,7 +371,7 @@ class ProactiveBenchEngine(EnginePart):
         chosen = (settings or {}).get("agent_temperature") if seat == "agent" else None
         return float(chosen) if chosen is not None else super().seat_temperature(seat, roles, settings)
 
-    def build_session(self, spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ProactiveBenchSession:
+    def build_session(self, spec: SessionSpec, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ProactiveBenchSession:
         return build_proactivebench_session(spec, env, seats, session_id=session_id)
 
 

@@ -13,12 +13,17 @@ from proactive_tui.families.proactivebench import report as report_module
 from proactive_tui.families.proactivebench.events import EVENTS, LEGACY_TYPES
 from proactive_tui.families.proactivebench.resume import complete_events
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from pydantic import BaseModel, Field
 
 from proactive_tui.families.proactivebench.events import ObservationShown, ProposalMade, ProposalMetricsUpdated, ProposalVerdict
 from proactive_tui.families.proactivebench.metrics import Confusion, EventJudgement, Judgement, Metrics, Outcome, metrics
+
+if TYPE_CHECKING:
+    from proactive_tui.core.verdicts import Verdict
+    from proactive_tui.core.run_record import Score
+    from proactive_tui.core.run_record import RunRecord
 
 
 class VerdictRecord(BaseModel):
@@ -78,13 +83,13 @@ def _event(section: ProactiveBenchSection, index: int) -> TraceEventRecord | Non
     return None
 
 
-def new_section(record: Any) -> ProactiveBenchSection:
+def new_section(record: RunRecord) -> ProactiveBenchSection:
     """The empty section of a new record: the trace's upstream file name and its splits."""
     env = record.environment or {}
     return ProactiveBenchSection(trace=str(record.env_id).rsplit("/", 1)[-1], splits=list(env.get("splits") or []))
 
 
-def apply_proposal_event(record: Any, event: Any) -> None:
+def apply_proposal_event(record: RunRecord, event: Any) -> None:
     """Fold one ProactiveBench event into `record.section`."""
     section: ProactiveBenchSection = record.section
     if isinstance(event, ObservationShown):
@@ -115,7 +120,7 @@ def apply_proposal_event(record: Any, event: Any) -> None:
         section.metrics = event.metrics
 
 
-def trace_name(record: Any) -> str:
+def trace_name(record: RunRecord) -> str:
     """The trace's file stem (`code_11`), under which upstream's splits and our export name it."""
     section = record.section
     return (getattr(section, "trace", "") or str(record.env_id).rsplit("/", 1)[-1])
@@ -192,7 +197,7 @@ def metrics_by_split(records: Iterable[Any]) -> dict[str, SplitScore]:
     return dict(sorted(totals.items()))
 
 
-def verdicts(record: Any) -> list[Any]:
+def verdicts(record: RunRecord) -> list[Verdict]:
     """The reward judge's verdicts a person can label (`services.labels`): one per judged candidate
     of every attempt ("proposal:<event>:<attempt>:<candidate>"). A verdict a person gave (a
     human user seat, or an edit in a branch) is theirs already, not a judge's: not listed."""
@@ -224,31 +229,31 @@ class ProactiveBenchRecord(RecordPart):
     events = EVENTS
     legacy_types = LEGACY_TYPES
 
-    def new_section(self, record: Any) -> BaseModel:
+    def new_section(self, record: RunRecord) -> BaseModel:
         return new_section(record)
 
-    def apply(self, record: Any, event: Any) -> None:
+    def apply(self, record: RunRecord, event: Any) -> None:
         apply_proposal_event(record, event)
 
-    def scores(self, record: Any) -> list[Any]:
+    def scores(self, record: RunRecord) -> list[Score]:
         return list(report_module.scores(record))
 
-    def verdicts(self, record: Any) -> list[Any]:
+    def verdicts(self, record: RunRecord) -> list[Verdict]:
         return verdicts(record)
 
     def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
         data["section"] = data.get("proposals")
         return data
 
-    def complete_turns(self, record: Any) -> int:
+    def complete_turns(self, record: RunRecord) -> int:
         return complete_events(record)
 
-    def reply_writers(self, record: Any) -> list[tuple[str, str]]:
+    def reply_writers(self, record: RunRecord) -> list[tuple[str, str]]:
         """The agent's proposals and the user-judge's verdicts (a ProactiveBench record has no messages)."""
         return [(seat, writer) for ev in sorted(record.section.events, key=lambda e: e.index) for a in ev.attempts
                 for seat, writer in [("agent", a.model), *(("user", v.by) for v in a.verdicts)]]
 
-    def turn_scores(self, record: Any) -> Any:
+    def turn_scores(self, record: RunRecord) -> Any:
         """F1 over the events judged so far, after each judged event; the session's F1 at the end."""
         from proactive_tui.core.scores import TurnScores
 

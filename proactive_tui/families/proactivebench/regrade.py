@@ -20,13 +20,16 @@ from __future__ import annotations
 
 from proactive_tui.core.family import RegradePart
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.session import drain
 from proactive_tui.llm import trace
 
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
 
-async def regrade(record: Any, env: Any, judge: Any) -> list[Any]:
+
+async def regrade(record: RunRecord, env: Any, judge: Any) -> list[Any]:
     from proactive_tui.families.proactivebench.metrics import EventJudgement
     from proactive_tui.families.proactivebench.protocol import ProactiveBenchSeats, ProactiveBenchSession
     from proactive_tui.families.proactivebench.settings import ProactiveBenchSettings
@@ -58,7 +61,7 @@ class ProactiveBenchRegrade(RegradePart):
 
         return (ProposalVerdict, ProposalMetricsUpdated)
 
-    async def regrade(self, record: Any, env: Any, judge: Any) -> list[Any]:
+    async def regrade(self, record: RunRecord, env: Any, judge: Any) -> list[Any]:
         return await regrade(record, env, judge)
 
 

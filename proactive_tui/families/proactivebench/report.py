@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from proactive_tui.core.family import ReportPart
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.report import Line, ReportSection, Speech, Style, Table
 from proactive_tui.core.run_record import Score
@@ -20,6 +20,9 @@ from proactive_tui.core.writers import PERSON, speaker
 from proactive_tui.families.proactivebench.metrics import METRIC_LABELS, show
 from proactive_tui.families.proactivebench.prompts import format_time
 from proactive_tui.families.proactivebench.settings import ablation_label, ablation_tag
+
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
 
 VERDICT_STYLE: dict[str, Style] = {"accepted": "good", "rejected": "bad", "skipped": "warn"}
 
@@ -56,7 +59,7 @@ def _outcome_text(ev: Any) -> str:
     return outcome
 
 
-def report(record: Any) -> list[ReportSection]:
+def report(record: RunRecord) -> list[ReportSection]:
     section = record.section
     settings = record.settings or {}
     candidates = int(settings.get("candidates") or 1) > 1
@@ -99,7 +102,7 @@ def report(record: Any) -> list[ReportSection]:
     return out
 
 
-def scores(record: Any) -> list[Score]:
+def scores(record: RunRecord) -> list[Score]:
     section = record.section
     judges = sorted({v.by for ev in section.events for a in ev.attempts for v in a.verdicts if v.by})
     kinds = sorted({v.by_kind for ev in section.events for a in ev.attempts for v in a.verdicts if v.by_kind})
@@ -120,7 +123,7 @@ def scores(record: Any) -> list[Score]:
 
 
 class ProactiveBenchReport(ReportPart):
-    def sections(self, record: Any) -> list[ReportSection]:
+    def sections(self, record: RunRecord) -> list[ReportSection]:
         return report(record)
 
 

@@ -21,12 +21,16 @@ from __future__ import annotations
 from proactive_tui.core.family import ResumePart
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.replay import RecordedAnswer
 
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
+    from proactive_tui.core.spec import SessionSpec
 
-def complete_events(record: Any) -> int:
+
+def complete_events(record: RunRecord) -> int:
     """Trace events 1..k that were committed with their metrics (the ones a resume keeps)."""
     count = 0
     for ev in sorted(record.section.events, key=lambda e: e.index):
@@ -36,7 +40,7 @@ def complete_events(record: Any) -> int:
     return count
 
 
-def recorded_answers(record: Any) -> list[RecordedAnswer]:
+def recorded_answers(record: RunRecord) -> list[RecordedAnswer]:
     """The agent's and the user's replies of the complete events, in the order they were asked."""
     kept = complete_events(record)
     agent_kind = record.seats["agent"].kind if "agent" in record.seats else "llm"
@@ -54,7 +58,7 @@ def recorded_answers(record: Any) -> list[RecordedAnswer]:
     return answers
 
 
-def _attempts(record: Any, ev: Any) -> int:
+def _attempts(record: RunRecord, ev: Any) -> int:
     """Attempts the event's metrics counted: one more than the proposals when the last ask failed.
     (The record keeps no count itself; a failed first ask leaves no proposal and a 'none' judgement
     with no cells, a failed retry one proposal fewer than attempts.)"""
@@ -87,7 +91,7 @@ def _verdict_answer(index: int, verdict: Any) -> RecordedAnswer:
 
 
 class ProactiveBenchResume(ResumePart):
-    def session(self, spec: Any, env: Any, seats: dict[str, Any], record: Any, session_id: str | None = None) -> Any:
+    def session(self, spec: SessionSpec, env: Any, seats: dict[str, Any], record: RunRecord, session_id: str | None = None) -> Any:
         """The session replaying `record`'s judged events, then live."""
         from proactive_tui.families.proactivebench.protocol import build_proactivebench_session
 

@@ -25,18 +25,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.export.formats.common import run_facts, scrub, sort_records
 from proactive_tui.families.proactiveeval.report import DIMENSIONS, env_item, judged_against, ordered_messages
 from proactive_tui.export.registry import ExportError, Exporter, register
 from proactive_tui.textsafe import json_text
 
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
+
 ROLE_NAMES = {"agent": "assistant", "user": "user"}
 PRODUCED = ("dialogue", "planning", "scores", "meta")
 
 
-def dataset_record(record: Any) -> dict[str, Any]:
+def dataset_record(record: RunRecord) -> dict[str, Any]:
     """One upstream-compatible item (the source's keys first) with what the session produced."""
     item = {k: v for k, v in env_item(record).items() if k not in PRODUCED}
     if not item:

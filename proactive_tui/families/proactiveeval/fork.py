@@ -19,16 +19,20 @@ from __future__ import annotations
 from proactive_tui.core.family import ForkPart
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.fork import EDITED_BY, ForkError, ForkPoint, ForkStep, Side
 from proactive_tui.core.replay import RecordedAnswer, ReplaySeat
+
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
+    from proactive_tui.core.spec import SessionSpec
 
 ROLE_ORDER = {"agent": 0, "user": 1}
 _TURN_CHECK = re.compile(r"turn (\d+) check")
 
 
-def fork_steps(record: Any) -> list[ForkStep]:
+def fork_steps(record: RunRecord) -> list[ForkStep]:
     """Every finished message whose earlier turns are complete (a branch restores those)."""
     from proactive_tui.families.proactiveeval.record import complete_turns
 
@@ -98,7 +102,7 @@ class Sides:
         return None
 
 
-def build_fork(spec: Any, env: Any, seats: dict[str, Any], parent: Any, prefix: Any, point: ForkPoint,
+def build_fork(spec: SessionSpec, env: Any, seats: dict[str, Any], parent: RunRecord, prefix: Any, point: ForkPoint,
                change: Any, session_id: str | None = None) -> Any:
     """The branch: the prefix restored (`ProactiveEvalSession.fork_at`), the forked seat's first
     reply the edit when there is one."""
@@ -117,16 +121,16 @@ def build_fork(spec: Any, env: Any, seats: dict[str, Any], parent: Any, prefix: 
 class ProactiveEvalFork(ForkPart):
     """Forks by restoring the prefix (as resume does), not by replaying every reply."""
 
-    def steps(self, record: Any) -> list[Any]:
+    def steps(self, record: RunRecord) -> list[Any]:
         return list(fork_steps(record))
 
     def sides(self, point: Any) -> Sides:
         return Sides(point)
 
-    def check_edit(self, point: Any, text: str, record: Any) -> None:
+    def check_edit(self, point: Any, text: str, record: RunRecord) -> None:
         """Any non-empty text is a message (checked by `core.fork.check_fork`)."""
 
-    def build(self, spec: Any, env: Any, seats: dict[str, Any], parent: Any, prefix: Any, point: Any, change: Any,
+    def build(self, spec: SessionSpec, env: Any, seats: dict[str, Any], parent: RunRecord, prefix: Any, point: Any, change: Any,
               session_id: str | None = None) -> Any:
         return build_fork(spec, env, seats, parent, prefix, point, change, session_id=session_id)
 

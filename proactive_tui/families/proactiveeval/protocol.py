@@ -56,6 +56,7 @@ from proactive_tui.families.proactiveeval.env import ProactiveEvalEnv, Proactive
 from proactive_tui.llm.errors import ModelError
 
 if TYPE_CHECKING:
+    from proactive_tui.core.spec import SessionSpec
     from proactive_tui.llm.settings import Role
 
 
@@ -555,7 +556,7 @@ class ProactiveEvalSession(SessionBase):
         self.end(reason, detail)
 
 
-def build_proactiveeval_session(spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None,
+def build_proactiveeval_session(spec: SessionSpec, env: Any, seats: dict[str, Any], session_id: str | None = None,
                                 resume_from: Any = None, fork_at: tuple[int, str] | None = None) -> ProactiveEvalSession:
     """The session, each model seat at the family's `seat_temperature` and with the `seed`
     setting (a seat's own seed wins); `resume_from` restores a record's complete turns (a resume,
@@ -575,7 +576,7 @@ def build_proactiveeval_session(spec: Any, env: Any, seats: dict[str, Any], sess
 
 
 class ProactiveEvalEngine(EnginePart):
-    def build_session(self, spec: Any, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ProactiveEvalSession:
+    def build_session(self, spec: SessionSpec, env: Any, seats: dict[str, Any], session_id: str | None = None) -> ProactiveEvalSession:
         return build_proactiveeval_session(spec, env, seats, session_id=session_id)
 
 

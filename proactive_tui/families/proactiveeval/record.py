@@ -7,11 +7,17 @@ from proactive_tui.core.family import RecordPart, RerunPart, ResumePart
 from proactive_tui.families.proactiveeval import report as report_module
 from proactive_tui.families.proactiveeval.events import EVENTS, LEGACY_TYPES
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from proactive_tui.families.proactiveeval.events import GuidanceScore, GuidanceScored, PlanProposed, PlanScored, TurnCheck, TurnChecked
+
+if TYPE_CHECKING:
+    from proactive_tui.core.verdicts import Verdict
+    from proactive_tui.core.run_record import Score
+    from proactive_tui.core.run_record import RunRecord
+    from proactive_tui.core.spec import SessionSpec
 
 
 class PlanningRecord(BaseModel):
@@ -34,7 +40,7 @@ class ProactiveEvalSection(BaseModel):
     live_scores: list[GuidanceScore] = Field(default_factory=list)
 
 
-def apply_event(record: Any, event: Any) -> None:
+def apply_event(record: RunRecord, event: Any) -> None:
     section: ProactiveEvalSection = record.section
     if isinstance(event, PlanProposed):
         section.planning.target = event.plan.target
@@ -61,7 +67,7 @@ def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def complete_turns(record: Any) -> int:
+def complete_turns(record: RunRecord) -> int:
     """Turns 1..k where both the agent's and the user's message finished (the ones a resume keeps)."""
     done = {(m.role, m.turn) for m in record.messages if not m.partial}
     k = 0
@@ -73,7 +79,7 @@ def complete_turns(record: Any) -> int:
 DIMENSIONS = ("overall", "effectiveness", "personalization", "tone", "engagement", "naturalness")
 
 
-def verdicts(record: Any) -> list[Any]:
+def verdicts(record: RunRecord) -> list[Verdict]:
     """The judge's verdicts a person can label (`services.labels`): the plan's score, each turn's
     check (target reached?), and the final guidance score's dimensions."""
     from proactive_tui.core.verdicts import Verdict
@@ -102,22 +108,22 @@ class ProactiveEvalRecord(RecordPart):
     events = EVENTS
     legacy_types = LEGACY_TYPES
 
-    def apply(self, record: Any, event: Any) -> None:
+    def apply(self, record: RunRecord, event: Any) -> None:
         apply_event(record, event)
 
-    def scores(self, record: Any) -> list[Any]:
+    def scores(self, record: RunRecord) -> list[Score]:
         return list(report_module.scores(record))
 
-    def verdicts(self, record: Any) -> list[Any]:
+    def verdicts(self, record: RunRecord) -> list[Verdict]:
         return verdicts(record)
 
     def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
         return upgrade_v1(data)
 
-    def complete_turns(self, record: Any) -> int:
+    def complete_turns(self, record: RunRecord) -> int:
         return complete_turns(record)
 
-    def turn_scores(self, record: Any) -> Any:
+    def turn_scores(self, record: RunRecord) -> Any:
         """The live guidance overall per turn (with `--live`), and the final overall."""
         from proactive_tui.core.scores import TurnScores
 
@@ -128,7 +134,7 @@ class ProactiveEvalRecord(RecordPart):
 
 
 class ProactiveEvalResume(ResumePart):
-    def session(self, spec: Any, env: Any, seats: dict[str, Any], record: Any, session_id: str | None = None) -> Any:
+    def session(self, spec: SessionSpec, env: Any, seats: dict[str, Any], record: RunRecord, session_id: str | None = None) -> Any:
         """The session with `record`'s plan and complete turns restored, then live."""
         from proactive_tui.families.proactiveeval.protocol import build_proactiveeval_session
 
@@ -136,7 +142,7 @@ class ProactiveEvalResume(ResumePart):
 
 
 class ProactiveEvalRerun(RerunPart):
-    def user_turns(self, record: Any) -> list[Any]:
+    def user_turns(self, record: RunRecord) -> list[Any]:
         return sorted((m for m in record.messages if m.role == "user" and not m.partial), key=lambda m: m.turn)
 
 

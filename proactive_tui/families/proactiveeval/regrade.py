@@ -17,13 +17,16 @@ from __future__ import annotations
 
 from proactive_tui.core.family import RegradePart
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.session import drain
 from proactive_tui.llm import trace
 
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
 
-async def regrade(record: Any, env: Any, judge: Any) -> list[Any]:
+
+async def regrade(record: RunRecord, env: Any, judge: Any) -> list[Any]:
     from proactive_tui.families.proactiveeval.judges import PlanDraft
     from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSeats, ProactiveEvalSession
     from proactive_tui.families.proactiveeval.record import complete_turns
@@ -60,7 +63,7 @@ class ProactiveEvalRegrade(RegradePart):
 
         return (PlanScored, TurnChecked, GuidanceScored)
 
-    async def regrade(self, record: Any, env: Any, judge: Any) -> list[Any]:
+    async def regrade(self, record: RunRecord, env: Any, judge: Any) -> list[Any]:
         return await regrade(record, env, judge)
 
 

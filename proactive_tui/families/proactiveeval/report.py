@@ -11,21 +11,24 @@ from __future__ import annotations
 
 from proactive_tui.core.family import ReportPart
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proactive_tui.core.report import Line, ReportSection, Speech, Table
 from proactive_tui.core.run_record import Score
 from proactive_tui.core.writers import PERSON, speaker
 
+if TYPE_CHECKING:
+    from proactive_tui.core.run_record import RunRecord
+
 DIMENSIONS = ("effectiveness", "personalization", "tone", "engagement", "naturalness")
 
 
-def env_item(record: Any) -> dict[str, Any]:
+def env_item(record: RunRecord) -> dict[str, Any]:
     item = (record.environment or {}).get("item")
     return item if isinstance(item, dict) else {}
 
 
-def judged_against(record: Any) -> str:
+def judged_against(record: RunRecord) -> str:
     """What the judges compared the dialogue with: the recorded `judged_against` of the final
     score, else of the last turn check; a record with neither says what the session would use."""
     section = record.section
@@ -38,7 +41,7 @@ def judged_against(record: Any) -> str:
     return "own_plan" if own else "reference"
 
 
-def judged_plan(record: Any) -> tuple[str, str, list[str]]:
+def judged_plan(record: RunRecord) -> tuple[str, str, list[str]]:
     """(judged_against, target, sub-targets) the dialogue was judged against."""
     against = judged_against(record)
     p = record.section.planning
@@ -59,13 +62,13 @@ def _check_text(check: Any) -> str:
     return f"check after turn {check.turn}{judge}: target reached {reached}; sub-targets covered {covered}{probes}"
 
 
-def ordered_messages(record: Any) -> list[Any]:
+def ordered_messages(record: RunRecord) -> list[Any]:
     """The agent speaks first in every turn."""
     order = {"agent": 0, "user": 1}
     return sorted(record.messages, key=lambda m: (m.turn, order.get(m.role, 2)))
 
 
-def report(record: Any) -> list[ReportSection]:
+def report(record: RunRecord) -> list[ReportSection]:
     section = record.section
     out: list[ReportSection] = []
     item = env_item(record)
@@ -107,7 +110,7 @@ def report(record: Any) -> list[ReportSection]:
     return out
 
 
-def _scores_section(record: Any) -> ReportSection:
+def _scores_section(record: RunRecord) -> ReportSection:
     section = record.section
     rows: list[list[str]] = []
     p, g = section.planning, section.guidance
@@ -140,13 +143,14 @@ def _scores_section(record: Any) -> ReportSection:
     return ReportSection(title="Scores", blocks=blocks, summary=True, id="proactiveeval.scores")
 
 
-def scores(record: Any) -> list[Score]:
+def scores(record: RunRecord) -> list[Score]:
     """The guidance overall (the headline, as the judge gave it), the plan score, then the five
     dimensions as diagnostics (not headlines)."""
     section = record.section
     out: list[Score] = []
     p, g = section.planning, section.guidance
-    judge_kind = (record.seats.get("judge").kind if record.seats.get("judge") else "llm")
+    judge = record.seats.get("judge")
+    judge_kind = judge.kind if judge is not None else "llm"
     if g is not None:
         out.append(Score(name="overall", label="Guidance (overall)", value=g.overall, display=f"{g.overall}/10",
                          by=g.judge_model, by_kind=judge_kind))
@@ -160,7 +164,7 @@ def scores(record: Any) -> list[Score]:
 
 
 class ProactiveEvalReport(ReportPart):
-    def sections(self, record: Any) -> list[ReportSection]:
+    def sections(self, record: RunRecord) -> list[ReportSection]:
         return report(record)
 
 
