@@ -115,19 +115,15 @@ def edit_answer(point: ForkPoint, text: str, record: RunRecord) -> RecordedAnswe
 class ChronosFork(ForkPart):
     """Forks by replay (the default `build`): the parent's replies up to the point, then live."""
 
-    def steps(self, record: RunRecord) -> list[Any]:
-        return list(fork_steps(record))
-
-    def sides(self, point: Any) -> Sides:
-        return Sides(point)
+    steps = staticmethod(fork_steps)
+    sides = staticmethod(Sides)
 
     def recorded_answers(self, record: RunRecord) -> list[Any]:
         from proactive_tui.families.chronos.resume import recorded_answers
 
         return list(recorded_answers(record))
 
-    def edit_answer(self, point: Any, text: str, record: RunRecord) -> RecordedAnswer:
-        return edit_answer(point, text, record)
+    edit_answer = staticmethod(edit_answer)
 
 
 FORK = ChronosFork()
