@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -576,28 +577,34 @@ def test_eval_and_compare_take_an_acp_agent_like_a_model(tmp_path: Path, isolate
     assert "acp:tester" in json.dumps(document)
 
 
-def test_a_branch_of_an_acp_session_is_re_driven_and_marked(tmp_path: Path, isolated_dirs: Path) -> None:
-    """`sessions fork` of a session whose agent is a program: the branch's new agent process never
-    saw the parent's dialogue, so the seat prompts the user turns before the fork point again in a
-    new session, and the branch's own agent replies say "re-driven, not identical"."""
+def _run_then_fork(tmp_path: Path, seat: str, edit: str) -> tuple[Any, Any, list[Any]]:
+    """`run` a three-turn ProactiveEval session with `acp:tester` as the agent, then `sessions fork`
+    it at turn 2 with `seat`'s line edited to `edit`: (the parent's record, the branch's, the
+    branch's events)."""
     from proactive_tui.cli.main import main
+    from proactive_tui.store import open_store
     from proactive_tui.store.queries import load_events, load_record
     from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
 
-    write_agent_config(isolated_dirs)
     with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
         args = ["--api-base", server.base_url, "--quiet"]
         assert main(["run", "proactiveeval/persuasion/fair/0", "--agent", "acp:tester", "--user", "openai/u",
                      "--judge", "openai/j", "--no-planning", "--max-turns", "3", "--out", str(tmp_path / "p.json"), *args]) == 0
         parent_id = json.loads((tmp_path / "p.json").read_text())["id"]
-        assert main(["sessions", "fork", parent_id, "--turn", "2", "--seat", "agent", "--edit", "EDITED reply",
+        assert main(["sessions", "fork", parent_id, "--turn", "2", "--seat", seat, "--edit", edit,
                      "--out", str(tmp_path / "b.json"), *args]) == 0
     branch_id = json.loads((tmp_path / "b.json").read_text())["id"]
-    from proactive_tui.store import open_store
-
     with open_store() as store:
-        parent, branch = load_record(store, parent_id), load_record(store, branch_id)
-        events = load_events(store, branch_id)
+        return load_record(store, parent_id), load_record(store, branch_id), load_events(store, branch_id)
+
+
+def test_a_branch_of_an_acp_session_is_re_driven_and_marked(tmp_path: Path, isolated_dirs: Path) -> None:
+    """`sessions fork` of a session whose agent is a program: the branch's new agent process never
+    saw the parent's dialogue, so the seat prompts the user turns before the fork point again in a
+    new session, and the branch's own agent replies say "re-driven, not identical"."""
+
+    write_agent_config(isolated_dirs)
+    parent, branch, events = _run_then_fork(tmp_path, "agent", "EDITED reply")
     assert all(REDRIVEN not in m.model for m in parent.messages if m.role == "agent")
     live = [m for m in branch.messages if m.role == "agent" and m.turn == 3]
     assert live and live[0].model == f"acp:tester (test-agent 1.2.3, ACP v1); {REDRIVEN}"
@@ -613,25 +620,11 @@ def test_a_branch_of_an_acp_session_restores_the_agents_saved_session(tmp_path: 
     fork): the branch's agent process loads the snapshot its parent's process took after the
     agent's turn-2 reply, as the parent's events recorded it, and answers the edited line as its
     third turn; the branch's record says it was restored, and its replies are marked so."""
-    from proactive_tui.cli.main import main
-    from proactive_tui.store import open_store
-    from proactive_tui.store.queries import load_events, load_record
-    from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder
 
     saved = tmp_path / "saved"
     saved.mkdir()
     write_agent_config(isolated_dirs, "echo", "--load", "--fork", env={"ACP_TEST_SESSIONS": str(saved)})
-    with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
-        args = ["--api-base", server.base_url, "--quiet"]
-        assert main(["run", "proactiveeval/persuasion/fair/0", "--agent", "acp:tester", "--user", "openai/u",
-                     "--judge", "openai/j", "--no-planning", "--max-turns", "3", "--out", str(tmp_path / "p.json"), *args]) == 0
-        parent_id = json.loads((tmp_path / "p.json").read_text())["id"]
-        assert main(["sessions", "fork", parent_id, "--turn", "2", "--seat", "user", "--edit", "EDITED user line",
-                     "--out", str(tmp_path / "b.json"), *args]) == 0
-    branch_id = json.loads((tmp_path / "b.json").read_text())["id"]
-    with open_store() as store:
-        parent, branch = load_record(store, parent_id), load_record(store, branch_id)
-        events = load_events(store, branch_id)
+    parent, branch, events = _run_then_fork(tmp_path, "user", "EDITED user line")
     assert parent.models["agent"]["acp"]["restore_points"]  # the parent's record names the agent's sessions
     live = [m for m in branch.messages if m.role == "agent" and m.turn == 3]
     assert live and live[0].model == f"acp:tester (test-agent 1.2.3, ACP v1); {RESTORED}"
