@@ -97,7 +97,7 @@ def with_family_seat_settings(spec: SessionSpec, family: Any) -> SessionSpec:
     return spec.model_copy(update={"roles": spec.roles.model_copy(update=updates)})
 
 
-def seat_temperatures(spec: SessionSpec, seats: dict[str, Any], family: Any) -> SessionSpec:
+def seat_family_settings(spec: SessionSpec, seats: dict[str, Any], family: Any) -> SessionSpec:
     """For a family's session builder: `with_family_seat_settings`, and every model seat among
     `seats` (behind a replaying wrapper too, as a fork or resume seats it) set to call its model at
     its decided temperature and token cap. `family`: the Family or its name. Returns the decided spec, whose

@@ -687,7 +687,7 @@ def build_chronos_session(spec: SessionSpec, env: ChronosEnv, seats: dict[str, P
     at AGENT_TEMPERATURE, our choice: the paper states none, unless the user chose one); the scripted persona takes the user seat when
     `user_simulator` is "scripted" (and no person plays it); the judge seat sits only when it
     reads (`confirmation_reader` "judge")."""
-    from proactive_tui.core.spec import seat_temperatures
+    from proactive_tui.core.spec import seat_family_settings
 
     settings = ChronosSettings(**spec.settings)
     user = seats["user"]
@@ -697,7 +697,7 @@ def build_chronos_session(spec: SessionSpec, env: ChronosEnv, seats: dict[str, P
         user = ScriptedPersona()
     judge = seats.get("judge") if settings.confirmation_reader == "judge" else None
     agent = seats["agent"]
-    spec = seat_temperatures(spec, seats, "chronos")
+    spec = seat_family_settings(spec, seats, "chronos")
     models = spec.models_summary()
     if user is not seats["user"]:
         models["user"] = {"model": user.info.label, "api_base": None, "temperature": None, "max_tokens": None}

@@ -520,10 +520,10 @@ def build_proactbench_session(spec: SessionSpec, env: ProactBenchEnv, seats: dic
                               session_id: str | None = None) -> ProactBenchSession:
     """The factory's builder: every model seat at the family's `seat_temperature` (a chosen one
     wins; else upstream's for the protocol: `ProactBenchEngine.seat_temperature`)."""
-    from proactive_tui.core.spec import seat_temperatures
+    from proactive_tui.core.spec import seat_family_settings
 
     settings = ProactBenchSettings(**spec.settings)
-    spec = seat_temperatures(spec, seats, "proactbench")
+    spec = seat_family_settings(spec, seats, "proactbench")
     if settings.seed is not None:  # the setting reaches every model call (a seat's own seed wins)
         for participant in seats.values():
             live = participant

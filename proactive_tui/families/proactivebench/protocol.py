@@ -350,11 +350,11 @@ def build_proactivebench_session(spec: SessionSpec, env: ProactiveBenchEnv, seat
     (`AGENT_TEMPERATURE`). The agent's is recorded twice: in the settings (`agent_temperature`)
     and in the agent's model settings."""
     from proactive_tui.core.participants import LLMParticipant
-    from proactive_tui.core.spec import seat_temperatures
+    from proactive_tui.core.spec import seat_family_settings
 
     settings = ProactiveBenchSettings(**spec.settings)
     agent = seats["agent"]
-    spec = seat_temperatures(spec, seats, "proactivebench")
+    spec = seat_family_settings(spec, seats, "proactivebench")
     if isinstance(getattr(agent, "live", agent), LLMParticipant):
         settings = settings.model_copy(update={"agent_temperature": spec.roles.agent.temperature})
     return ProactiveBenchSession(env, ProactiveBenchSeats(agent=agent, user=seats["user"]), settings,

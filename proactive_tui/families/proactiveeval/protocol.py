@@ -561,9 +561,9 @@ def build_proactiveeval_session(spec: SessionSpec, env: Any, seats: dict[str, An
     """The session, each model seat at the family's `seat_temperature` and with the `seed`
     setting (a seat's own seed wins); `resume_from` restores a record's complete turns (a resume,
     or a fork's prefix with `fork_at`)."""
-    from proactive_tui.core.spec import seat_temperatures
+    from proactive_tui.core.spec import seat_family_settings
 
-    spec = seat_temperatures(spec, seats, "proactiveeval")
+    spec = seat_family_settings(spec, seats, "proactiveeval")
     seed = spec.settings.get("seed")
     if seed is not None:  # the setting reaches every model call (a seat's own seed wins)
         for participant in seats.values():
