@@ -23,7 +23,6 @@ from proactive_tui.families.chronos.events import (
 
 if TYPE_CHECKING:
     from proactive_tui.core.verdicts import Verdict
-    from proactive_tui.core.run_record import Score
     from proactive_tui.core.run_record import RunRecord
 
 
@@ -144,30 +143,18 @@ class ChronosRecord(RecordPart):
     events = EVENTS
     legacy_types = LEGACY_TYPES
 
-    def new_section(self, record: RunRecord) -> BaseModel:
-        return new_section(record)
-
-    def apply(self, record: RunRecord, event: Any) -> None:
-        apply_timeline_event(record, event)
-
-    def scores(self, record: RunRecord) -> list[Score]:
-        return list(report_module.scores(record))
-
-    def verdicts(self, record: RunRecord) -> list[Verdict]:
-        return verdicts(record)
+    new_section = staticmethod(new_section)
+    apply = staticmethod(apply_timeline_event)
+    scores = staticmethod(report_module.scores)
+    verdicts = staticmethod(verdicts)
 
     def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
         data["section"] = data.get("timeline")
         return data
 
-    def complete_turns(self, record: RunRecord) -> int:
-        return resume.complete_turns(record)
-
-    def unit_number(self, record: RunRecord, turn: int) -> int:
-        return exchange_of(record, turn)
-
-    def units_done(self, record: RunRecord) -> int:
-        return exchanges_done(record)
+    complete_turns = staticmethod(resume.complete_turns)
+    unit_number = staticmethod(exchange_of)
+    units_done = staticmethod(exchanges_done)
 
     def turn_scores(self, record: RunRecord) -> Any:
         """Per exchange (the family's `turn_unit`), the share of its agent turns whose action the

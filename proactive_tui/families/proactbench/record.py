@@ -19,8 +19,6 @@ from proactive_tui.families.proactbench.env import EvaluationResult, PlannerOutp
 from proactive_tui.families.proactbench.events import JudgedBy, Planned, RecordedTurn, TriggerJudged, TriggerOpened
 
 if TYPE_CHECKING:
-    from proactive_tui.core.run_record import Score
-    from proactive_tui.core.verdicts import Verdict
     from proactive_tui.core.run_record import RunRecord
 
 
@@ -110,14 +108,9 @@ class ProactBenchRecord(RecordPart):
     section_model = ProactBenchSection
     events = EVENT_TYPES
 
-    def apply(self, record: RunRecord, event: Any) -> None:
-        apply_event(record, event)
-
-    def scores(self, record: RunRecord) -> list[Score]:
-        return list(report_module.scores(record))
-
-    def verdicts(self, record: RunRecord) -> list[Verdict]:
-        return labels.verdicts(record)
+    apply = staticmethod(apply_event)
+    scores = staticmethod(report_module.scores)
+    verdicts = staticmethod(labels.verdicts)
 
     def complete_turns(self, record: RunRecord) -> int:
         """Offline: the trigger points judged (each one user message and the agent's reply to it);

@@ -22,7 +22,6 @@ from proactive_tui.families.proactivebench.metrics import Confusion, EventJudgem
 
 if TYPE_CHECKING:
     from proactive_tui.core.verdicts import Verdict
-    from proactive_tui.core.run_record import Score
     from proactive_tui.core.run_record import RunRecord
 
 
@@ -229,24 +228,16 @@ class ProactiveBenchRecord(RecordPart):
     events = EVENTS
     legacy_types = LEGACY_TYPES
 
-    def new_section(self, record: RunRecord) -> BaseModel:
-        return new_section(record)
-
-    def apply(self, record: RunRecord, event: Any) -> None:
-        apply_proposal_event(record, event)
-
-    def scores(self, record: RunRecord) -> list[Score]:
-        return list(report_module.scores(record))
-
-    def verdicts(self, record: RunRecord) -> list[Verdict]:
-        return verdicts(record)
+    new_section = staticmethod(new_section)
+    apply = staticmethod(apply_proposal_event)
+    scores = staticmethod(report_module.scores)
+    verdicts = staticmethod(verdicts)
 
     def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
         data["section"] = data.get("proposals")
         return data
 
-    def complete_turns(self, record: RunRecord) -> int:
-        return complete_events(record)
+    complete_turns = staticmethod(complete_events)
 
     def reply_writers(self, record: RunRecord) -> list[tuple[str, str]]:
         """The agent's proposals and the user-judge's verdicts (a ProactiveBench record has no messages)."""

@@ -15,7 +15,6 @@ from proactive_tui.families.proactiveeval.events import GuidanceScore, GuidanceS
 
 if TYPE_CHECKING:
     from proactive_tui.core.verdicts import Verdict
-    from proactive_tui.core.run_record import Score
     from proactive_tui.core.run_record import RunRecord
     from proactive_tui.core.spec import SessionSpec
 
@@ -108,20 +107,11 @@ class ProactiveEvalRecord(RecordPart):
     events = EVENTS
     legacy_types = LEGACY_TYPES
 
-    def apply(self, record: RunRecord, event: Any) -> None:
-        apply_event(record, event)
-
-    def scores(self, record: RunRecord) -> list[Score]:
-        return list(report_module.scores(record))
-
-    def verdicts(self, record: RunRecord) -> list[Verdict]:
-        return verdicts(record)
-
-    def upgrade_record(self, data: dict[str, Any]) -> dict[str, Any]:
-        return upgrade_v1(data)
-
-    def complete_turns(self, record: RunRecord) -> int:
-        return complete_turns(record)
+    apply = staticmethod(apply_event)
+    scores = staticmethod(report_module.scores)
+    verdicts = staticmethod(verdicts)
+    upgrade_record = staticmethod(upgrade_v1)
+    complete_turns = staticmethod(complete_turns)
 
     def turn_scores(self, record: RunRecord) -> Any:
         """The live guidance overall per turn (with `--live`), and the final overall."""
