@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from proactive_tui.core.scores import TurnScores, turn_scores
 from proactive_tui.core.spec import SeatKind, SessionSpec
 from proactive_tui.llm.settings import ModelSettings, RoleSettings
-from proactive_tui.services.study_import import ImportSummary
+from proactive_tui.services.study_import import ImportSummary, study_of
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -431,11 +431,7 @@ def pairwise_studies() -> list[PairwiseStudy]:
 
 def pairwise_study(family_name: str) -> PairwiseStudy:
     """The pairwise study of `family_name`; CompareError naming the families that have one."""
-    studies = {s.family: s for s in pairwise_studies()}
-    if family_name not in studies:
-        have = ", ".join(sorted(studies)) or "none"
-        raise CompareError(f"{family_name!r} has no pairwise study to import (families with one: {have})")
-    return studies[family_name]
+    return study_of(pairwise_studies(), family_name, "pairwise study", CompareError)
 
 
 def study_comparison_id(item_id: str, voter: str = "") -> str:

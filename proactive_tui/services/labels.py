@@ -19,7 +19,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, Field
 
 from proactive_tui.core.verdicts import LabelError, parse_value, value_text, verdicts_of
-from proactive_tui.services.study_import import ImportSummary
+from proactive_tui.services.study_import import ImportSummary, study_of
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -285,8 +285,4 @@ def rating_studies() -> list[RatingStudy]:
 
 def rating_study(family_name: str) -> RatingStudy:
     """The rating study of `family_name`; LabelError naming the families that have one."""
-    studies = {s.family: s for s in rating_studies()}
-    if family_name not in studies:
-        have = ", ".join(sorted(studies)) or "none"
-        raise LabelError(f"{family_name!r} has no human rating study to import (families with one: {have})")
-    return studies[family_name]
+    return study_of(rating_studies(), family_name, "human rating study", LabelError)
