@@ -28,6 +28,7 @@ from proactive_tui.store import (
     open_store, record_events, resume_spec,
 )
 from proactive_tui.store.db import default_path
+from proactive_tui.store.recorder import WRITE_WAIT_S
 from proactive_tui.store.queries import effective_status
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
 
@@ -614,3 +615,50 @@ def test_labels_and_comparisons_are_kept_beside_sessions_and_go_with_them(tmp_pa
         (kept,) = store.comparisons("s2")
         assert kept.sessions == ["s1", "s2"] and kept.blind and kept.vote == "s2" and store.comparisons("s3") == []
         assert store.delete_session("s1") and store.labels() == []
+
+
+# -- the busy timeout: set when it changes, never left short -----------------------------------
+
+async def test_a_recorded_session_sets_the_busy_timeout_once_not_around_every_event(tmp_path: Path) -> None:
+    """The recorder writes every event inside `waiting_at_most`. Setting the connection's busy
+    timeout on the way in and back on the way out was two more statements per event; now the
+    store sets it only when the wait asked for changes."""
+    store = Store(tmp_path / "s.db")
+    statements: list[str] = []
+    store._conn.set_trace_callback(statements.append)
+    recorder = SessionRecorder(store, spec())
+    async for event in make_session(max_turns=2).events():
+        recorder.handle(event)
+    recorder.close()
+    inserts = [s for s in statements if s.startswith("INSERT INTO events")]
+    pragmas = [s for s in statements if s.startswith("PRAGMA busy_timeout")]
+    assert len(inserts) >= 10
+    assert pragmas == [f"PRAGMA busy_timeout={int(WRITE_WAIT_S * 1000)}"]
+
+
+def test_a_write_after_a_short_wait_waits_the_stores_own_timeout_again(tmp_path: Path) -> None:
+    """Inside `waiting_at_most(0)` a locked database fails the write at once (transient); the next
+    write outside it waits the store's busy timeout again, here long enough for the other
+    process's transaction to end."""
+    import threading
+
+    db = tmp_path / "s.db"
+    store = Store(db, busy_timeout_s=60.0)
+    store.create_session(SessionRow(id="s1", env_id=ENV_ID, family="proactiveeval", status="running"))
+    other = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    with pytest.raises(StoreError) as failed, store.waiting_at_most(0):
+        store.append("s1", 1, "x", "{}", "2026-01-01T00:00:01")
+    assert failed.value.transient
+    committed = threading.Event()
+
+    def commit_soon() -> None:
+        time.sleep(0.2)
+        other.execute("COMMIT")
+        committed.set()
+
+    threading.Thread(target=commit_soon, daemon=True).start()
+    store.append("s1", 1, "x", "{}", "2026-01-01T00:00:01")  # waits for the lock instead of failing
+    assert committed.is_set()
+    assert other.execute("SELECT seq, type FROM events WHERE session_id = 's1'").fetchall() == [(1, "x")]
+    other.close()

@@ -357,9 +357,8 @@ class StoreWriter:
         self.backlog: deque[tuple] = deque()
         self.failed = False
         self._retry: asyncio.TimerHandle | None = None
-        # set once, not around every write as `waiting_at_most` does: two more statements per
-        # event were a third of this process's database time
-        db._set_busy_timeout(WRITE_WAIT_S)
+        self.wait_s = WRITE_WAIT_S
+        """A write's wait for another process's lock (the recorder's, as one process writes)."""
 
     def apply(self, op: tuple) -> None:
         if self.failed:
@@ -383,7 +382,8 @@ class StoreWriter:
         from proactive_tui.store import StoreError
 
         try:
-            self._do(op)
+            with self.db.waiting_at_most(self.wait_s):
+                self._do(op)
         except StoreError as exc:
             if not exc.transient:
                 self._fail(str(exc))
@@ -407,10 +407,7 @@ class StoreWriter:
         """Write the backlog, waiting for no lock; True when it is empty."""
         from proactive_tui.store import StoreError
 
-        from proactive_tui.store.recorder import WRITE_WAIT_S
-
-        self.db._set_busy_timeout(0)
-        try:
+        with self.db.waiting_at_most(0):
             while self.backlog and not self.failed:
                 try:
                     self._do(self.backlog[0])
@@ -423,8 +420,6 @@ class StoreWriter:
                 if not self.backlog:
                     self.warn("the session database is writable again: every kept event is saved")
             return True
-        finally:
-            self.db._set_busy_timeout(WRITE_WAIT_S)
 
     async def close(self) -> None:
         from proactive_tui.store.recorder import CLOSE_POLL_S, CLOSE_RETRY_S
