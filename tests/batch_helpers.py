@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import ROOT
 from proactive_tui.evalrun.folder import SESSIONS
 from proactive_tui.testing.fake_openai import FakeOpenAIServer
@@ -104,6 +106,36 @@ def synth_run(tmp_path: Path, server: FakeOpenAIServer, out: Path, *extra: str) 
     tree_file.write_text(json.dumps(tree(fates=FATES)))
     return ["synth", "proactiveeval", "--domain", "recommendation", "--n", str(len(FATES)), "--seed", "3",
             "--out", str(out), "--tree", str(tree_file), *role_args(server.base_url), "--out-only", *extra]
+
+
+def local_ray(num_cpus: int) -> Any:
+    """A module's autouse fixture: one local Ray instance of `num_cpus` CPUs for the whole module
+    (assign it to a module-level name), shut down at its end. The commands the tests run find it
+    initialised and join it instead of starting their own. Its workers inherit this environment, so
+    PYTHONPATH is made to reach the package and the tests' folder (a task's job may be a function of
+    a test module) for the module's life; a test's config path is sent as an argument."""
+
+    @pytest.fixture(scope="module", autouse=True)
+    def cluster():
+        import logging
+
+        import ray
+
+        before = os.environ.get("PYTHONPATH")
+        paths = [str(ROOT), str(Path(__file__).parent), *(before or "").split(os.pathsep)]
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in dict.fromkeys(paths) if p)
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
+                 logging_level=logging.WARNING)
+        try:
+            yield
+        finally:
+            ray.shutdown()
+            if before is None:
+                os.environ.pop("PYTHONPATH", None)
+            else:
+                os.environ["PYTHONPATH"] = before
+
+    return cluster
 
 
 # -- in a subprocess: kills and signals ------------------------------------------------------------

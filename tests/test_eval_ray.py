@@ -25,23 +25,13 @@ from proactive_tui.cli.main import main  # noqa: E402
 from proactive_tui.evalrun.folder import FAILED, SESSIONS  # noqa: E402
 from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_responder  # noqa: E402
 from batch_helpers import (  # noqa: E402
-    assert_same_batch, assert_stored_as_in_folder, eval_argv, finished_keys, folder_sessions, one_process_argv,
-    start_command, store_statuses, synth_run, wait_for, write_config,
+    assert_same_batch, assert_stored_as_in_folder, eval_argv, finished_keys, folder_sessions, local_ray,
+    one_process_argv, start_command, store_statuses, synth_run, wait_for, write_config,
 )
 
 
-@pytest.fixture(scope="module", autouse=True)
-def cluster():
-    """One local Ray for the module: 2 CPUs, as CI has; its workers inherit this environment
-    (PYTHONPATH reaches the package and this module, a test's config path is sent as an argument)."""
-    import logging
-
-    paths = [str(ROOT), str(Path(__file__).parent), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in dict.fromkeys(paths) if p)
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-             logging_level=logging.WARNING)
-    yield
-    ray.shutdown()
+cluster = local_ray(num_cpus=2)
+"""One local Ray for the module: 2 CPUs, as CI has."""
 
 
 def test_ray_gives_the_folder_report_and_store_of_one_process(tmp_path, capsys) -> None:

@@ -36,8 +36,8 @@ from proactive_tui.testing.fake_openai import FakeOpenAIServer, proactiveeval_re
 from batch_helpers import assert_same_batch, eval_argv, one_process_argv  # noqa: E402
 
 CLIENT_SERVER = importlib.util.find_spec("grpc") is not None
-"""Ray's client server (what `ray://` reaches) needs grpcio, which `ray[client]` brings and the
-plain `ray` of the test lock does not."""
+"""Ray's client server (what `ray://` reaches) needs grpcio, which `ray[client]` brings: the
+`[ray]` extra and the test lock have it, a bare `pip install ray` does not."""
 HEAD_GUARD_S = 90.0
 """A hang guard for the head to come up, not a figure: it takes 5-10 s on a quiet machine."""
 
@@ -151,8 +151,8 @@ def test_eval_ray_auto_reaches_a_started_head_and_gives_the_folder_of_one_proces
         the_same_as_one_process(tmp_path, server, out, capsys)
 
 
-@pytest.mark.skipif(not CLIENT_SERVER, reason="the locked ray has no client server for ray:// (it needs grpcio, "
-                                              "from `ray[client]`)")
+@pytest.mark.skipif(not CLIENT_SERVER, reason="this ray has no client server for ray:// (it needs grpcio, from "
+                                              "`ray[client]`, which the `[ray]` extra and the test lock bring)")
 def test_eval_ray_client_address_gives_the_folder_of_one_process(head, tmp_path, capsys) -> None:
     out = tmp_path / "client"
     with FakeOpenAIServer(responder=proactiveeval_responder()) as server:

@@ -9,27 +9,16 @@ given only after the task began. Waits are for a condition, bounded only as hang
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (`pip install 'proactive-tui[ray]'`; it is in the test lock)")
 
-from conftest import ROOT  # noqa: E402
-from batch_helpers import wait_for  # noqa: E402
+from batch_helpers import local_ray, wait_for  # noqa: E402
 
 
-@pytest.fixture(scope="module", autouse=True)
-def cluster():
-    import logging
-
-    paths = [str(ROOT), str(Path(__file__).parent), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in dict.fromkeys(paths) if p)
-    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False,
-             logging_level=logging.WARNING)
-    yield
-    ray.shutdown()
+cluster = local_ray(num_cpus=1)
 
 
 def pause_watcher(started: str):
