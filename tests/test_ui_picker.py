@@ -767,3 +767,18 @@ async def test_enter_on_the_list_applies_a_filter_still_waiting(tmp_path: Path, 
         await pilot.pause()
         wanted = f"proactiveeval/recommendation/fair/{NEEDLE_INDEX}"
         assert [e.id for e in chosen] == [wanted] and leaf_ids(app) == [wanted]
+
+
+async def test_slash_typed_in_the_filter_is_a_character() -> None:
+    """`/` focuses the filter as a priority binding (taken before the keys behind it are routed);
+    in the filter it is text, and Down still filters and goes to the list."""
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("slash", "a", "slash", "b")
+        await pilot.pause()
+        assert screen.filter_input.value == "a/b" and app.focused is screen.filter_input
+        await pilot.press("down")
+        await pilot.pause()
+        assert app.focused is screen.tree and screen.query_text == "a/b"
