@@ -702,3 +702,83 @@ async def test_ctrl_r_lists_environments_written_since_start_and_keeps_the_filte
         ours = [e for e in app.screen.shown if "sleep diary" in e.model_dump_json()]
         # the picker lists catalog entries (envs.catalog); the app's set gives the parsed environment
         assert len(ours) == 1 and app.environments.get(ours[0].id) is ours[0].full()
+
+
+# -- keys that arrive together (a loaded machine) ---------------------------------------------
+
+LIFESTYLE = "proactiveeval/recommendation/hard/0"
+"""The one environment the word `lifestyle` finds (none of its letters is a picker key)."""
+
+
+def key_burst(app, *keys: str) -> None:
+    """Post every key before the app handles any: what a terminal delivers when the app was busy
+    (a loaded machine) while a person typed. Pilot's `press` waits for each key to be handled,
+    which hides the bug: the app routed each key by the focus of the moment, and `/` (or Enter in
+    the filter) moved the focus only after the keys behind it had gone to the old widget."""
+    from textual import events
+
+    chars = {"slash": "/", "enter": "\r", "down": None, "escape": "\x1b"}
+    for key in keys:
+        app.post_message(events.Key(key, chars.get(key, key)))
+
+
+async def burst_then_settle(pilot, *keys: str) -> None:
+    from ui_helpers import settle
+
+    key_burst(pilot.app, *keys)
+    await settle(pilot, pilot.app.screen_stack[0])
+
+
+@pytest.mark.parametrize("keys", [("slash", *"lifestyle", "enter", "enter"),
+                                  ("slash", *"lifestyle", "down", "enter")], ids=["enter-enter", "down-enter"])
+async def test_a_burst_of_keys_opens_the_environment_the_filter_finds(keys) -> None:
+    """`/lifestyle⏎⏎` typed faster than the app handles keys opened the environment highlighted
+    before the filter (twice): the letters went to the list, not the filter."""
+    chosen = []
+    app = ProactiveApp()
+    app.start_session_hook = chosen.append
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert screen.tree.cursor_node.data.id != LIFESTYLE
+        await burst_then_settle(pilot, *keys)
+        assert screen.filter_input.value == "lifestyle" and screen.query_text == "lifestyle"
+        assert [e.id for e in chosen] == [LIFESTYLE]
+        assert screen.tree.cursor_node.data.id == LIFESTYLE and screen.reveal_reference is True
+
+
+async def test_enter_on_the_list_applies_a_filter_still_waiting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large list filters after a pause in typing; Enter on the list before the pause opens what
+    the filter finds (the list is filtered first), not the row highlighted before it."""
+    monkeypatch.setattr(PickerScreen, "DEBOUNCE_S", 600.0)  # the pause never comes
+    chosen = []
+    app = ProactiveApp(extra_envs=[large_env_folder(tmp_path)])
+    app.start_session_hook = chosen.append
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("slash", *NEEDLE)
+        await pilot.pause()
+        assert screen.filter_pending
+        await pilot.press("tab")  # to the list (a click would do the same): the filter has not applied
+        await pilot.pause()
+        assert app.focused is screen.tree and screen.filter_pending
+        await pilot.press("enter")
+        await pilot.pause()
+        wanted = f"proactiveeval/recommendation/fair/{NEEDLE_INDEX}"
+        assert [e.id for e in chosen] == [wanted] and leaf_ids(app) == [wanted]
+
+
+async def test_slash_typed_in_the_filter_is_a_character() -> None:
+    """`/` focuses the filter as a priority binding (taken before the keys behind it are routed);
+    in the filter it is text, and Down still filters and goes to the list."""
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("slash", "a", "slash", "b")
+        await pilot.pause()
+        assert screen.filter_input.value == "a/b" and app.focused is screen.filter_input
+        await pilot.press("down")
+        await pilot.pause()
+        assert app.focused is screen.tree and screen.query_text == "a/b"

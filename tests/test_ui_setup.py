@@ -166,3 +166,54 @@ async def test_an_api_base_that_is_no_url_is_refused_at_start(monkeypatch) -> No
         warning = setup.query_one("#setup-warning", Static).visual.plain
         assert "api base 'localhost:8000' is not a URL" in warning and "http://localhost:8000" in warning
         assert app.focused is setup.query_one("#api-base", Input)
+
+
+def test_cut_middle_keeps_the_start_and_the_end() -> None:
+    from proactive_tui.ui.widgets.id_line import cut_middle
+
+    pb = ENVS["proactbench"]
+    assert cut_middle(pb, len(pb)) == pb  # fits: whole
+    cut = cut_middle(pb, 63)
+    assert len(cut) == 63 and cut.count("…") == 1
+    assert cut.startswith("proactbench/BP_PROFESSIONAL_01_EVA__style21__") and cut.endswith(pb[-12:])
+    assert cut_middle(pb + "~whatif-2", 40).endswith("~whatif-2")  # an edited environment still says so
+    assert cut_middle("abcdefghij", 5) == "ab…ij"  # narrow: the end gets no more than the start
+    assert cut_middle("abc", 1) == "…" and cut_middle("abc", 0) == ""
+    wide = cut_middle("家族/" + "字" * 40, 20)  # double-width characters: counted in cells
+    from rich.cells import cell_len
+
+    assert cell_len(wide) <= 20 and wide.startswith("家族/") and "…" in wide
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_long_environment_id_stays_on_one_line(size) -> None:
+    """ProactBench's 78-character id wrapped at 80 columns (a lone `f` on the next line): the id
+    line is one row, shows the id's start and end, and the title follows right under it. At 120
+    columns the whole id fits and is shown uncut."""
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    from proactive_tui.ui.widgets.id_line import IdLine
+    from ui_helpers import screen_lines
+
+    app = ProactiveApp()
+    async with app.run_test(size=size) as pilot:
+        setup = await open_setup(app, pilot, "proactbench")
+        env_id = setup.env.id
+        assert len(env_id) > 70  # the long kind this is about
+        await pilot.pause()
+        lines = screen_lines(app)
+        row = next(i for i, line in enumerate(lines) if "New session" in line)
+        id_row = lines[row]
+        assert env_id[:40] in id_row and env_id[-8:] in id_row
+        assert setup.env.title in lines[row + 1]  # nothing of the id spilled onto the next row
+        line = setup.query_one("#setup-id", IdLine)
+        assert line.region.height == 1
+        assert (env_id in id_row) == (size[0] >= 120) and ("…" in id_row) == (size[0] < 120)
+        assert str(line.tooltip) == env_id  # the whole id, on hover
+        picked = line.get_selection(Selection(Offset(0, 0), Offset(line.size.width, 0)))
+        assert picked is not None and env_id in picked[0]  # a selection copies the whole id, cut or not
+        line.set_id(env_id + "~whatif")  # what the form shows after a what-if edit
+        await pilot.pause()
+        shown = line.render().plain
+        assert shown.endswith("~whatif") and "~whatif" in screen_lines(app)[row] and line.region.height == 1

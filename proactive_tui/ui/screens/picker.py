@@ -56,6 +56,19 @@ def _parsed(env: Any) -> Any:
         return None
 
 
+class FilterInput(Input):
+    """The filter field. Enter filters and moves to the list at once, while the key is handled,
+    rather than through a `Submitted` message and a focus change that land later: keys typed
+    faster than the app handles them (a loaded machine) are routed by the focus of the moment,
+    so a second Enter right behind the first went to the field again, or to a list not yet
+    filtered. The field has handled every key typed before this Enter, so its value is whole."""
+
+    def action_submit(self) -> None:  # type: ignore[override]  # sync: done before the next key is routed
+        screen = self.screen
+        if isinstance(screen, PickerScreen):
+            screen.leave_filter()
+
+
 class PickerScreen(Screen[None]):
     """Filter + tree + preview. Owns the spoiler setting and the filter text."""
 
@@ -66,7 +79,10 @@ class PickerScreen(Screen[None]):
     and re-rendered the list just as a person's first key arrived."""
 
     BINDINGS = [
-        Binding("slash", "focus_filter", "Filter", tooltip="Type to filter by id, title or any word of the description"),
+        # Priority: taken when the key arrives, before the keys typed after it are routed (see
+        # `action_focus_filter`); `check_action` lets a `/` typed in the filter through.
+        Binding("slash", "focus_filter", "Filter", priority=True,
+                tooltip="Type to filter by id, title or any word of the description"),
         Binding("r", "toggle_reference", "Reference", tooltip="Show or hide the reference solution (spoilers for players)"),
         Binding("d", "details", "Details", tooltip="The highlighted environment in full, in a scrollable window"),
         Binding("h", "history", "History", tooltip="Recorded sessions: replay, resume, export, delete"),
@@ -120,7 +136,7 @@ class PickerScreen(Screen[None]):
         yield TitleBar()
         with Horizontal(id="picker-body"):
             with Vertical(id="picker-left"):
-                yield Input(placeholder="/ filter: any word", id="filter")
+                yield FilterInput(placeholder="/ filter: any word", id="filter")
                 yield EnvironmentTree(id="env-tree")
             # Composed with the first environment's description already in place, so the first
             # paint is the finished screen rather than an empty pane that fills a frame later.
@@ -222,16 +238,21 @@ class PickerScreen(Screen[None]):
         if event.input.id != "filter":
             return
         self._cancel_debounce()
-        if len(self.index) < self.DEBOUNCE_FROM or not event.value.strip():
-            self.query_text = event.value
+        # The field's value now, not the event's: keys typed together reach here after Enter has
+        # filtered by the whole text (`FilterInput`), and their prefixes would widen it again.
+        value = self.filter_input.value
+        if len(self.index) < self.DEBOUNCE_FROM or not value.strip():
+            self.query_text = value
         else:
             self._debounce = self.set_timer(self.DEBOUNCE_S, self.apply_filter)
             self.refresh_bindings()  # Escape clears a filter still waiting to apply
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "filter":
-            self.apply_filter()  # Enter does not wait for the pause
-            self.tree.focus()
+    def leave_filter(self) -> None:
+        """From the filter to the list, the filter applied first (Enter and Down do not wait for
+        the pause in typing). The focus moves at once (`Screen.set_focus`), not after the keys
+        already queued (`Widget.focus` defers it): the next key goes to the filtered list."""
+        self.apply_filter()
+        self.set_focus(self.tree)
 
     def apply_filter(self) -> None:
         """Filter by what the filter field holds now (a waiting debounce is dropped)."""
@@ -272,16 +293,23 @@ class PickerScreen(Screen[None]):
             self.preview.show([("", f"No environment matches {self.query_text.strip()!r}.\nEscape clears the filter.")])
 
     def action_focus_filter(self) -> None:
-        self.query_one("#filter", Input).focus()
+        """To the filter at once: `/` is a priority binding, run as the app takes the key, so the
+        letters typed right behind it go to the filter even when they arrived together (a busy
+        app). With the deferred `Widget.focus` they went to the list: a letter that is a key
+        there (`r`, `c`, `n`) acted, and an Enter opened the environment highlighted before."""
+        self.set_focus(self.filter_input)
 
     def action_focus_tree(self) -> None:
-        self.tree.focus()
+        if isinstance(self.focused, Input):
+            self.leave_filter()
+        else:
+            self.set_focus(self.tree)
 
     def action_clear_filter(self) -> None:
         self._cancel_debounce()
         self.filter_input.value = ""
         self.query_text = ""
-        self.tree.focus()
+        self.set_focus(self.tree)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that do nothing right now: Escape with no filter, and `/` and `r` while
@@ -345,7 +373,16 @@ class PickerScreen(Screen[None]):
             self.preview.show(describe(self.current, reveal_reference=self.reveal_reference))
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
-        data = event.node.data
+        """Open what the list highlights once the filter typed so far has applied: a filter still
+        waiting for a pause in typing (a large list; Tab or a click took the focus to the list)
+        applies first, and the cursor's node is read now, not the event's (a rebuild between the
+        key and this message would leave the event a row of the old list)."""
+        if self.filter_input.value != self.query_text:
+            self.apply_filter()
+        node = self.tree.cursor_node
+        if node is None:
+            return
+        data = node.data
         if is_environment(data):
             try:
                 env = full(data)

@@ -31,6 +31,7 @@ from proactive_tui.llm.acp import is_acp_seat
 from proactive_tui.llm.acp.agents import configured_agents
 from proactive_tui.llm.acp.agents import problem as acp_problem
 from proactive_tui.llm.settings import DEFAULT_MODEL, ModelSettings, RoleSettings, resolve_roles
+from proactive_tui.ui.widgets.id_line import IdLine
 from proactive_tui.ui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:  # the editor is imported when `w` opens it
@@ -142,7 +143,8 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
     def compose(self) -> ComposeResult:
         prev = self.initial_settings()
         with Vertical(id="setup"):
-            yield Static(self._title(), id="setup-title")
+            yield IdLine("New session  ", self.env.id, id="setup-id")
+            yield Static(Text(self.env.title, style="dim"), id="setup-title")
             yield Static("", id="what-if-label")
             with VerticalScroll(id="setup-body"):
                 mode = self.initial_mode()
@@ -172,9 +174,6 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
                 yield Button("Cancel", id="cancel")
         yield KeyBar()  # the form's own keys, over the picker's (which do nothing here)
 
-    def _title(self) -> Text:
-        return Text.assemble(("New session  ", "bold"), (self.env.id, ""), "\n", (self.env.title, "dim"))
-
     @on(Button.Pressed, "#what-if-open")
     def action_what_if(self) -> None:
         """The environment editor; what it returns is the environment this session runs on."""
@@ -198,7 +197,8 @@ class SetupScreenBase(ModalScreen[SessionSpec | None]):
                                  (self.env.id, ""), (")", ""))
         else:
             note = Text("")
-        self.query_one("#setup-title", Static).update(self._title())
+        self.query_one("#setup-id", IdLine).set_id(self.env.id)
+        self.query_one("#setup-title", Static).update(Text(self.env.title, style="dim"))
         label = self.query_one("#what-if-label", Static)
         label.update(note)
         label.set_class(bool(note.plain), "-shown")  # no empty line in the form until there is an edit
