@@ -782,3 +782,41 @@ async def test_slash_typed_in_the_filter_is_a_character() -> None:
         await pilot.press("down")
         await pilot.pause()
         assert app.focused is screen.tree and screen.query_text == "a/b"
+
+
+async def test_two_enters_on_the_write_chooser_open_one_form_and_keep_the_app() -> None:
+    """`n⏎⏎` faster than the app handles keys: both Enters reached the chooser's list, and the
+    second dismissed the chooser again, which popped the form the first had opened (or, with
+    none, raised ScreenStackError and ended the app). A modal is dismissed once (ui.screens.modal)."""
+    from proactive_tui.ui.studio.write import WriteChooser, WriteForm
+    from ui_helpers import wait_for
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, WriteChooser))
+        await burst_then_settle(pilot, "enter", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, WriteForm))
+        await pilot.pause()
+        stack = app.screen_stack
+        assert isinstance(stack[0], PickerScreen) and len(stack) == 2 and isinstance(stack[1], WriteForm)
+
+
+async def test_a_modal_dismissed_twice_answers_once_and_leaves_the_screen_below() -> None:
+    from proactive_tui.ui.screens.confirm import ConfirmModal
+    from ui_helpers import wait_for
+
+    answers: list[bool] = []
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        picker = app.screen
+        modal = ConfirmModal("Go on", "Go on?")
+        app.push_screen(modal, answers.append)
+        await wait_for(pilot, lambda: app.screen is modal and modal.is_mounted)
+        await pilot.pause()
+        modal.dismiss(True)
+        modal.dismiss(False)
+        await pilot.pause()
+        assert answers == [True] and app.screen is picker and app.screen_stack == [picker]

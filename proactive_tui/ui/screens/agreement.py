@@ -25,7 +25,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
+
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -98,7 +100,7 @@ def study_view(figures: list[Any], computing: bool) -> Group:
     return Group(*parts)
 
 
-class DisagreementsModal(ModalScreen[str | None]):
+class DisagreementsModal(Modal[str | None]):
     """The disagreements of one (judge, kind); dismisses with the session to open (None: stay)."""
 
     BINDINGS = [Binding("escape", "dismiss", "Close")]

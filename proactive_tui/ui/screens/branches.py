@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -60,7 +60,7 @@ def branch_rows(root: Any, current: str) -> list[tuple[str, Text]]:
     return rows
 
 
-class BranchSwitcher(ModalScreen[str | None]):
+class BranchSwitcher(Modal[str | None]):
     """Dismisses with the id of the session to open (None: stay)."""
 
     BINDINGS = [Binding("escape", "dismiss", "Close")]

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -98,7 +98,7 @@ def call_sections(event: Any) -> list[Section]:
     return sections
 
 
-class CallInspector(ModalScreen[None]):
+class CallInspector(Modal[None]):
     BINDINGS = [
         Binding("escape", "dismiss", "Close"),
         Binding("y", "copy_call", "Copy call"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Checkbox, Input, Label
 
 from pydantic import BaseModel
@@ -21,7 +21,7 @@ class CompareChoice(BaseModel):
     blind: bool = True
 
 
-class CompareSetupModal(ModalScreen[CompareChoice | None]):
+class CompareSetupModal(Modal[CompareChoice | None]):
     HELP_TITLE = "Compare agents"
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """

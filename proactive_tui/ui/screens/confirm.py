@@ -8,11 +8,11 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Static
 
 
-class ConfirmModal(ModalScreen[bool]):
+class ConfirmModal(Modal[bool]):
     HELP_TITLE = "Confirm"
     CSS_PATH = Path(__file__).with_name("history.tcss")
     BINDINGS = [

@@ -11,7 +11,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 
 from proactive_tui.envs.describe import describe
 from proactive_tui.textsafe import plain
@@ -19,7 +19,7 @@ from proactive_tui.ui.widgets.description_view import DescriptionView
 from proactive_tui.ui.widgets.key_bar import KeyBar
 
 
-class EnvironmentDetailScreen(ModalScreen[None]):
+class EnvironmentDetailScreen(Modal[None]):
     """Scrollable description; Escape (or q) closes."""
 
     BINDINGS = [

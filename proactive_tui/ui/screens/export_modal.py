@@ -12,7 +12,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
@@ -43,7 +43,7 @@ def formats_for(record: Any) -> list[Any]:
     return sorted(found, key=lambda e: order.get(e.name, len(order)))  # stable: family formats after
 
 
-class ExportModal(ModalScreen[list[Path] | None]):
+class ExportModal(Modal[list[Path] | None]):
     """Dismisses with the paths written, or None when cancelled (or on an error, which it notifies)."""
 
     HELP_TITLE = "Export"

@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
@@ -49,7 +49,7 @@ def step_title(step: Any) -> Text:
     return Text.assemble((step.label, "bold"), ("  " + flat[:46] + ("…" if len(flat) > 46 else ""), "dim"))
 
 
-class ForkModal(ModalScreen[Any]):
+class ForkModal(Modal[Any]):
     BINDINGS = [
         Binding("escape", "dismiss", "Cancel"),
         Binding("ctrl+s", "branch_edit", "Branch with my edit", priority=True),

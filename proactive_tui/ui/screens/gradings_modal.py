@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -43,7 +43,7 @@ def grading_line(grading: Any, own: dict[str, Any]) -> Text:
     return line
 
 
-class GradingsModal(ModalScreen[None]):
+class GradingsModal(Modal[None]):
     """The re-gradings of one session, oldest first; Enter shows a grading's model calls."""
 
     BINDINGS = [Binding("escape", "dismiss", "Close")]

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Static
 
 from proactive_tui.ui.widgets.key_bar import KeyBar
@@ -66,7 +66,7 @@ def rows_text(rows: list[KeyRow]) -> Text:
     return text
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Modal[None]):
     """A modal list of keys; Escape, q, F1 or ? closes it."""
 
     BINDINGS = [

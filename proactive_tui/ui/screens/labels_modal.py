@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -49,7 +49,7 @@ def verdict_text(verdict: Any, label: Any) -> Text:
     return line
 
 
-class LabelForm(ModalScreen[tuple[str, str] | None]):
+class LabelForm(Modal[tuple[str, str] | None]):
     """The corrected value (when disagreeing) and a note; dismisses with (value, note), None: cancel."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -94,7 +94,7 @@ class LabelForm(ModalScreen[tuple[str, str] | None]):
         self.dismiss(None)
 
 
-class LabelsModal(ModalScreen[None]):
+class LabelsModal(Modal[None]):
     """A session's verdicts and the person's labels on them."""
 
     BINDINGS = [

@@ -9,14 +9,14 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import TextArea
 
 from proactive_tui.textsafe import plain
 from proactive_tui.ui.widgets.key_bar import KeyBar
 
 
-class FullMessageScreen(ModalScreen[None]):
+class FullMessageScreen(Modal[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close")]
     DEFAULT_CSS = """
     FullMessageScreen { align: center middle; }

@@ -12,13 +12,13 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Input, Static
 
 from proactive_tui.textsafe import plain
 
 
-class OpenReportModal(ModalScreen[object]):
+class OpenReportModal(Modal[object]):
     """Dismissed with the `OpenedReport`, or None on Escape."""
 
     HELP_TITLE = "Open a report folder"

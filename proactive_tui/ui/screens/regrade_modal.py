@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Input, Static
 
 
@@ -20,7 +20,7 @@ class RegradeChoice(BaseModel):
     api_base: str | None = None
 
 
-class RegradeModal(ModalScreen[RegradeChoice | None]):
+class RegradeModal(Modal[RegradeChoice | None]):
     HELP_TITLE = "Re-grade"
     CSS_PATH = Path(__file__).with_name("history.tcss")
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Checkbox, Input, Static
 
 
@@ -21,7 +21,7 @@ class RerunChoice(BaseModel):
     frozen: bool = True
 
 
-class RerunModal(ModalScreen[RerunChoice | None]):
+class RerunModal(Modal[RerunChoice | None]):
     HELP_TITLE = "Re-run against a new agent"
     CSS_PATH = Path(__file__).with_name("history.tcss")
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

@@ -20,7 +20,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.suggester import SuggestFromList
 from textual.validation import Number
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
@@ -62,7 +62,7 @@ def key_note(model: str, api_base: str | None) -> Text:
     return Text(f"key: {source}" if source != "not needed" else "key: not needed", style="dim")
 
 
-class SetupScreenBase(ModalScreen[SessionSpec | None]):
+class SetupScreenBase(Modal[SessionSpec | None]):
     """What every family's setup shares: the mode, a model per seat with its key source, the api
     base, and the family's own protocol settings (`compose_settings` / `read_settings`, which a
     family's setup screen defines). Seats, their labels and the play modes come from the family.

@@ -5,12 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 
 from proactive_tui.ui.widgets.description_view import DescriptionView
 
 
-class TextModal(ModalScreen[None]):
+class TextModal(Modal[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close")]
 
     def __init__(self, title: str, sections: list[tuple[str, str]]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Input, Static
 from pydantic import BaseModel
 
@@ -23,7 +23,7 @@ class VoteChoice(BaseModel):
     reason: str = ""
 
 
-class VoteModal(ModalScreen[VoteChoice | None]):
+class VoteModal(Modal[VoteChoice | None]):
     HELP_TITLE = "Vote"
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """

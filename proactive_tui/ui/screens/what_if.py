@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Static, TextArea
 
 from proactive_tui.envs import what_if
@@ -48,7 +48,7 @@ class WhatIfResult:
         return self.saved is None and what_if.is_what_if(self.env)
 
 
-class WhatIfScreen(ModalScreen[WhatIfResult | None]):
+class WhatIfScreen(Modal[WhatIfResult | None]):
     """The editor. `original`: the environment as loaded (edits are checked against it: same id and
     family); `current`: what the setup uses now (an earlier edit), shown in the editor."""
 

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Static, TextArea
 
 from proactive_tui.synth.engine import StepRecord, first_error
@@ -37,7 +37,7 @@ def check(text: str, schema: type[BaseModel] | None) -> tuple[Any, str | None]:
     return value, None
 
 
-class EditStepModal(ModalScreen[Any]):
+class EditStepModal(Modal[Any]):
     """Dismisses with the new output (a JSON value the schema takes), or None (cancelled)."""
 
     HELP_TITLE = "Edit a step"
@@ -107,7 +107,7 @@ class EditStepModal(ModalScreen[Any]):
         self.dismiss(None)
 
 
-class TierModal(ModalScreen[str | None]):
+class TierModal(Modal[str | None]):
     """Which tier a person keeps an item under (the pipeline gave it none: it was rejected)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", tooltip="Keep nothing")]

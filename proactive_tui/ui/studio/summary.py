@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Static
 
 from proactive_tui.synth import engine
@@ -59,7 +59,7 @@ def fate_rows(summary: engine.Summary) -> list[tuple[str, float | None, str]]:
     return rows
 
 
-class StudioSummaryScreen(ModalScreen[None]):
+class StudioSummaryScreen(Modal[None]):
     """The summary of one run folder; Escape closes."""
 
     HELP_TITLE = "Run summary"

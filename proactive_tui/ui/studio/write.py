@@ -32,7 +32,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
+
+from proactive_tui.ui.screens.modal import Modal
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
@@ -374,7 +376,7 @@ def writable_families() -> list[Any]:
     return [family for family in registry.families().values() if family.parts.write_form is not None]
 
 
-class WriteChooser(ModalScreen[str | None]):
+class WriteChooser(Modal[str | None]):
     """Which family to write an environment for (the picker's `n`, the palette)."""
 
     HELP_TITLE = "Write a new environment: family"

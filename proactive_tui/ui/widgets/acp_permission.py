@@ -15,13 +15,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Static
 
 from proactive_tui.llm.acp.client import PermissionAsk, set_permission_asker
 
 
-class PermissionModal(ModalScreen["str | None"]):
+class PermissionModal(Modal["str | None"]):
     HELP_TITLE = "Agent permission request"
     DEFAULT_CSS = """
     PermissionModal { align: center middle; }

@@ -21,7 +21,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Input, Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
@@ -41,7 +41,7 @@ class TopicData:
         self.chosen = chosen
 
 
-class NameModal(ModalScreen[str | None]):
+class NameModal(Modal[str | None]):
     """One line of text (a new or renamed topic): enter keeps it, escape cancels."""
 
     DEFAULT_CSS = """
@@ -74,7 +74,7 @@ class NameModal(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class TopicTreeScreen(ModalScreen[list[str] | None]):
+class TopicTreeScreen(Modal[list[str] | None]):
     """The topic trees of the chosen domains (see the module docstring). Dismisses with the
     `synth` arguments (`--tree FILE` and a `--leaf` per chosen leaf) or None."""
 
