@@ -361,3 +361,23 @@ async def test_resume_from_history_continues_proactivebench_and_chronos(env_id: 
         assert record.section.model_dump() == whole.section.model_dump()
         assert record.termination.reason == whole.termination.reason
         assert app.store.session(record.id).resumed_from == first_id
+
+
+async def test_keys_typed_behind_slash_filter_and_never_act_on_the_table() -> None:
+    """`/de` typed faster than the app handles keys: the focus moved to the filter only after the
+    letters had gone to the table, where `d` asked to delete the session (and `e` went to that
+    question). Now `/` focuses the filter at once and the letters are its text."""
+    from test_ui_picker import key_burst
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await run_scripted(app, pilot, max_turns=1)
+        history = await open_history(app, pilot)
+        await pilot.pause()
+        key_burst(app, "slash", "d", "e")
+        await wait_for(pilot, lambda: app.screen is not history or history.filter_text == "de")
+        await pilot.pause()
+        assert app.screen is history and not isinstance(app.screen, ConfirmModal)
+        assert history.query_one("#history-filter").value == "de" and len(list_sessions(app.store)) == 1
+        await pilot.press("slash", "x")  # in the filter, `/` is text (the priority binding lets it through)
+        await wait_for(pilot, lambda: history.filter_text == "de/x")

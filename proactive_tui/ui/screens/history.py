@@ -206,7 +206,10 @@ class HistoryScreen(Screen[None]):
         Binding("p", "demo", "Demo", show=False, tooltip="Play the session as a demo at its recorded pace "
                 "(a/s/p there pause, step, resume); nothing is recorded"),
         Binding("d", "delete", "Delete", tooltip="Delete the highlighted session (asks first)"),
-        Binding("slash", "focus_filter", "Filter", tooltip="Filter by any word: environment, model, status, id"),
+        # Priority, as on the picker: taken as the key arrives, before the keys behind it are
+        # forwarded to the table; `check_action` lets a `/` typed in the filter through.
+        Binding("slash", "focus_filter", "Filter", priority=True,
+                tooltip="Filter by any word: environment, model, status, id"),
         Binding("escape", "back", "Back", tooltip="Clear the filter, or back to the previous screen"),
     ]
 
@@ -339,10 +342,14 @@ class HistoryScreen(Screen[None]):
         self._fill()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.table.focus()
+        self.set_focus(self.table)
 
     def action_focus_filter(self) -> None:
-        self.query_one("#history-filter", Input).focus()
+        """To the filter at once (`Screen.set_focus`, from a priority binding), not after the keys
+        already queued (`Widget.focus` defers it): keys typed faster than the app handles them are
+        routed by the focus of the moment, so the letters right behind `/` went to the table,
+        where `d`, `e`, `f` and `r` delete, export, fork and resume."""
+        self.set_focus(self.query_one("#history-filter", Input))
 
     def action_back(self) -> None:
         box = self.query_one("#history-filter", Input)

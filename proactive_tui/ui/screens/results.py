@@ -144,7 +144,8 @@ class ResultsScreen(Screen[None]):
                         "each judge, agent/user failures, then off"),
         Binding("F", "next_failing(-1)", "Previous failing filter", show=False, tooltip="The failing filter's previous step"),
         Binding("v", "focus_score", "Score", tooltip="List only sessions whose score passes a threshold: <5, >=7, plan<=3"),
-        Binding("slash", "focus_filter", "Filter", tooltip="Filter rows by any word of the model or group"),
+        Binding("slash", "focus_filter", "Filter", priority=True,  # as on the history: before the keys behind it
+                tooltip="Filter rows by any word of the model or group"),
         Binding("c", "focus_chart", "Chart", tooltip="Focus the bar chart (then ↑↓, PgUp/PgDn, Home/End scroll it)"),
         Binding("escape", "back", "Back",
                 tooltip="Close a filter box, clear the score filter, or back to the previous screen"),
@@ -365,7 +366,7 @@ class ResultsScreen(Screen[None]):
         if event.input.id == "results-score":
             self._set_score_filter(event.value)
             return
-        self.table.focus()
+        self.set_focus(self.table)
 
     def _score_problem(self, text: str) -> None:
         problem = self.query_one("#results-score-problem", Static)
@@ -461,7 +462,7 @@ class ResultsScreen(Screen[None]):
     def action_focus_filter(self) -> None:
         box = self.query_one("#results-filter", Input)
         box.add_class("shown")  # hidden until asked for: three rows count at 80x24
-        box.focus()
+        self.set_focus(box)  # at once, as in the history: the letters typed behind `/` go to the box
 
     def action_back(self) -> None:
         box = self.query_one("#results-filter", Input)
