@@ -26,12 +26,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
-
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.modal import Modal
 
 
 def confusion_table(row: Any) -> Group:

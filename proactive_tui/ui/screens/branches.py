@@ -17,12 +17,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from proactive_tui.store.queries import differences_text, headline_text, score_differences
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.modal import Modal
 
 
 def branch_rows(root: Any, current: str) -> list[tuple[str, Text]]:

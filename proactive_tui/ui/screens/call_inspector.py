@@ -19,12 +19,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from proactive_tui.core.writers import EDITED_BY, PersonReply
 from proactive_tui.textsafe import json_text, plain
+from proactive_tui.ui.screens.modal import Modal
 from proactive_tui.ui.widgets.description_view import DescriptionView, Section
 
 

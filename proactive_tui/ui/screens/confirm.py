@@ -8,8 +8,9 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Static
+
+from proactive_tui.ui.screens.modal import Modal
 
 
 class ConfirmModal(Modal[bool]):

@@ -11,10 +11,10 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from proactive_tui.ui.screens.modal import Modal
 
 from proactive_tui.envs.describe import describe
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.modal import Modal
 from proactive_tui.ui.widgets.description_view import DescriptionView
 from proactive_tui.ui.widgets.key_bar import KeyBar
 

@@ -12,11 +12,11 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.modal import Modal
 
 # The file a single-record export goes to, by format; formats not listed write into a folder.
 

@@ -23,11 +23,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.modal import Modal
 
 
 class ForkRequest(BaseModel):

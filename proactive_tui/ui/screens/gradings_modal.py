@@ -15,11 +15,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.modal import Modal
 
 
 def grading_calls(grading: Any) -> list[Any]:

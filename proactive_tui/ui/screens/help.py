@@ -12,9 +12,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Static
 
+from proactive_tui.ui.screens.modal import Modal
 from proactive_tui.ui.widgets.key_bar import KeyBar
 
 KeyRow = tuple[str, str]

@@ -16,11 +16,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.modal import Modal
 
 VALUE_HINTS = {"bool": "yes or no", "score": "a score 1-10", "proposal": "accepted or rejected",
                "reading": "confirm, refuse, shift or reply", "grade": "PASS, PARTIAL or FAIL"}

@@ -9,10 +9,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import TextArea
 
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.modal import Modal
 from proactive_tui.ui.widgets.key_bar import KeyBar
 
 

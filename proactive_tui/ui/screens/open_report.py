@@ -12,10 +12,10 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Input, Static
 
 from proactive_tui.textsafe import plain
+from proactive_tui.ui.screens.modal import Modal
 
 
 class OpenReportModal(Modal[object]):

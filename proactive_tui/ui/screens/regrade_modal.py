@@ -9,8 +9,9 @@ from pydantic import BaseModel
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Input, Static
+
+from proactive_tui.ui.screens.modal import Modal
 
 
 class RegradeChoice(BaseModel):

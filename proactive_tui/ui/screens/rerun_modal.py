@@ -10,8 +10,9 @@ from pydantic import BaseModel
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Checkbox, Input, Static
+
+from proactive_tui.ui.screens.modal import Modal
 
 
 class RerunChoice(BaseModel):

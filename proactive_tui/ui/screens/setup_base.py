@@ -20,7 +20,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
-from proactive_tui.ui.screens.modal import Modal
 from textual.suggester import SuggestFromList
 from textual.validation import Number
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
@@ -31,6 +30,7 @@ from proactive_tui.llm.acp import is_acp_seat
 from proactive_tui.llm.acp.agents import configured_agents
 from proactive_tui.llm.acp.agents import problem as acp_problem
 from proactive_tui.llm.settings import DEFAULT_MODEL, ModelSettings, RoleSettings, resolve_roles
+from proactive_tui.ui.screens.modal import Modal
 from proactive_tui.ui.widgets.id_line import IdLine
 from proactive_tui.ui.widgets.key_bar import KeyBar
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
-from proactive_tui.ui.screens.modal import Modal
 
+from proactive_tui.ui.screens.modal import Modal
 from proactive_tui.ui.widgets.description_view import DescriptionView
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Input, Static
 from pydantic import BaseModel
 
 from proactive_tui.services.compare import letter
+from proactive_tui.ui.screens.modal import Modal
 
 
 class VoteChoice(BaseModel):

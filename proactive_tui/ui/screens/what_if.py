@@ -25,11 +25,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Static, TextArea
 
 from proactive_tui.envs import what_if
 from proactive_tui.ui.messages import EnvironmentSaved
+from proactive_tui.ui.screens.modal import Modal
 from proactive_tui.ui.widgets.key_bar import KeyBar
 
 

@@ -16,10 +16,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Static, TextArea
 
 from proactive_tui.synth.engine import StepRecord, first_error
+from proactive_tui.ui.screens.modal import Modal
 
 
 def check(text: str, schema: type[BaseModel] | None) -> tuple[Any, str | None]:

@@ -16,10 +16,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Static
 
 from proactive_tui.synth import engine
+from proactive_tui.ui.screens.modal import Modal
 from proactive_tui.ui.widgets.bar_chart import BarChart
 
 

@@ -33,13 +33,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-
-from proactive_tui.ui.screens.modal import Modal
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from proactive_tui.envs.problems import LoadProblem, problems_from_validation
+from proactive_tui.ui.screens.modal import Modal
 from proactive_tui.ui.widgets.description_view import DescriptionView
 from proactive_tui.ui.widgets.key_bar import KeyBar
 from proactive_tui.ui.widgets.title_bar import TitleBar

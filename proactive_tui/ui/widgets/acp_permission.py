@@ -15,10 +15,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Static
 
 from proactive_tui.llm.acp.client import PermissionAsk, set_permission_asker
+from proactive_tui.ui.screens.modal import Modal
 
 
 class PermissionModal(Modal["str | None"]):

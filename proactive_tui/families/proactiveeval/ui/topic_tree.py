@@ -21,11 +21,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from proactive_tui.ui.screens.modal import Modal
 from textual.widgets import Button, Input, Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from proactive_tui.families.proactiveeval.env import DOMAINS
+from proactive_tui.ui.screens.modal import Modal
 from proactive_tui.ui.studio.view import SetupToolContext
 
 TREE_FILE = "topic-tree.json"
