@@ -111,9 +111,13 @@ async def run_planned(planned: list[PlannedSession], concurrency: int, on_done: 
             await pool.run(on_done, db=db, warn=say, gateway=gateway)
             return
         gate = asyncio.Semaphore(concurrency)
+        from proactive_tui.evalrun.spacing import StartSpacing
+
+        spacing = StartSpacing()
 
         async def one(item: PlannedSession) -> None:
             async with gate:
+                await spacing.wait_turn()  # sessions that start together start apart (evalrun.spacing)
                 ended = await run_one(item, build, gateway, shares, db, say)
                 result = on_done(ended)
                 if isinstance(result, Awaitable):

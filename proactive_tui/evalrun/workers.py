@@ -175,6 +175,9 @@ class _Worker:
         self._stats_sent: Any = None
         self.outbox: list[tuple] = []
         self._flush_soon = False
+        from proactive_tui.evalrun.spacing import StartSpacing
+
+        self.spacing = StartSpacing()
 
     def send(self, message: tuple) -> None:
         """Queue a message for the parent; what one turn of the event loop queued goes as one list
@@ -269,6 +272,7 @@ class _Worker:
 
     async def _one(self, index: int) -> None:
         async with self.gate:
+            await self.spacing.wait_turn()  # sessions handed out together start apart (evalrun.spacing)
             self.send(("started", index))
             payload = await self.job(index)
             self._push_stats()
