@@ -12,7 +12,7 @@ import pytest
 from textual.widgets import DataTable, Input
 
 from engine_helpers import make_session
-from ui_helpers import PE_ENV, fake_spec, scripted_factory, wait_for
+from ui_helpers import PE_ENV, fake_spec, key_burst, scripted_factory, wait_for
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.families.proactiveeval.protocol import ProactiveEvalSettings
 from proactive_tui.core.run_record import RunRecord
@@ -367,8 +367,6 @@ async def test_keys_typed_behind_slash_filter_and_never_act_on_the_table() -> No
     """`/de` typed faster than the app handles keys: the focus moved to the filter only after the
     letters had gone to the table, where `d` asked to delete the session (and `e` went to that
     question). Now `/` focuses the filter at once and the letters are its text."""
-    from test_ui_picker import key_burst
-
     app = ProactiveApp()
     async with app.run_test(size=(120, 40)) as pilot:
         await run_scripted(app, pilot, max_turns=1)

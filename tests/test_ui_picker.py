@@ -17,6 +17,7 @@ import pytest
 from textual.widgets import Static
 
 from conftest import ROOT, SAMPLE_DIRS
+from ui_helpers import burst_then_settle
 from proactive_tui.envs import load_default
 from proactive_tui.paths import builtin_themes_dir
 from proactive_tui.ui.app import ProactiveApp
@@ -708,25 +709,6 @@ async def test_ctrl_r_lists_environments_written_since_start_and_keeps_the_filte
 
 LIFESTYLE = "proactiveeval/recommendation/hard/0"
 """The one environment the word `lifestyle` finds (none of its letters is a picker key)."""
-
-
-def key_burst(app, *keys: str) -> None:
-    """Post every key before the app handles any: what a terminal delivers when the app was busy
-    (a loaded machine) while a person typed. Pilot's `press` waits for each key to be handled,
-    which hides the bug: the app routed each key by the focus of the moment, and `/` (or Enter in
-    the filter) moved the focus only after the keys behind it had gone to the old widget."""
-    from textual import events
-
-    chars = {"slash": "/", "enter": "\r", "down": None, "escape": "\x1b"}
-    for key in keys:
-        app.post_message(events.Key(key, chars.get(key, key)))
-
-
-async def burst_then_settle(pilot, *keys: str) -> None:
-    from ui_helpers import settle
-
-    key_burst(pilot.app, *keys)
-    await settle(pilot, pilot.app.screen_stack[0])
 
 
 @pytest.mark.parametrize("keys", [("slash", *"lifestyle", "enter", "enter"),

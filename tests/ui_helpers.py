@@ -135,3 +135,22 @@ async def history_screen(app, pilot):
     await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.current is not None)
     await settle(pilot, app.screen)
     return app.screen
+
+
+# -- keys that arrive together (a loaded machine) ---------------------------------------------
+
+def key_burst(app, *keys: str) -> None:
+    """Post every key before the app handles any: what a terminal delivers when the app was busy
+    (a loaded machine) while a person typed. Pilot's `press` waits for each key to be handled,
+    which hides the bug: the app routed each key by the focus of the moment, and `/` (or Enter in
+    the filter) moved the focus only after the keys behind it had gone to the old widget."""
+    from textual import events
+
+    chars = {"slash": "/", "enter": "\r", "down": None, "escape": "\x1b"}
+    for key in keys:
+        app.post_message(events.Key(key, chars.get(key, key)))
+
+
+async def burst_then_settle(pilot, *keys: str) -> None:
+    key_burst(pilot.app, *keys)
+    await settle(pilot, pilot.app.screen_stack[0])
