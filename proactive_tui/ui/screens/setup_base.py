@@ -144,7 +144,7 @@ class SetupScreenBase(Modal[SessionSpec | None]):
         prev = self.initial_settings()
         with Vertical(id="setup"):
             yield IdLine("New session  ", self.env.id, id="setup-id")
-            yield Static(Text(self.env.title, style="dim"), id="setup-title")
+            yield Static(self._title(), id="setup-title")
             yield Static("", id="what-if-label")
             with VerticalScroll(id="setup-body"):
                 mode = self.initial_mode()
@@ -174,6 +174,10 @@ class SetupScreenBase(Modal[SessionSpec | None]):
                 yield Button("Cancel", id="cancel")
         yield KeyBar()  # the form's own keys, over the picker's (which do nothing here)
 
+    def _title(self) -> Text:
+        """The environment's title under its id (`IdLine`), as composed and after an edit."""
+        return Text(self.env.title, style="dim")
+
     @on(Button.Pressed, "#what-if-open")
     def action_what_if(self) -> None:
         """The environment editor; what it returns is the environment this session runs on."""
@@ -198,7 +202,7 @@ class SetupScreenBase(Modal[SessionSpec | None]):
         else:
             note = Text("")
         self.query_one("#setup-id", IdLine).set_id(self.env.id)
-        self.query_one("#setup-title", Static).update(Text(self.env.title, style="dim"))
+        self.query_one("#setup-title", Static).update(self._title())
         label = self.query_one("#what-if-label", Static)
         label.update(note)
         label.set_class(bool(note.plain), "-shown")  # no empty line in the form until there is an edit
