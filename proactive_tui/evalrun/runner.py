@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from proactive_tui.core.spec import SessionSpec
 from proactive_tui.evalrun.plan import SessionKey
+from proactive_tui.evalrun.spacing import StartSpacing
 
 
 class PlannedSession(BaseModel):
@@ -111,8 +112,6 @@ async def run_planned(planned: list[PlannedSession], concurrency: int, on_done: 
             await pool.run(on_done, db=db, warn=say, gateway=gateway)
             return
         gate = asyncio.Semaphore(concurrency)
-        from proactive_tui.evalrun.spacing import StartSpacing
-
         spacing = StartSpacing()
 
         async def one(item: PlannedSession) -> None:

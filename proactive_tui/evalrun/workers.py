@@ -48,6 +48,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 
+from proactive_tui.evalrun.spacing import StartSpacing
+
 STATS_EVERY_S = 0.5
 """How often a worker reports its per-model counters (also with every session's end)."""
 STOP_GRACE_S = 10.0
@@ -175,8 +177,6 @@ class _Worker:
         self._stats_sent: Any = None
         self.outbox: list[tuple] = []
         self._flush_soon = False
-        from proactive_tui.evalrun.spacing import StartSpacing
-
         self.spacing = StartSpacing()
 
     def send(self, message: tuple) -> None:
