@@ -33,12 +33,11 @@ class StartSpacing:
         self._next = float("-inf")
 
     async def wait_turn(self) -> float:
-        """Wait until this session may start; the seconds waited (0 when the last start was long
-        enough ago)."""
+        """Wait until this session may start; the loop time it was given to start at (now, when the
+        last start was long enough ago)."""
         now = asyncio.get_running_loop().time()
         start_at = max(now, self._next)
         self._next = start_at + self.spacing_s
-        if start_at <= now:
-            return 0.0
-        await asyncio.sleep(start_at - now)
-        return start_at - now
+        if start_at > now:
+            await asyncio.sleep(start_at - now)
+        return start_at
