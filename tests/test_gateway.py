@@ -222,3 +222,30 @@ async def test_canary_key_never_in_logs_or_errors(server: FakeOpenAIServer, monk
     from proactive_tui.redact import redact
 
     assert redact(f"key={canary} and Bearer {canary}") == "key=[redacted] and Bearer [redacted]"
+
+
+async def test_litellm_does_not_price_a_reply_the_gateway_prices_itself(
+        server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """litellm's logging priced every reply again (for a model it has no price for, a thousand
+    regex searches that fail each time: 12% of a batch call's CPU) and nothing read the figure;
+    the gateway's own price is unchanged (`Gateway._cost`)."""
+    from litellm import cost_calculator
+
+    from proactive_tui.llm.gateway import litellm_module
+
+    litellm_module()
+    priced: list[str] = []
+    real = cost_calculator.completion_cost
+
+    def counted(*args, **kwargs):
+        priced.append(str(kwargs.get("model")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cost_calculator, "completion_cost", counted)
+    server.script("one", "two")
+    for gateway in (Gateway(stream_replies=False), Gateway()):
+        completion = await gateway.complete(settings(server), [{"role": "user", "content": "q"}])
+        assert completion.text in ("one", "two") and completion.usage.total_tokens > 0
+        assert completion.usage.cost is None  # self-hosted: no price, as before
+    await asyncio.sleep(0.2)  # litellm logs a success after the reply is handed back
+    assert priced == []

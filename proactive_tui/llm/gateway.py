@@ -55,6 +55,7 @@ def litellm_module() -> Any:
         litellm.suppress_debug_info = True
         litellm.drop_params = True
         litellm.telemetry = False
+        litellm.response_cost_calculator = _litellm_cost_not_read  # type: ignore[assignment]  # None: "no price"
         _quiet_litellm_logging()
         try:
             from proactive_tui.llm import local as local_model
@@ -65,6 +66,17 @@ def litellm_module() -> Any:
         _litellm = litellm
     _ignore_unstarted_streams()  # each time: a caller's warnings.catch_warnings (pytest's) may have reset it
     return _litellm
+
+
+def _litellm_cost_not_read(**_: Any) -> None:
+    """Stands in for litellm's own per-reply price (`litellm.response_cost_calculator`, which its
+    logging calls after every reply). Nothing here reads that figure: the gateway prices a call
+    itself (`Gateway._cost`, from the same price table, a model found unpriced once never asked
+    again). litellm's figure cost 0.6-0.8 ms of CPU per reply, 12% of a batch call (measured,
+    `benchmarks/batch_throughput.py`), for a model it has no price for, which is every model a
+    local server or a fake one serves: it walks its name-generalisation rules, about a thousand
+    regex searches, and fails again on the next reply. None is what it gives such a model anyway."""
+    return None
 
 
 UNSTARTED_STREAM_WARNING = r"coroutine 'OpenAIChatCompletion\.(async_streaming|acompletion)' was never awaited"
