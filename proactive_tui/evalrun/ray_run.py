@@ -381,8 +381,9 @@ class RayBatch:
                         for index in group:
                             holders.append(self.on_lost(index, why))
                         continue
-                    for message in messages:
-                        self._apply(message, writer)
+                    with writer.together() if writer is not None else contextlib.nullcontext():
+                        for message in messages:  # its store writes: one transaction
+                            self._apply(message, writer)
                     self._add_stats(stats)
                     for _, result in results:
                         holders.append(on_done(result))
@@ -400,6 +401,8 @@ class RayBatch:
 
     def _apply(self, message: tuple, writer: Any) -> None:
         kind = message[0]
+        if kind not in ("append", "create", "update") and writer is not None:
+            writer.flush()  # what came before this is written before it takes effect
         if kind in ("append", "create", "update"):
             if writer is not None:
                 writer.apply(message)

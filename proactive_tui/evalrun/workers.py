@@ -351,7 +351,9 @@ class StoreWriter:
     """Applies the workers' store writes in the order they arrive. A write the database refuses
     because another process holds its lock is kept, with every later one, and retried every
     `RETRY_POLL_S` and at `close()`, as `SessionRecorder` does for a session in one process; any
-    other failure is reported once and storing stops."""
+    other failure is reported once and storing stops. Writes applied inside `together()` commit
+    as one transaction when it ends (or at `flush()`): the pool applies what one read from a
+    worker's pipe brought that way, since a commit per event was most of the parent's CPU."""
 
     def __init__(self, db: Any, warn: Callable[[str], None]) -> None:
         from proactive_tui.store.recorder import WRITE_WAIT_S
@@ -363,14 +365,34 @@ class StoreWriter:
         self._retry: asyncio.TimerHandle | None = None
         self.wait_s = WRITE_WAIT_S
         """A write's wait for another process's lock (the recorder's, as one process writes)."""
+        self._gathered: list[tuple] | None = None
+
+    @contextlib.contextmanager
+    def together(self) -> Iterator[None]:
+        """Gather the writes applied inside; write them in one transaction at the end."""
+        if self._gathered is not None:  # already gathering: the outer one writes
+            yield
+            return
+        self._gathered = []
+        try:
+            yield
+        finally:
+            self.flush()
+            self._gathered = None
 
     def apply(self, op: tuple) -> None:
         if self.failed:
             return
-        if self.backlog:
-            self.backlog.append(op)
+        if self._gathered is not None:
+            self._gathered.append(op)
             return
-        self._try(op)
+        self._write([op])
+
+    def flush(self) -> None:
+        """Write what `together()` gathered so far (before anything that must follow it)."""
+        if self._gathered:
+            ops, self._gathered = self._gathered, []
+            self._write(ops)
 
     def _do(self, op: tuple) -> None:
         """One write; the workers masked its secrets (`ForwardStore`)."""
@@ -382,17 +404,25 @@ class StoreWriter:
         elif kind == "update":
             self.db.update_session(op[1], op[2], premasked=True, **op[3])
 
-    def _try(self, op: tuple) -> None:
+    def _write(self, ops: list[tuple]) -> None:
+        """Write `ops` in order, all or none (one of them alone is its own transaction)."""
         from proactive_tui.store import StoreError
 
+        if self.failed:
+            return
+        if self.backlog:  # earlier writes wait for the lock: these go after them
+            self.backlog.extend(ops)
+            return
         try:
-            with self.db.waiting_at_most(self.wait_s):
-                self._do(op)
+            with self.db.waiting_at_most(self.wait_s), \
+                    (self.db.one_transaction() if len(ops) > 1 else contextlib.nullcontext()):
+                for op in ops:
+                    self._do(op)
         except StoreError as exc:
             if not exc.transient:
                 self._fail(str(exc))
                 return
-            self.backlog.append(op)
+            self.backlog.extend(ops)
             self.warn(f"{exc}; keeping the events and retrying while the sessions go on")
             self._schedule()
 
@@ -428,6 +458,7 @@ class StoreWriter:
     async def close(self) -> None:
         from proactive_tui.store.recorder import CLOSE_POLL_S, CLOSE_RETRY_S
 
+        self.flush()
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
@@ -607,15 +638,19 @@ class WorkerPool:
     # -- messages from the workers ---------------------------------------------------------
 
     def _readable(self, seat: _Seat) -> None:
-        try:
-            while seat.conn.poll():
-                for message in seat.conn.recv():  # a worker sends lists (`_Worker.send`)
-                    self._handle(seat, message)
-        except (EOFError, OSError):
-            self._gone(seat)
+        """Handle what the worker sent; its store writes go in one transaction per read."""
+        with self.writer.together() if self.writer is not None else contextlib.nullcontext():
+            try:
+                while seat.conn.poll():
+                    for message in seat.conn.recv():  # a worker sends lists (`_Worker.send`)
+                        self._handle(seat, message)
+            except (EOFError, OSError):
+                self._gone(seat)
 
     def _handle(self, seat: _Seat, message: tuple) -> None:
         kind = message[0]
+        if kind not in ("append", "create", "update") and self.writer is not None:
+            self.writer.flush()  # what arrived before this is written before it takes effect
         if kind in ("append", "create", "update"):
             if kind == "create":
                 seat.open_rows.add(message[1].id)

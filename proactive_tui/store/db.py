@@ -443,6 +443,28 @@ class Store:
                 raise StoreError(f"session database {self.path}: could not {action}: {_plain(exc)}",
                                  transient=transient) from None
 
+    @contextmanager
+    def one_transaction(self) -> Iterator[None]:
+        """The writes inside commit together when it ends: one commit for many. A batch's parent
+        writes for every worker process (`evalrun.workers.StoreWriter`), and a commit per event
+        was most of its CPU. If any write fails, none is kept: the transaction is rolled back and
+        the StoreError raised (transient when another process held the lock), so the caller can
+        keep all of them and try again. Holds the store's lock throughout."""
+        with self._lock:
+            with self._guard("save a batch's events") as conn:
+                conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                try:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                raise
+            with self._guard("save a batch's events") as conn:
+                conn.execute("COMMIT")
+
     # -- writing --------------------------------------------------------------------------------
 
     def create_session(self, row: SessionRow, *, premasked: bool = False) -> None:
