@@ -13,9 +13,9 @@ calls, 6 in a row. So the ideal wall time is
     max(total calls x latency / concurrency, (2 + 6) x latency)
 
 (every call slot busy all the time, or the longest chain end to end). Printed: items per minute,
-the wall time, the ideal and their ratio; the process's CPU during the run too (litellm spends
-about 11 ms of CPU on a whole reply), and the wall against max(ideal, that CPU): what the engine
-loses beyond the CPU its calls cost.
+the wall time, the ideal and their ratio; the CPU during the run too, this process's and its
+worker processes' (`synth` runs on the usable cores by default, issue 35), and the wall against
+max(ideal, that CPU / cores): what the engine loses beyond the CPU its calls cost.
 """
 
 from __future__ import annotations
@@ -101,9 +101,13 @@ def main() -> None:
                 "--role", "generator=openai/g", "--role", "probe=openai/p", "--role", "judge=openai/j",
                 "--role", "validator=openai/v"]
         ns = build_parser().parse_args(argv)
-        start, cpu_start = time.perf_counter(), time.process_time()
+        start, cpu_start = time.perf_counter(), os.times()
         code = ns.func(ns)
-        wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        wall, cpu_end = time.perf_counter() - start, os.times()
+        own = cpu_end.user + cpu_end.system - cpu_start.user - cpu_start.system
+        kids = (cpu_end.children_user + cpu_end.children_system
+                - cpu_start.children_user - cpu_start.children_system)  # the workers, joined by now
+        cpu = own + kids
     finally:
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(timeout=10)
@@ -118,8 +122,10 @@ def main() -> None:
     print(f"wall {wall:.2f} s, ideal {ideal:.2f} s = max({calls} x {args.latency:g} / {args.concurrency}, "
           f"critical path {chain} x {args.latency:g})")
     print(f"ratio wall / ideal: {wall / ideal:.3f}")
-    print(f"CPU of this process during the run: {cpu:.2f} s ({cpu / calls * 1000:.1f} ms a call)")
-    print(f"ratio wall / max(ideal, this process's CPU) = {wall / max(ideal, cpu):.3f}")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    print(f"CPU during the run: {cpu:.2f} s ({cpu / calls * 1000:.1f} ms a call; this process {own:.2f} s, "
+          f"its workers {kids:.2f} s)")
+    print(f"ratio wall / max(ideal, CPU / {cores} cores) = {wall / max(ideal, cpu / cores):.3f}")
     with open("/proc/loadavg") as f:
         print(f"load average at the end: {f.read().split()[0]} (on {os.cpu_count()} CPUs)")
 
