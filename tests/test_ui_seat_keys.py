@@ -19,7 +19,7 @@ from textual.widgets import Input, TextArea
 
 from engine_helpers import scripted_judge, scripted_user
 from test_proactivebench_engine import agent_proposing_on, judge_accepting
-from ui_helpers import PE_ENV, fake_spec, scripted_factory, settle, settle_playing, wait_for
+from ui_helpers import PE_ENV, burst_then_settle, fake_spec, scripted_factory, settle, settle_playing, wait_for
 from proactive_tui.core.participants import HumanParticipant, ScriptedParticipant
 from proactive_tui.core.spec import SessionSpec, build_session
 from proactive_tui.families.chronos.protocol import ChronosSeats, ChronosSession, ChronosSettings
@@ -195,6 +195,29 @@ def still_live(screen, seat: str | None) -> bool:
     """The session runs, and still holds (watched) or still waits for the person (played)."""
     session = screen.session
     return screen.running and session.running and (screen.awaiting == seat if seat else session.holding)
+
+
+# -- 0. Enter goes back to the box at once --------------------------------------------------------
+
+
+@pytest.mark.parametrize("family, seat", [p for p in SEATS if p.values[1] is not None])
+async def test_enter_then_a_reply_typed_faster_than_the_app_goes_into_the_box(family: str, seat: str) -> None:
+    """Enter (back to the box) moved the focus only after the keys already typed behind it, so
+    under load those went to the session's keys: `x` stopped the session, `i` opened the calls.
+    The box takes them, whatever the machine's speed."""
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_live(app, pilot, family, seat)
+        if not in_box(app):
+            assert family == "proactivebench" and seat == "user"  # the verdict prompt: no box to go back to
+            return
+        await pilot.press("escape")  # out of the box: the session's keys work
+        await pilot.pause()
+        assert not in_box(app) and "focus_compose" in actions(screen)
+        await burst_then_settle(pilot, "enter", "x", "i", "j")
+        assert app.screen is screen and in_box(app) and still_live(screen, seat)
+        box = app.focused
+        assert (box.text if isinstance(box, TextArea) else box.value).endswith("xij")
 
 
 # -- 1. esc asks before it stops a live session; a finished one is left at once ------------------

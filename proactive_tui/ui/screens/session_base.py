@@ -468,7 +468,7 @@ class SessionScreenBase(Screen[None]):
             return self._in_box()
         if action == "focus_compose":  # offered while it is the person's turn and they left the box
             return self.running and self.awaiting is not None and not self._in_box() \
-                and self._seat_input() is not None
+                and self._seat_input() is not None and not self._focus_takes_enter()
         if action == "stop":
             return self.running
         if action == "autoplay":
@@ -592,6 +592,13 @@ class SessionScreenBase(Screen[None]):
 
         return isinstance(self.focused, (TextArea, Input, Select))
 
+    def _focus_takes_enter(self) -> bool:
+        """Whether the focused widget has its own Enter (a button, a list): it keeps it. The
+        screen's Enter (back to the box) is a priority binding only so that it moves the focus
+        while the key is handled, before the keys typed behind it are routed."""
+        focused = self.focused
+        return focused is not None and bool(focused._bindings.key_to_bindings.get("enter"))
+
     def _seat_input(self) -> Any:
         """Where the person types on their turn (enter comes back to it after esc left it): the
         compose box, when it is open."""
@@ -600,9 +607,11 @@ class SessionScreenBase(Screen[None]):
         return next((box for box in self.query(ComposeBox) if not box.disabled), None)
 
     def action_focus_compose(self) -> None:
+        """Enter: back to the box, at once. `box.focus()` takes effect only after the keys already
+        queued, so a reply typed fast behind Enter went to the session's keys (`x` stopped it)."""
         box = self._seat_input()
         if box is not None:
-            box.focus()
+            self.set_focus(box)
 
     def action_leave_box(self) -> None:
         """esc in a text box: stop typing, so the session's keys work again (the transcript takes

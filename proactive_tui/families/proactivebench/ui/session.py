@@ -78,7 +78,7 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         Binding("L", "labels", "Verdicts", show=False, tooltip="The judges' verdicts: agree, disagree, note (your labels)"),
         Binding("escape", "leave_box", "Leave the box", tooltip="Stop typing; the session's keys work again"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (asks first while the session is live)"),
-        Binding("enter", "focus_compose", "Type", tooltip="Back to the proposal box: it is your turn"),
+        Binding("enter", "focus_compose", "Type", priority=True, tooltip="Back to the proposal box: it is your turn"),
     ]
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *, resume_from: Any = None,

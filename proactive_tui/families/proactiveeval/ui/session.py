@@ -133,7 +133,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
         Binding("ctrl+d", "end_conversation", "End chat", priority=True, tooltip="As the user: end the conversation"),
         Binding("escape", "leave_box", "Leave the box", tooltip="Stop typing; the session's keys work again"),
         Binding("escape", "back", "Back", tooltip="Back to the picker (asks first while the session is live)"),
-        Binding("enter", "focus_compose", "Type", tooltip="Back to the box: it is your turn"),
+        Binding("enter", "focus_compose", "Type", priority=True, tooltip="Back to the box: it is your turn"),
     ]
 
     def __init__(self, env: Any, spec: SessionSpec, session_factory: Any = None, *,
