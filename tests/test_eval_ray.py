@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -63,9 +64,22 @@ def test_a_parallel_limit_holds_across_ray_tasks(tmp_path) -> None:
     # two calls of `a` at once for the whole cluster (each task alone would allow two), and a
     # tokens-per-minute limit, so every call of `a` also takes and settles tokens at the actor
     write_config('[models."openai/a"]\nmax_parallel_requests = 2\ntpm = 100000000\n')
-    # 0.8 s a call: on a loaded machine the calls of `b`'s four sessions still overlap (at 0.3 s they
-    # once went two at a time, as staggered starts let each finish before the next began)
-    with FakeOpenAIServer(responder=proactiveeval_responder(), latency=0.8) as server:
+    # `b`'s first calls wait at the server until three are in flight at once, which only a batch
+    # that lets them run side by side gets to (else they go on after a minute, and the check
+    # below fails): on a loaded machine Ray started `b`'s sessions far enough apart that, timed
+    # alone, their calls once went two at a time
+    replies, wide, arrived, lock = proactiveeval_responder(), threading.Event(), [0], threading.Lock()
+
+    def responder(request):
+        if request.get("model") == "b" and not wide.is_set():
+            with lock:
+                arrived[0] += 1
+                if arrived[0] >= 3:
+                    wide.set()
+            wide.wait(timeout=60)
+        return replies(request)
+
+    with FakeOpenAIServer(responder=responder, latency=0.3) as server:
         code = main(["eval", "proactiveeval/persuasion/fair/0", "--agent", "openai/a", "--agent", "openai/b",
                      "--user", "openai/u", "--judge", "openai/j", "--api-base", server.base_url,
                      "--agreeableness", "low", "--max-turns", "1", "--repeats", "4", "--concurrency", "8",
