@@ -8,7 +8,7 @@ the lines that state a figure against a target, `what: X ... (target <= Y ...)` 
 difference in ms, a time per turn: the form every script prints, the figure being the first
 number after the last colon before "target"); a script with none
 (figures for reference only) gets a row with "-". OK when the figure meets its target, else OVER.
-Scripts that are helpers, not benchmarks (`ptyapp.py`), are listed in SKIP; those that need the
+Scripts that are helpers, not benchmarks (`ptyapp.py`, `light_server.py`), are listed in SKIP; those that need the
 embedded model's weights (`local_session.py`, `local_memory.py`) in FULL_ONLY, run only with `--full`.
 """
 
@@ -26,12 +26,13 @@ from pydantic import BaseModel
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-SKIP = {"run_all.py": "this script", "ptyapp.py": "a helper of startup.py and responsiveness.py"}
+SKIP = {"run_all.py": "this script", "ptyapp.py": "a helper of startup.py and responsiveness.py",
+        "light_server.py": "batch_throughput.py's stand-in for a provider"}
 FULL_ONLY = {"local_session.py": "needs the embedded model's weights and minutes of CPU",
              "local_memory.py": "needs the embedded model's weights and minutes of CPU"}
 QUICK: dict[str, list[str]] = {
     "gateway_overhead.py": ["--calls", "100", "--rounds", "4"],
-    "batch_throughput.py": ["--sessions", "48"],
+    "batch_throughput.py": ["--sessions", "48", "--capacity-sessions", "192"],
     "batch_memory.py": ["--sessions", "480"],
     "startup.py": ["--runs", "5"],
     "responsiveness.py": ["--runs", "1"],
