@@ -3,7 +3,6 @@ transaction, all or none, in order, and a locked database keeps the whole read f
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -103,4 +102,3 @@ async def test_a_locked_database_keeps_the_whole_read_and_writes_it_in_order_onc
             blocker.execute("COMMIT")
             blocker.close()
     assert _stored(store, "s1") == [1, 2, 3, 4, 5]
-    await asyncio.sleep(0)

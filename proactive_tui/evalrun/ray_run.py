@@ -400,10 +400,12 @@ class RayBatch:
                 await writer.close()
 
     def _apply(self, message: tuple, writer: Any) -> None:
+        from proactive_tui.evalrun.workers import STORE_WRITES
+
         kind = message[0]
-        if kind not in ("append", "create", "update") and writer is not None:
+        if kind not in STORE_WRITES and writer is not None:
             writer.flush()  # what came before this is written before it takes effect
-        if kind in ("append", "create", "update"):
+        if kind in STORE_WRITES:
             if writer is not None:
                 writer.apply(message)
         elif kind == "write":

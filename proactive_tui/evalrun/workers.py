@@ -54,6 +54,8 @@ STATS_EVERY_S = 0.5
 """How often a worker reports its per-model counters (also with every session's end)."""
 STOP_GRACE_S = 10.0
 """How long a stopping worker may take to cancel its sessions and send their last writes."""
+STORE_WRITES = frozenset({"append", "create", "update"})
+"""The messages that are store writes (`ForwardStore`'s), applied by the parent's `StoreWriter`."""
 FINAL_STATUSES = frozenset({"finished", "stopped", "error", "interrupted"})
 
 
@@ -649,9 +651,9 @@ class WorkerPool:
 
     def _handle(self, seat: _Seat, message: tuple) -> None:
         kind = message[0]
-        if kind not in ("append", "create", "update") and self.writer is not None:
+        if kind not in STORE_WRITES and self.writer is not None:
             self.writer.flush()  # what arrived before this is written before it takes effect
-        if kind in ("append", "create", "update"):
+        if kind in STORE_WRITES:
             if kind == "create":
                 seat.open_rows.add(message[1].id)
             elif kind == "update" and message[3].get("status") in FINAL_STATUSES:
