@@ -184,7 +184,7 @@ def load() -> str:
 class Workload:
     """What one run batches: ProactiveEval environments (selectors) x repeats, at a concurrency;
     `speedup_target`: whether N workers' throughput over one's is read against its target here
-    (at capacity) or printed beside its Little's-law ceiling only."""
+    (at capacity) or the floor is (the other figure printed beside, without one)."""
 
     def __init__(self, name: str, label: str, selectors: list[str], repeats: int, concurrency: int,
                  speedup_target: bool = False) -> None:
@@ -497,16 +497,14 @@ def main() -> None:
         # the same figures for each workload, side by side; run_all.py reads the lines with a target
         speedup = (f"{workload.name}: throughput of {n} workers / 1 worker ({label}per round "
                    f"{', '.join(f'{x:.2f}' for x in speedups)}): {median(speedups):.3f}x")
-        if workload.speedup_target:
+        floor = (f"{workload.name}: ratio wall / max(ideal, CPU / cores) (the fake server's CPU counted), {n} workers ({label}per round "
+                 f"{', '.join(format(m['floor_ratio'], '.3f') for m in many)}): {median([m['floor_ratio'] for m in many]):.3f}")
+        if workload.speedup_target:  # each workload is read against one target, the other figure beside it
             print(f"{speedup}  (target >= {SPEEDUP_TARGET})")
+            print(f"{floor}  (no target here: this workload is for the throughput)")
         else:
             print(f"{speedup}  (no target here: {n} workers hold too few sessions each to fill their cores; "
                   "the throughput target is read at capacity)")
-        floor = (f"{workload.name}: ratio wall / max(ideal, CPU / cores) (the fake server's CPU counted), {n} workers ({label}per round "
-                 f"{', '.join(format(m['floor_ratio'], '.3f') for m in many)}): {median([m['floor_ratio'] for m in many]):.3f}")
-        if workload.speedup_target:  # CPU-bound by design: how well the cores are used
-            print(f"{floor}  (no target here: this workload is for the throughput)")
-        else:
             print(f"{floor}  (target <= {TARGET})")
         print(f"  the most {n} workers could do at --concurrency {workload.concurrency} (the lowest of: concurrency x calls at once / "
               f"(latency + a call's CPU), {median([c['littles'] for c in ceiling]):.0f} calls/s; cores / a call's CPU, "
@@ -516,7 +514,7 @@ def main() -> None:
               f"{median([m['per_s'] for m in many]):.0f} calls/s, "
               f"{median([m['per_s'] / c['bound'] for c, m in zip(ceiling, many)]):.0%} of that ceiling")
         print(f"  the same with the batch's CPU alone (the fake server's left out, though it runs on the same cores): "
-              f"{median([m['floor_batch_only'] for m in many]):.3f}; wall / max(ideal, CPU / the {available:.2f} cores "
+              f"{median([m['floor_batch_only'] for m in many]):.3f}; wall / max(ideal, CPU with the server's / the {available:.2f} cores "
               f"measured below): {n} workers {median([m['floor_available'] for m in many]):.3f}, 1 worker "
               f"{median([o['floor_available'] for o in ones]):.3f}")
         print(f"  parent CPU in the {n}-worker runs: {median([m['parent_cpu'] for m in many]):.2f} s "

@@ -122,7 +122,9 @@ def main() -> None:
     print(f"wall {wall:.2f} s, ideal {ideal:.2f} s = max({calls} x {args.latency:g} / {args.concurrency}, "
           f"critical path {chain} x {args.latency:g})")
     print(f"ratio wall / ideal: {wall / ideal:.3f}")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    from proactive_tui.evalrun.workers import usable_cores
+
+    cores = usable_cores()  # what synth's --workers defaults to
     print(f"CPU during the run: {cpu:.2f} s ({cpu / calls * 1000:.1f} ms a call; this process {own:.2f} s, "
           f"its workers {kids:.2f} s)")
     print(f"ratio wall / max(ideal, CPU / {cores} cores) = {wall / max(ideal, cpu / cores):.3f}")
