@@ -40,6 +40,7 @@ QUICK: dict[str, list[str]] = {
     "large_env_file.py": ["--runs", "1", "--records", "10000"],
     "envs_list_large.py": ["--records", "20000", "--show-timeout", "60"],
     "large_picker.py": ["--runs", "1"],
+    "worker_warmup.py": ["--rounds", "1"],
 }
 """Options that make a script's run short; the figures are noisier than a full run's."""
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

@@ -343,7 +343,7 @@ async def run_on_workers(pipeline: Any, manifest: Any, run: Any, workers: int, g
     await asyncio.sleep(0)
     pool = WorkerPool(workers, run.concurrency, [[i] for i in range(len(items))],
                       engine.worker_job(pipeline, folder, run.roles, run.seed, items, shared), gateway_options,
-                      per_slot=engine.ITEMS_PER_SLOT, name="synth")
+                      per_slot=engine.ITEMS_PER_SLOT, name="synth", models=list(run.roles.values()))
     live = getattr(view, "live", None)
     if live is not None:
         live.stop()  # its refresh thread must not be running when the workers are forked

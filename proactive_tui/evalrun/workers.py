@@ -333,10 +333,22 @@ def _worker_entry(conn: Any, others: list[Any], cap: int, make_job: Any, gateway
 
 def eval_job(planned: list[Any], build: Any, shares: Any, store: bool) -> Callable[[_Worker], Any]:
     """`make_job` of an eval batch: unit i is planned session i, run as in one process
-    (`runner.run_one`), its store writes forwarded; its result the `folder.EndedSession`."""
-    def make(worker: _Worker) -> Any:
-        from proactive_tui.evalrun.runner import run_one
+    (`runner.run_one`), its store writes forwarded; its result the `folder.EndedSession`.
 
+    Called in the parent, before the fork: what each worker's first session would otherwise
+    import on its own (the runner, the recorder, each family's engine) is imported here once and
+    shared by every worker (`benchmarks/worker_warmup.py`)."""
+    from proactive_tui.core import registry
+    from proactive_tui.evalrun.runner import run_one
+    from proactive_tui.store import recorder  # noqa: F401  (the sessions' recorder, in every worker)
+
+    for name in {item.key.family for item in planned}:
+        family = registry.find(name)
+        # a family that cannot load fails in each of its sessions, as in one process: not here
+        with contextlib.suppress(Exception):
+            family.engine if family is not None else None  # noqa: B018  (imports its engine module)
+
+    def make(worker: _Worker) -> Any:
         db = ForwardStore(worker.send) if store else None
 
         async def job(index: int) -> Any:
@@ -508,7 +520,8 @@ class WorkerPool:
     `concurrency` times `per_slot`."""
 
     def __init__(self, count: int, concurrency: int, groups: list[list[int]], make_job: Any,
-                 gateway_options: dict[str, Any], per_slot: int = 1, name: str = "eval") -> None:
+                 gateway_options: dict[str, Any], per_slot: int = 1, name: str = "eval",
+                 models: list[Any] | None = None) -> None:
         self.groups = [list(g) for g in groups if g]
         self.units = sum(len(g) for g in self.groups)
         self.count = max(1, min(count, concurrency, self.units or 1))
@@ -517,6 +530,9 @@ class WorkerPool:
         self.gateway_options = gateway_options
         self.per_slot = per_slot
         self.name = name
+        self.warm_up = list(models or [])
+        """The model seats the jobs call (`ModelSettings`): litellm's first-call set-up for them is
+        done once in this process before the fork (`gateway.warm_up_for_fork`)."""
         self.seats: list[_Seat] = []
 
     @classmethod
@@ -526,7 +542,11 @@ class WorkerPool:
         groups: dict[str, list[int]] = {}
         for index, item in enumerate(planned):
             groups.setdefault(item.key.group, []).append(index)
-        pool = cls(count, concurrency, list(groups.values()), eval_job(planned, build, shares, store), gateway_options)
+        # scripted seats (`build`, the reference agent) call no model: nothing to warm up
+        models = [] if build is not None else [item.spec.roles.for_role(role) for item in planned
+                                               for role in ("agent", "user", "judge")]
+        pool = cls(count, concurrency, list(groups.values()), eval_job(planned, build, shares, store), gateway_options,
+                   models=models)
         pool.planned = planned
         return pool
 
@@ -539,9 +559,10 @@ class WorkerPool:
         fork copies only the calling thread: a lock another thread held stays held)."""
         import multiprocessing
 
-        from proactive_tui.llm.gateway import litellm_module
+        from proactive_tui.llm.gateway import litellm_module, warm_up_for_fork
 
         litellm_module()  # imported once here, shared by every worker's copy of this process
+        warm_up_for_fork(self.warm_up)  # and its first-call set-up too
         context = multiprocessing.get_context("fork")
         parents: list[Any] = []
         for index, cap in enumerate(self.caps()):

@@ -12,6 +12,7 @@ screen paints) with `LITELLM_LOCAL_MODEL_COST_MAP=True`, so nothing tries the ne
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -128,6 +129,65 @@ def _local_client() -> Any:
 def preload() -> None:
     """Import litellm (and nothing else); meant for a background thread after first paint."""
     litellm_module()
+
+
+WARM_UP_TEXT = "warm-up"
+"""The one message and the mocked reply of `warm_up_for_fork`'s calls (no server sees them)."""
+WARM_UP_FLUSH_S = 5.0
+"""The most `warm_up_for_fork` waits for litellm's logging of its calls (it takes milliseconds)."""
+_warmed_up: set[tuple[str, str | None]] = set()
+"""The (provider, API base) pairs this process has warmed up (a second batch's pool skips them)."""
+
+
+def warm_up_for_fork(seats: list[ModelSettings]) -> None:
+    """Do here, once, the set-up litellm does on a process's first call, before worker processes
+    are forked from this one (`evalrun.workers.WorkerPool.start`).
+
+    Why: litellm finishes importing itself and builds its pydantic models' validators on a
+    process's first call, not at import. A worker forked from a parent that never called did all
+    of that again, each on its own: 0.3-0.4 s of CPU and about 90 MB of private memory a worker
+    (`benchmarks/worker_warmup.py`), 64 times over on a 64-core machine. Done here, the workers
+    share it with the parent, page for page, until they write to it.
+
+    How: one mocked call (litellm's `mock_response`: no request leaves this process, no key is
+    read) whole and one streamed, for each provider among `seats` (local seats have no litellm
+    call), in a thread with its own event loop, since the caller may be inside one (`synth`).
+    The thread has ended before this returns, and litellm's logging of those calls is flushed
+    in that loop, so a fork copies no thread and no work left for a loop that is gone. A call
+    that fails costs the workers only their own warm-up, never the batch: it is logged and
+    passed over. The key store is not touched: a keyring backend may hold a connection a fork
+    must not share."""
+    import threading
+
+    firsts: dict[tuple[str, str | None], ModelSettings] = {}
+    for seat in seats:
+        pair = (keys.provider_of(seat.model), seat.api_base)
+        if not seat.is_local and pair not in _warmed_up:
+            firsts.setdefault(pair, seat)
+    if not firsts:
+        return
+    _warmed_up.update(firsts)
+    litellm = litellm_module()
+
+    async def calls() -> None:
+        for seat in firsts.values():
+            request = {"model": seat.model, "messages": [{"role": "user", "content": WARM_UP_TEXT}],
+                       "mock_response": WARM_UP_TEXT, "api_key": "warm-up", "max_tokens": 1,
+                       **({"api_base": seat.api_base} if seat.api_base else {})}
+            try:
+                await litellm.acompletion(**request)
+                async for _chunk in await litellm.acompletion(**request, stream=True):
+                    pass
+            except Exception as exc:  # the workers will do it themselves
+                log.info("warm-up call for %s failed: %s", seat.model, mask_secrets(str(exc)))
+        with contextlib.suppress(Exception):  # litellm's logging of those calls, done in this loop
+            from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+
+            await asyncio.wait_for(GLOBAL_LOGGING_WORKER.flush(), WARM_UP_FLUSH_S)
+
+    thread = threading.Thread(target=lambda: asyncio.run(calls()), name="proactive-tui warm-up", daemon=True)
+    thread.start()
+    thread.join()
 
 
 class Usage(BaseModel):
