@@ -144,6 +144,18 @@ class SessionScreenBase(Screen[None]):
         return any(kind == "model" and self.spec.roles.for_role(seat).is_local
                    for seat, kind in self.spec.seats.items() if seats is None or seat in seats)
 
+    def _say_seats(self, shown: Iterable[str], name: Any = None) -> None:
+        """The header line: the environment, then who sits in the `shown` seats (`name(seat)`: the
+        family's word for a seat). Seats on one model are named together (`agent, user, judge:
+        local/smollm2`), so a session on one model fits 80 columns; a person's seat is `you`."""
+        who: dict[str, list[str]] = {}
+        for seat, kind in self.spec.seats.items():
+            if seat in shown:
+                who.setdefault("you" if kind == "human" else self.spec.roles.for_role(seat).model, []).append(
+                    name(seat) if name else seat)
+        seats = " · ".join(f"{', '.join(names)}: {model}" for model, names in who.items())
+        self.app.sub_title = ("replay · " if self.replaying else "") + f"{self.env.id} · {seats}"
+
     # -- the worker -------------------------------------------------------------------------
 
     async def _start(self, factory: Any) -> tuple[Any, dict[str, Any]]:

@@ -216,10 +216,7 @@ class ChronosSessionScreen(SessionScreenBase):
         return self.spec.settings.get("confirmation_reader", "judge") == "judge"
 
     def on_mount(self) -> None:
-        self.app.sub_title = f"{self.env.id} · " + " · ".join(
-            f"{seat}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
-            for seat, kind in self.spec.seats.items() if seat in ("agent", "user") or (seat == "judge" and self._judge_reads)
-        )
+        self._say_seats(("agent", "user", "judge") if self._judge_reads else ("agent", "user"))
         self.query_one("#timeline-side").border_title = ""
         if self._any_local_model(("agent", "user")):
             from proactive_tui.llm.local import LOCAL_MODEL_BLURB

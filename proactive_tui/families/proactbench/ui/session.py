@@ -151,9 +151,7 @@ class ProactBenchSessionScreen(SessionScreenBase):
 
     def on_mount(self) -> None:
         self.set_class(self.size.height < self.SHORT, "-short")
-        self.app.sub_title = ("replay · " if self.replaying else "") + f"{self.env.id} · " + " · ".join(
-            f"{self._seat_name(seat)}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
-            for seat, kind in self.spec.seats.items() if seat != "user" or self.online)
+        self._say_seats([seat for seat in self.spec.seats if seat != "user" or self.online], self._seat_name)
         if not self.online:
             self.query_one(RubricPanel).total = len(self.offline_triggers)
         if self.replaying:

@@ -125,9 +125,7 @@ class ProactiveBenchSessionScreen(SessionScreenBase):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        seats = " · ".join(f"{'judge' if seat == 'user' else seat}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
-                           for seat, kind in self.spec.seats.items() if seat in ("agent", "user"))
-        self.app.sub_title = f"{self.env.id} · {seats}"
+        self._say_seats(("agent", "user"), lambda seat: "judge" if seat == "user" else seat)
         if self._any_local_model(("agent", "user")):
             from proactive_tui.llm.local import LOCAL_MODEL_BLURB
 

@@ -237,10 +237,7 @@ class ProactiveEvalSessionScreen(SessionScreenBase):
 
     def on_mount(self) -> None:
         self.set_class(self.size.height < self.SHORT, "-short")
-        self.app.sub_title = ("replay · " if self.replaying else "") + f"{self.env.id} · " + " · ".join(
-            f"{seat}: {'you' if kind == 'human' else self.spec.roles.for_role(seat).model}"
-            for seat, kind in self.spec.seats.items()
-        )
+        self._say_seats(self.spec.seats)
         if self.reference_shown:
             for card in self.query(ContextCard):
                 card.toggle_hidden()

@@ -1,0 +1,41 @@
+"""The title line of a session screen: the environment and who sits in each seat, seats on one model
+named together, and at 80 columns the subtitle alone (the app's name left out) rather than a line
+cut after "user:"."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_ui_seat_keys import PB_ENV, open_live
+from ui_helpers import PE_ENV
+from proactive_tui.ui.app import ProactiveApp
+from proactive_tui.ui.widgets.title_bar import TitleBar
+
+
+@pytest.fixture(autouse=True)
+def no_preload(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROACTIVE_TUI_PRELOAD", "off")
+
+
+@pytest.mark.parametrize("family, seat, header, room_for_the_name", [
+    ("proactiveeval", None, f"{PE_ENV} · agent, user, judge: openai/fake", False),
+    ("proactiveeval", "user", f"{PE_ENV} · agent, judge: openai/fake · user: you", False),
+    # ProactiveBench's user seat is its judge; its header is short enough for the app's name too
+    ("proactivebench", None, f"{PB_ENV} · agent, judge: openai/fake", True),
+    ("proactivebench", "agent", f"{PB_ENV} · agent: you · judge: openai/fake", True),
+])
+async def test_a_session_title_names_every_seat_and_fits_80_columns(family: str, seat: str | None, header: str,
+                                                                      room_for_the_name: bool) -> None:
+    app = ProactiveApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await open_live(app, pilot, family, seat)
+        await pilot.pause()
+        assert app.sub_title == header
+        shown = app.screen.query_one(TitleBar).visual.plain
+        # all of it, without the app's name when there is no room for both
+        assert shown.strip() == (f"proactive-tui  —  {header}" if room_for_the_name else header)
+        await pilot.resize_terminal(160, 30)
+        await pilot.pause()
+        shown = app.screen.query_one(TitleBar).visual.plain
+        assert shown.strip() == f"proactive-tui  —  {header}"  # room for both again
