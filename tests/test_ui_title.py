@@ -39,3 +39,14 @@ async def test_a_session_title_names_every_seat_and_fits_80_columns(family: str,
         await pilot.pause()
         shown = app.screen.query_one(TitleBar).visual.plain
         assert shown.strip() == f"proactive-tui  —  {header}"  # room for both again
+
+
+def test_a_title_too_long_loses_the_middle_of_its_longest_part_not_the_seats() -> None:
+    from proactive_tui.ui.widgets.title_bar import middle_cut
+
+    header = "replay · proactbench/BP_PROFESSIONAL_01_EVA__style21__531a542ff1714bb080d8f06f3cd2daff · agent: local/smollm2"
+    cut = middle_cut(header, 78)
+    assert len(cut) == 78 and cut.endswith(" · agent: local/smollm2") and cut.startswith("replay · proactbench/BP_")
+    assert "…" in cut and cut.split(" · ")[1].endswith("3cd2daff")  # both ends of the id stay
+    assert middle_cut(header, 200) == header  # room enough: untouched
+    assert middle_cut("a · b · c", 3) == "a · b · c"  # nothing worth cutting: the bar's ellipsis ends it

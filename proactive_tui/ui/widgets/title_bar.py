@@ -28,8 +28,26 @@ class TitleBar(Static):
     def _refresh_title(self, _value: str = "") -> None:
         title, sub_title = self.app.title, self.app.sub_title
         parts: list[tuple[str, str] | str] = [(title, "bold")]
+        width = self.content_size.width
         if sub_title:
-            fits = cell_len(title + self.SEPARATOR + sub_title) <= self.content_size.width
-            parts = [*parts, self.SEPARATOR, (sub_title, "$text-muted")] if fits or not self.content_size.width \
-                else [(sub_title, "$text-muted")]
+            fits = cell_len(title + self.SEPARATOR + sub_title) <= width
+            parts = [*parts, self.SEPARATOR, (sub_title, "$text-muted")] if fits or not width \
+                else [(middle_cut(sub_title, width), "$text-muted")]
         self.update(Content.assemble(*parts), layout=False)  # one line of fixed size (app.tcss): no layout pass
+
+
+def middle_cut(text: str, width: int) -> str:
+    """`text` in `width` cells: its longest ` · ` part loses its middle (a ProactBench id of 80
+    characters would otherwise push the seats' models off the line). When that part is too short
+    to cut, the text stays whole and the bar's ellipsis ends it."""
+    over = cell_len(text) - width
+    if over <= 0:
+        return text
+    parts = text.split(" · ")
+    longest = max(range(len(parts)), key=lambda i: cell_len(parts[i]))
+    part = parts[longest]
+    keep = len(part) - over - 1  # the ellipsis takes a cell
+    if keep < 8:
+        return text
+    parts[longest] = part[:keep - keep // 2] + "…" + part[len(part) - keep // 2:]
+    return " · ".join(parts)
