@@ -337,7 +337,7 @@ def eval_job(planned: list[Any], build: Any, shares: Any, store: bool) -> Callab
 
     Called in the parent, before the fork: what each worker's first session would otherwise
     import on its own (the runner, the recorder, each family's engine) is imported here once and
-    shared by every worker (`benchmarks/worker_warmup.py`)."""
+    shared by every worker, as `WorkerPool.start` does with litellm's first-call set-up."""
     from proactive_tui.core import registry
     from proactive_tui.evalrun.runner import run_one
     from proactive_tui.store import recorder  # noqa: F401  (the sessions' recorder, in every worker)

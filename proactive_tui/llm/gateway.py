@@ -139,7 +139,7 @@ _warmed_up: set[tuple[str, str | None]] = set()
 """The (provider, API base) pairs this process has warmed up (a second batch's pool skips them)."""
 
 
-def warm_up_for_fork(seats: list[ModelSettings]) -> None:
+def warm_up_for_fork(models: list[ModelSettings]) -> None:
     """Do here, once, the set-up litellm does on a process's first call, before worker processes
     are forked from this one (`evalrun.workers.WorkerPool.start`).
 
@@ -150,8 +150,8 @@ def warm_up_for_fork(seats: list[ModelSettings]) -> None:
     share it with the parent, page for page, until they write to it.
 
     How: one mocked call (litellm's `mock_response`: no request leaves this process, no key is
-    read) whole and one streamed, for each provider among `seats` (local seats have no litellm
-    call), in a thread with its own event loop, since the caller may be inside one (`synth`).
+    read) whole and one streamed, for each provider (and API base) among `models` (the embedded
+    model has no litellm call), in a thread with its own event loop, since the caller may be inside one (`synth`).
     The thread has ended before this returns, and litellm's logging of those calls is flushed
     in that loop, so a fork copies no thread and no work left for a loop that is gone. A call
     that fails costs the workers only their own warm-up, never the batch: it is logged and
@@ -160,26 +160,26 @@ def warm_up_for_fork(seats: list[ModelSettings]) -> None:
     import threading
 
     firsts: dict[tuple[str, str | None], ModelSettings] = {}
-    for seat in seats:
-        pair = (keys.provider_of(seat.model), seat.api_base)
-        if not seat.is_local and pair not in _warmed_up:
-            firsts.setdefault(pair, seat)
+    for settings in models:
+        pair = (keys.provider_of(settings.model), settings.api_base)
+        if not settings.is_local and pair not in _warmed_up:
+            firsts.setdefault(pair, settings)
     if not firsts:
         return
     _warmed_up.update(firsts)
     litellm = litellm_module()
 
     async def calls() -> None:
-        for seat in firsts.values():
-            request = {"model": seat.model, "messages": [{"role": "user", "content": WARM_UP_TEXT}],
+        for settings in firsts.values():
+            request = {"model": settings.model, "messages": [{"role": "user", "content": WARM_UP_TEXT}],
                        "mock_response": WARM_UP_TEXT, "api_key": "warm-up", "max_tokens": 1,
-                       **({"api_base": seat.api_base} if seat.api_base else {})}
+                       **({"api_base": settings.api_base} if settings.api_base else {})}
             try:
                 await litellm.acompletion(**request)
                 async for _chunk in await litellm.acompletion(**request, stream=True):
                     pass
             except Exception as exc:  # the workers will do it themselves
-                log.info("warm-up call for %s failed: %s", seat.model, mask_secrets(str(exc)))
+                log.info("warm-up call for %s failed: %s", settings.model, mask_secrets(str(exc)))
         with contextlib.suppress(Exception):  # litellm's logging of those calls, done in this loop
             from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 
