@@ -683,7 +683,6 @@ def person_agent_app(size_theme: str | None = None):
         await wait_for(pilot, lambda: prompt.display and prompt.index == 1)
         await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in "Offer to set up the test data"], "enter")
         await wait_for(pilot, lambda: prompt.display and prompt.index == 2 and screen.seats["agent"].pending is not None)
-        screen.query_one("#proposal-input", Input).cursor_blink = False
         await settle_playing(pilot)
 
     return app, run_before

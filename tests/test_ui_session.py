@@ -671,7 +671,6 @@ def play_app(seat: str, theme: str | None):
             await pilot.press("enter")
         await wait_for(pilot, lambda: not box.disabled and screen.query_one(PlanPanel).score is not None
                        and screen.status.turn == 1)
-        box.cursor_blink = False  # like the stopped clock: a blinking cursor is in either phase when shot
         await settle_playing(pilot)
 
     return app, run_before

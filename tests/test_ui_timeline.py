@@ -702,8 +702,6 @@ def play_app(seat: str, theme: str | None):
         await pilot.pause()
         screen = app.screen
         await wait_for(pilot, lambda: screen.awaiting == seat)
-        for box in screen.query("TextArea, Input"):
-            box.cursor_blink = False  # a blinking cursor would make the picture depend on the moment
         await settle_playing(pilot)
 
     return app, run_before
