@@ -344,9 +344,11 @@ def eval_job(planned: list[Any], build: Any, shares: Any, store: bool) -> Callab
 
     for name in {item.key.family for item in planned}:
         family = registry.find(name)
+        if family is None:
+            continue
         # a family that cannot load fails in each of its sessions, as in one process: not here
         with contextlib.suppress(Exception):
-            family.engine if family is not None else None  # noqa: B018  (imports its engine module)
+            family.engine  # noqa: B018  (imports its engine module)
 
     def make(worker: _Worker) -> Any:
         db = ForwardStore(worker.send) if store else None
@@ -542,9 +544,10 @@ class WorkerPool:
         groups: dict[str, list[int]] = {}
         for index, item in enumerate(planned):
             groups.setdefault(item.key.group, []).append(index)
+        from proactive_tui.llm.settings import ROLES
+
         # scripted seats (`build`, the reference agent) call no model: nothing to warm up
-        models = [] if build is not None else [item.spec.roles.for_role(role) for item in planned
-                                               for role in ("agent", "user", "judge")]
+        models = [] if build is not None else [item.spec.roles.for_role(role) for item in planned for role in ROLES]
         pool = cls(count, concurrency, list(groups.values()), eval_job(planned, build, shares, store), gateway_options,
                    models=models)
         pool.planned = planned

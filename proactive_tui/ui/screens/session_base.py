@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any, AsyncIterator, Iterable
+from typing import Any, AsyncIterator, Callable, Iterable
 
 from textual import work
 from textual.screen import Screen
@@ -144,7 +144,7 @@ class SessionScreenBase(Screen[None]):
         return any(kind == "model" and self.spec.roles.for_role(seat).is_local
                    for seat, kind in self.spec.seats.items() if seats is None or seat in seats)
 
-    def _say_seats(self, shown: Iterable[str], name: Any = None) -> None:
+    def _say_seats(self, shown: Iterable[str], name: Callable[[str], str] | None = None) -> None:
         """The header line: the environment, then who sits in the `shown` seats (`name(seat)`: the
         family's word for a seat). Seats on one model are named together (`agent, user, judge:
         local/smollm2`), so a session on one model fits 80 columns; a person's seat is `you`."""
