@@ -77,6 +77,81 @@ def test_key_sources(monkeypatch: pytest.MonkeyPatch) -> None:
     assert keys.provider_of("ollama/qwen2.5") == "ollama"
 
 
+class CountingKeyring:
+    """An in-memory keyring backend that counts its reads (each a D-Bus round trip on a desktop)."""
+
+    def __init__(self) -> None:
+        from keyring.backend import KeyringBackend
+        from keyring.errors import PasswordDeleteError
+
+        outer = self
+
+        class Backend(KeyringBackend):
+            priority = 1  # type: ignore[assignment]
+
+            def get_password(self, service: str, username: str) -> str | None:
+                outer.reads += 1
+                return outer.data.get(username)
+
+            def set_password(self, service: str, username: str, password: str) -> None:
+                outer.data[username] = password
+
+            def delete_password(self, service: str, username: str) -> None:
+                if outer.data.pop(username, None) is None:
+                    raise PasswordDeleteError(username)
+
+        self.data: dict[str, str] = {}
+        self.reads = 0
+        self.backend = Backend()
+
+
+@pytest.fixture
+def counting_keyring(monkeypatch: pytest.MonkeyPatch):
+    import keyring
+
+    counting = CountingKeyring()
+    previous = keyring.get_keyring()
+    keyring.set_keyring(counting.backend)
+    monkeypatch.setattr(keys, "_read", {})
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    try:
+        yield counting
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_a_calls_key_is_read_from_the_keyring_once_in_a_while_not_on_every_call(counting_keyring, monkeypatch) -> None:
+    for _ in range(5):
+        assert keys.get_key("openai") is None
+    assert counting_keyring.reads == 1  # "none there" is reused too
+    keys.set_key("openai", "sk-one-" + "x" * 20)  # this process's own change: at once
+    assert [keys.get_key("openai") for _ in range(3)] == ["sk-one-" + "x" * 20] * 3
+    assert counting_keyring.reads == 2
+    counting_keyring.data["openai"] = "sk-two-" + "y" * 20  # another terminal's `keys set`
+    assert keys.get_key("openai") == "sk-one-" + "x" * 20  # reused until KEY_REUSE_S has passed
+    assert keys.key_source("openai") == "keyring" and counting_keyring.reads == 3  # the setup screen asks now
+    now = keys.time.monotonic()
+    monkeypatch.setattr(keys.time, "monotonic", lambda: now + keys.KEY_REUSE_S + 1)
+    assert keys.get_key("openai") == "sk-two-" + "y" * 20
+    assert keys.delete_key("openai") is True
+    assert keys.get_key("openai") is None  # deleted here: at once
+
+
+def test_preloading_the_keyring_for_a_fork_chooses_no_backend() -> None:
+    """Before a fork the keyring's modules are imported, but no backend asked whether it works
+    (one may open a D-Bus connection the workers would share); a fresh interpreter shows it."""
+    code = ("import sys, keyring.core\n"
+            "from proactive_tui.llm import keys\n"
+            "keys.preload_for_fork()\n"
+            "from keyring.compat.py312 import metadata\n"
+            "names = [e.value.split(':')[0] for e in metadata.entry_points(group='keyring.backends')]\n"
+            "print(keyring.core._keyring_backend is None, all(n in sys.modules for n in names), len(names) > 0)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "True", "True"]
+
+
 def test_keys_list_shows_sources_never_values(monkeypatch: pytest.MonkeyPatch) -> None:
     canary = "sk-canary-" + "Q" * 20
     env = {**__import__("os").environ, "OPENAI_API_KEY": canary}

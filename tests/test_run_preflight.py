@@ -25,7 +25,7 @@ def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """No provider key anywhere: none in the environment, none in a keyring."""
     for var in set(keys.PROVIDER_ENV_VARS.values()):
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.setattr(keys, "_from_keyring", lambda provider: None)
+    monkeypatch.setattr(keys, "_from_keyring", lambda provider, fresh=False: None)
     for role in ("AGENT", "USER", "JUDGE"):
         monkeypatch.delenv(f"PROACTIVE_TUI_{role}_MODEL", raising=False)
     monkeypatch.delenv("PROACTIVE_TUI_MODEL", raising=False)

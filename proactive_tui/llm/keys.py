@@ -8,7 +8,9 @@ at the environment variable instead of silently writing a file.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 from types import ModuleType
 from typing import Literal
 
@@ -192,6 +194,23 @@ def _keyring() -> ModuleType:
     return keyring
 
 
+def preload_for_fork() -> None:
+    """Import the keyring and its backends' modules here, before worker processes are forked
+    (`gateway.warm_up_for_fork`), so each worker's first key read does not import and scan them
+    again on its own. No backend is chosen and no key read: choosing one asks each backend
+    whether it works, and a backend may open a connection (D-Bus) that a fork must not share.
+    A plugin's own set-up function is left to the keyring, in the worker, as ever."""
+    try:
+        import keyring  # noqa: F401
+        from keyring.compat.py312 import metadata  # the entry points the keyring itself reads
+
+        for entry in metadata.entry_points(group="keyring.backends"):
+            with contextlib.suppress(Exception):
+                entry.load()
+    except Exception:  # pragma: no cover - keyring is a hard dependency; the workers read it themselves
+        return
+
+
 def keyring_available() -> bool:
     try:
         _keyring()
@@ -200,13 +219,32 @@ def keyring_available() -> bool:
         return False
 
 
-def _from_keyring(provider: str) -> str | None:
+KEY_REUSE_S = 30.0
+"""How long `get_key` reuses what the keyring said for a provider (its key, or that it has none)
+before asking it again."""
+_read: dict[str, tuple[float, str | None]] = {}
+"""provider -> (when it was read, monotonic; what the keyring said), this process's reads."""
+
+
+def _from_keyring(provider: str, fresh: bool = False) -> str | None:
     """The keyring's key for `provider`. Each key read is handed to the redactor at once: a
-    provider may echo it in an error, and only an exact-value match can mask a key of any shape."""
+    provider may echo it in an error, and only an exact-value match can mask a key of any shape.
+
+    Why reused: `get_key` runs on every model call, and on a desktop each keyring read is a
+    D-Bus round trip to the Secret Service or KWallet, made on the event loop every session of
+    the process shares. So what the keyring said (a key, none, or an error) is reused for
+    `KEY_REUSE_S`; `keys set` and `keys delete` in this process take effect at once, and one
+    made in another terminal within that time. `fresh` asks the keyring now (`key_source`,
+    which the setup screen shows)."""
+    now = time.monotonic()
+    if not fresh and (seen := _read.get(provider)) is not None and now - seen[0] < KEY_REUSE_S:
+        return seen[1]
+    value: str | None
     try:
-        value: str | None = _keyring().get_password(SERVICE, provider)
+        value = _keyring().get_password(SERVICE, provider)
     except Exception:
-        return None
+        value = None
+    _read[provider] = (now, value)
     if value:
         from proactive_tui.redact import remember_secret
 
@@ -219,7 +257,7 @@ def key_source(provider: str, api_base: str | None = None) -> KeySource:
         return "not needed"
     if os.environ.get(env_var_for(provider)):
         return "env"
-    if _from_keyring(provider):
+    if _from_keyring(provider, fresh=True):
         return "keyring"
     return "not needed" if api_base else "none"
 
@@ -235,12 +273,14 @@ def set_key(provider: str, value: str) -> None:
     from proactive_tui.redact import remember_secret
 
     remember_secret(value)  # known to the redactor from the moment this process holds it
+    _read.pop(provider, None)
     _keyring().set_password(SERVICE, provider, value)
 
 
 def delete_key(provider: str) -> bool:
     """Remove a stored key; False when there was none."""
     kr = _keyring()
+    _read.pop(provider, None)
     try:
         kr.delete_password(SERVICE, provider)
         return True
