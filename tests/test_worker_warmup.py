@@ -31,9 +31,14 @@ with FakeOpenAIServer() as server:
         # a seat litellm cannot place fails its warm-up and must cost nothing else
         warm_up_for_fork([seat, seat.model_copy(), ModelSettings(model="nonsense-provider/x", api_base=server.base_url)])
     threads_after = threading.active_count()
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    # the SDK builds its reply models' validators on first use (deferred): a worker's first reply did
+    built = [ChatCompletion.__pydantic_complete__, ChatCompletionChunk.__pydantic_complete__]
     before = set(sys.modules)
     reply = asyncio.run(Gateway().complete(seat, [{"role": "user", "content": "hi"}]))
     print(json.dumps({"imported": sorted(m for m in set(sys.modules) - before if m.split(".")[0] == "litellm"),
+                      "keyring": sorted(m for m in set(sys.modules) - before if m.split(".")[0] == "keyring"),
+                      "sdk_built": built,
                       "threads": [threads, threads_after], "posts": len(server.chat_requests()),
                       "text": reply.text}))
 """
@@ -52,6 +57,10 @@ def test_after_the_warm_up_a_first_call_has_little_left_to_set_up_and_no_server_
     # without it, the first real call imports litellm's call path (40 modules here)
     assert len(cold["imported"]) >= 20, cold["imported"]
     assert len(warm["imported"]) <= len(cold["imported"]) // 4, warm["imported"]
+    # the OpenAI SDK's reply models were built by the warm-up's in-process calls, not the first reply
+    assert cold["sdk_built"] == [False, False] and warm["sdk_built"] == [True, True]
+    # and the keyring's modules were imported (the first key read imported them, cold)
+    assert cold["keyring"] and not [m for m in warm["keyring"] if m.startswith("keyring.backends.")], warm["keyring"]
     # the warm-up's calls are mocked: the server saw only the real call, which got its reply
     assert warm["posts"] == cold["posts"] == 1
     assert warm["text"] == cold["text"] and warm["text"]

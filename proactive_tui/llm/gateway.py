@@ -155,8 +155,16 @@ def warm_up_for_fork(models: list[ModelSettings]) -> None:
     The thread has ended before this returns, and litellm's logging of those calls is flushed
     in that loop, so a fork copies no thread and no work left for a loop that is gone. A call
     that fails costs the workers only their own warm-up, never the batch: it is logged and
-    passed over. The key store is not touched: a keyring backend may hold a connection a fork
-    must not share."""
+    passed over.
+
+    A mocked call stops short of the provider's client. For `openai/` seats (OpenAI and every
+    OpenAI-compatible server) the same two calls are made again through the OpenAI SDK over
+    httpx's `MockTransport` (`_sdk_warm_up`): still no socket, but the SDK builds its response
+    models' validators (deferred until first use), which a forked worker otherwise did on its
+    first reply. And the keyring's modules are imported (`keys.preload_for_fork`) without
+    choosing a backend: a backend may hold a connection a fork must not share, so no key is
+    read. Together these took a worker's first call from about 70 ms of CPU to about 30
+    (steady: 8)."""
     import threading
 
     firsts: dict[tuple[str, str | None], ModelSettings] = {}
@@ -178,6 +186,8 @@ def warm_up_for_fork(models: list[ModelSettings]) -> None:
                 await litellm.acompletion(**request)
                 async for _chunk in await litellm.acompletion(**request, stream=True):
                     pass
+                if _provider_of(litellm, settings) == "openai":
+                    await _sdk_warm_up(litellm, settings)
             except Exception as exc:  # the workers will do it themselves
                 log.info("warm-up call for %s failed: %s", settings.model, mask_secrets(str(exc)))
         with contextlib.suppress(Exception):  # litellm's logging of those calls, done in this loop
@@ -188,6 +198,53 @@ def warm_up_for_fork(models: list[ModelSettings]) -> None:
     thread = threading.Thread(target=lambda: asyncio.run(calls()), name="proactive-tui warm-up", daemon=True)
     thread.start()
     thread.join()
+    keys.preload_for_fork()
+
+
+def _provider_of(litellm: Any, settings: ModelSettings) -> str | None:
+    """litellm's provider for a seat (`gpt-4o` is `openai` too), or None when it cannot place it."""
+    try:
+        return str(litellm.get_llm_provider(model=settings.model, api_base=settings.api_base)[1])
+    except Exception:
+        return None
+
+
+def _warm_up_reply(request: Any) -> Any:
+    """`_sdk_warm_up`'s server, in process: a chat completion (or its stream) saying WARM_UP_TEXT."""
+    import httpx
+
+    def body(kind: str, choice: dict[str, Any]) -> dict[str, Any]:
+        return {"id": "warm-up", "object": kind, "created": 0, "model": "warm-up", "choices": [choice],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+    if json.loads(request.content).get("stream"):
+        chunks = [body("chat.completion.chunk", {"index": 0, "delta": {"role": "assistant", "content": WARM_UP_TEXT},
+                                                 "finish_reason": None}),
+                  body("chat.completion.chunk", {"index": 0, "delta": {}, "finish_reason": "stop"})]
+        text = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
+        return httpx.Response(200, content=text.encode(), headers={"content-type": "text/event-stream"})
+    return httpx.Response(200, json=body("chat.completion", {
+        "index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": WARM_UP_TEXT}}))
+
+
+async def _sdk_warm_up(litellm: Any, settings: ModelSettings) -> None:
+    """One whole and one streamed call of an `openai/` seat's model through litellm's OpenAI
+    provider and the SDK, whose HTTP client answers in process (httpx `MockTransport`): no
+    socket is opened and no key read. The client is ours (litellm's `client=`), so litellm
+    caches none bound to this thread's loop."""
+    import httpx
+    import openai
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(_warm_up_reply)) as http:
+        # an httpx client, as litellm hands the SDK (its aiohttp transport inside): the SDK takes
+        # one though it is typed for its own httpx2, so this is the path a worker's calls take
+        client = openai.AsyncOpenAI(api_key="warm-up", base_url="http://warm-up.invalid/v1",
+                                    http_client=http, max_retries=0)  # type: ignore[arg-type]
+        request = {"model": settings.model, "messages": [{"role": "user", "content": WARM_UP_TEXT}],
+                   "client": client, "max_tokens": 1}
+        await litellm.acompletion(**request)
+        async for _chunk in await litellm.acompletion(**request, stream=True):
+            pass
 
 
 class Usage(BaseModel):
