@@ -12,7 +12,9 @@ final peak <= 1.5x the peak after the first 100.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import resource
 import sys
 import tempfile
@@ -36,6 +38,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="batch-memory-"))
+    atexit.register(shutil.rmtree, work, True)  # its folders and stores: gone when it ends, whatever ended it
     os.environ["PROACTIVE_TUI_CONFIG"] = str(work / "config.toml")
     os.environ["PROACTIVE_TUI_DATA"] = str(work / "data")
 

@@ -26,7 +26,10 @@ the folder, the report) runs in this process against a fake server (a child proc
 `light_server.py` by default: the project's fake server's replies on one asyncio loop) that answers
 every call after `--latency` seconds; every agent, user and judge seat is an `openai/` model at that
 server. Each round runs the same batch with `--workers 1` and with `--workers N` (default: the
-usable cores), alternating, each into a fresh folder and session store. Calls are counted per
+usable cores), alternating, each into a fresh folder and session store and in a fresh process
+(`run_fresh`), as `eval run` starts: the N workers fork from a parent that has called no model,
+so each pays its own first-call set-up, as in a real batch (until 2026-12-06 every run was made
+in this one process, and the N-worker runs forked from a parent the runs before had warmed). Calls are counted per
 session from the run records (every seat's calls; checked against a count at `litellm.acompletion`
 on the one-worker run), and the ideal wall time is
 
@@ -53,16 +56,20 @@ take the same cores; and, before and after, the cores N CPU-bound processes star
 machine the figures are read against that ceiling. `--profile` prints where the parent spends its
 CPU in the N-worker run (cProfile on CPU time): it should do little besides writing. Process start (a fresh
 interpreter to the CLI parsed and litellm imported) is on its own line, measured in a child process,
-with litellm's first-call set-up beside it (`gateway.warm_up_for_fork`, done once in this process
-before any run, as the pool does before its fork: a process's one-time costs, not a batch's).
+with what each run's process does before its clock beside it: litellm's first-call set-up
+(`gateway.warm_up_for_fork`, as the pool does before its fork) and the eval command's own
+first-use set-up (`warm_up_command`: a scripted batch, no model called): a process's one-time
+costs, not a batch's.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import statistics
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -433,47 +440,118 @@ def main() -> None:
     parser.add_argument("--capacity-concurrency", type=int, default=96,
                         help="the capacity workload's sessions in flight: enough that N workers are bound by "
                              "their cores, not by how many sessions wait on the server")
+    parser.add_argument("--child", help=argparse.SUPPRESS)  # one run, in a fresh process (`run_fresh`)
     args = parser.parse_args()
+    if args.child:
+        return child_run(args)
     n = args.workers or max(2, usable_cores())
     work = Path(tempfile.mkdtemp(prefix="batch-throughput-"))
+    try:
+        report(args, n, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_fresh(workers: int, index: int, args: argparse.Namespace, base_url: str, work: Path, server_pid: int,
+              workload: Workload) -> dict:
+    """One run (`run_once`) in a fresh interpreter, as `eval run` starts: its parent has made no
+    model call before it forks the workers. Run in this process after the others, the N-worker
+    runs forked from a parent that earlier runs had warmed (litellm's call path, the OpenAI SDK's
+    reply models, the keyring): each worker's first call was cheaper than a real one, which
+    hid what every worker of a real batch pays (`gateway.warm_up_for_fork`). The child's own
+    start (imports, litellm's warm-up) is before the clock, as here before: process start is on
+    its own line."""
+    order = {"workers": workers, "index": index, "base_url": base_url, "work": str(work), "server_pid": server_pid,
+             "workload": workload.name, "args": {k: v for k, v in vars(args).items() if k != "child"}}
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(order)], env=env, check=True)
+    return json.loads((work / f"figures-{index}.json").read_text(encoding="utf-8"))
+
+
+def child_run(args: argparse.Namespace) -> None:
+    """`--child`: the run `run_fresh` ordered; its figures to `figures-<index>.json` in the work folder."""
+    order = json.loads(args.child)
+    work = Path(order["work"])
     os.environ["PROACTIVE_TUI_CONFIG"] = str(work / "config.toml")
+    ns = argparse.Namespace(**order["args"])
+    workload = next(w for w in workloads(ns) if w.name == order["workload"])
+    from proactive_tui.llm.gateway import litellm_module, warm_up_for_fork
+    from proactive_tui.llm.settings import ModelSettings
 
-    total_start, imports = process_start()
-    from proactive_tui.llm.gateway import litellm_module
-
-    litellm = litellm_module()  # imported before the clock: process start, on its own line
+    litellm = litellm_module()
+    # litellm's first-call set-up, done before the clock as `WorkerPool.start` does it before its
+    # fork (`gateway.warm_up_for_fork`, once a process): the one-worker run would otherwise pay it
+    # inside its wall, the N-worker run in its pool's start. Timed on its own line, in the parent.
+    warm_up_for_fork([ModelSettings(model=f"openai/{seat}", api_base=order["base_url"]) for seat in "auj"])
+    command_warm = warm_up_command(ns, workload, work, order["index"])
     counted_calls = [0]
     real = litellm.acompletion
 
-    async def counted(*a, **kw):  # in this process only: the one-worker run's check of the records' count
+    async def counted(*a, **kw):  # the one-worker run's check of the records' count
         counted_calls[0] += 1
         return await real(*a, **kw)
+
+    if order["workers"] == 1:
+        litellm.acompletion = counted
+    figures = run_once(order["workers"], order["index"], ns, order["base_url"], work,
+                       ns.profile and order["workers"] > 1, order["server_pid"], workload,
+                       timeline=ns.timeline and order["workers"] > 1)
+    figures["counted"] = counted_calls[0] if order["workers"] == 1 else None
+    figures["command_warm"] = command_warm
+    (work / f"figures-{order['index']}.json").write_text(json.dumps(figures), encoding="utf-8")
+
+
+def warm_up_command(args: argparse.Namespace, workload: Workload, work: Path, index: int) -> float:
+    """What the command does once a process before any batch work, done before the clock: a
+    scripted batch of the workload's first selector (one repeat, one turn, in this process, no
+    model called), so the clock does not count the eval command's own imports and first-use
+    set-up (the environment loader, the store, the report and its statistics), which a process
+    pays once, like its interpreter's start. No model is called: the workers still fork from a
+    parent that never called one, as in a real `eval run`. Its wall, seconds."""
+    import io
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from engine_helpers import scripted_agent, scripted_judge, scripted_user
+    from proactive_tui.cli.eval_batch import run_batch_eval
+    from proactive_tui.cli.main import build_parser
+    from proactive_tui.core.spec import build_session
+
+    def scripted(spec, env, gateway):
+        seats = {"agent": scripted_agent(), "user": scripted_user(), "judge": scripted_judge()}
+        return build_session(spec, env, gateway, seats=seats)
+
+    os.environ["PROACTIVE_TUI_DATA"] = str(work / f"command-{index}")
+    ns = build_parser().parse_args(["eval", "run", workload.selectors[0], "--agreeableness", "low", "--repeats", "1",
+                                    "--max-turns", "1", "--workers", "1", "--out", str(work / f"command-{index}-out")])
+    ns.envs = list(getattr(ns, "sub_envs", []) or [])
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = run_batch_eval(ns, build=scripted)
+    if code != 0:
+        raise SystemExit(f"the scripted warm-up batch ended with {code}")
+    return time.perf_counter() - start
+
+
+def report(args: argparse.Namespace, n: int, work: Path) -> None:
+    """Every run, each in its own process (`run_fresh`), and the figures."""
+    total_start, imports = process_start()
+    from proactive_tui.llm.gateway import litellm_module, warm_up_for_fork
+    from proactive_tui.llm.settings import ModelSettings
+
+    litellm_module()  # process start, on its own line
 
     before = load()
     machine = [cores_available(n)]
     proc, base_url = start_server(args.latency, args.server)
-    # litellm's first-call set-up, done here before the clock as `WorkerPool.start` does it before
-    # its fork (`gateway.warm_up_for_fork`: once a process): otherwise the first round's one-worker
-    # run would pay it inside its wall and the first N-worker run would pay it again in its pool's
-    # start, and round 1 would not measure what the other rounds do. Timed on its own line.
-    from proactive_tui.llm.gateway import warm_up_for_fork
-    from proactive_tui.llm.settings import ModelSettings
-
-    warm_started = time.process_time()
+    warm_started = time.process_time()  # what each run's process does before its clock (`child_run`)
     warm_up_for_fork([ModelSettings(model=f"openai/{seat}", api_base=base_url) for seat in "auj"])
     warm_cpu = time.process_time() - warm_started
     runs: list[dict] = []
     try:
         for _round in range(args.rounds):
             for workload, workers in [(w, k) for w in workloads(args) for k in (1, n)]:
-                litellm.acompletion = counted if workers == 1 else real
-                counted_calls[0] = 0
-                figures = run_once(workers, len(runs), args, base_url, work, args.profile and workers > 1, proc.pid,
-                                   workload, timeline=args.timeline and workers > 1)
-                figures["counted"] = counted_calls[0] if workers == 1 else None
-                runs.append(figures)
+                runs.append(run_fresh(workers, len(runs), args, base_url, work, proc.pid, workload))
     finally:
-        litellm.acompletion = real
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(timeout=10)
     after = load()
@@ -485,7 +563,9 @@ def main() -> None:
     median = statistics.median
     label = "median over rounds, " if args.rounds > 1 else ""
     print(f"\nprocess start (interpreter to CLI and litellm ready): {total_start:.2f} s, of which imports {imports:.2f} s; "
-          f"then litellm's first-call set-up (gateway.warm_up_for_fork, once a process, before any run): {warm_cpu:.2f} s CPU")
+          f"then litellm's first-call set-up (gateway.warm_up_for_fork, once a process, before any run): {warm_cpu:.2f} s CPU; "
+          f"then the eval command's own first-use set-up (a scripted batch, no model called, `warm_up_command`): "
+          f"{statistics.median(r['command_warm'] for r in runs):.2f} s (median over the runs' processes)")
     for workload in workloads(args):
         mine = [r for r in runs if r["workload"] == workload.name]
         first = mine[0]

@@ -21,8 +21,10 @@ max(ideal, that CPU / cores): what the engine loses beyond the CPU its calls cos
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -87,6 +89,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="synth-throughput-"))
+    atexit.register(shutil.rmtree, work, True)  # its folders and stores: gone when it ends, whatever ended it
     os.environ["PROACTIVE_TUI_CONFIG"] = str(work / "config.toml")
     os.environ["PROACTIVE_TUI_DATA"] = str(work / "data")
 
