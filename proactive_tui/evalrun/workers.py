@@ -85,10 +85,19 @@ class ForwardStore:
     """The session store as a worker's `SessionRecorder` sees it: each write goes to the parent,
     in order, and never waits for a lock (the parent's `StoreWriter` handles that). Secrets are
     masked here, as `Store` would mask them: the parent, writing for every worker on one core,
-    then only writes (masking was a third of its CPU)."""
+    then only writes (masking was a third of its CPU). With `defer` (a worker's
+    `IdleQueue.defer`) that masking and the send wait for the worker's loop to be idle, in
+    order: no session's next reply waits on them (`evalrun.idle`)."""
 
-    def __init__(self, send: Callable[[tuple], None]) -> None:
+    def __init__(self, send: Callable[[tuple], None], defer: Callable[[Callable[[], Any]], None] | None = None) -> None:
         self._send = send
+        self._defer = defer
+
+    def _later(self, write: Callable[[], None]) -> None:
+        if self._defer is None:
+            write()
+        else:
+            self._defer(write)
 
     @contextlib.contextmanager
     def waiting_at_most(self, seconds: float) -> Iterator[None]:
@@ -97,22 +106,24 @@ class ForwardStore:
     def create_session(self, row: Any) -> None:
         from proactive_tui.store.db import masked_row
 
-        self._send(("create", masked_row(row)))
+        self._later(lambda: self._send(("create", masked_row(row))))
 
     def append(self, session_id: str, seq: int, type_: str, payload: str, ts: str) -> None:
         from proactive_tui.redact import mask_json
 
-        self._send(("append", session_id, seq, type_, mask_json(payload), ts))
+        self._later(lambda: self._send(("append", session_id, seq, type_, mask_json(payload), ts)))
 
     def append_event(self, session_id: str, event: Any) -> None:
+        from proactive_tui.redact import mask_json
         from proactive_tui.store.db import event_json
 
-        self.append(session_id, event.seq, event.type, event_json(event), event.ts)
+        self._later(lambda: self._send(("append", session_id, event.seq, event.type, mask_json(event_json(event)),
+                                        event.ts)))
 
     def update_session(self, session_id: str, updated_at: str, **fields: Any) -> None:
         from proactive_tui.store.db import mask_fields
 
-        self._send(("update", session_id, updated_at, mask_fields(fields)))
+        self._later(lambda: self._send(("update", session_id, updated_at, mask_fields(fields))))
 
 
 class RemoteCharge:
@@ -180,13 +191,18 @@ class _Worker:
         self.outbox: list[tuple] = []
         self._flush_soon = False
         self.spacing = StartSpacing()
+        self.idle: Any = None
+        """This worker's `IdleQueue` (made with its loop, in `main`)."""
 
     def send(self, message: tuple) -> None:
         """Queue a message for the parent; what one turn of the event loop queued goes as one list
         (one pickle and one write for a call's several store writes, not one each: the parent
-        reads every worker's messages on its one core)."""
+        reads every worker's messages on its one core). Any other message goes after the store
+        writes put off until now (`ForwardStore`): a session's end after its last event."""
         if self.parent_gone:
             return
+        if message[0] not in STORE_WRITES and self.idle is not None:
+            self.idle.drain()
         self.outbox.append(message)
         if not self._flush_soon:
             self._flush_soon = True
@@ -224,11 +240,14 @@ class _Worker:
         return limiter
 
     async def main(self) -> None:
-        from proactive_tui.llm.gateway import Gateway
+        from proactive_tui.evalrun.idle import IdleQueue
+        from proactive_tui.llm.gateway import Gateway, defer_litellm_logging
 
         loop = asyncio.get_running_loop()
         self.closed: asyncio.Future[None] = loop.create_future()
         self.gate = asyncio.Semaphore(self.cap)
+        self.idle = IdleQueue()
+        defer_litellm_logging(self.idle.turn)  # litellm's logging of each success: on no session's path
         self.gateway = Gateway(**self.gateway_options, limiter_factory=self._limiter)
         self.job = self.make_job(self)
         loop.add_reader(self.conn.fileno(), self._readable)
@@ -351,7 +370,9 @@ def eval_job(planned: list[Any], build: Any, shares: Any, store: bool) -> Callab
             family.engine  # noqa: B018  (imports its engine module)
 
     def make(worker: _Worker) -> Any:
-        db = ForwardStore(worker.send) if store else None
+        # a Ray task's worker keeps its messages until the task returns: nothing to put off there
+        idle = getattr(worker, "idle", None)
+        db = ForwardStore(worker.send, idle.defer if idle is not None else None) if store else None
 
         async def job(index: int) -> Any:
             return await run_one(planned[index], build, worker.gateway, shares, db,

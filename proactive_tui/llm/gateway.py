@@ -201,6 +201,29 @@ def warm_up_for_fork(models: list[ModelSettings]) -> None:
     keys.preload_for_fork()
 
 
+def defer_litellm_logging(turn: Callable[[], Awaitable[None]]) -> bool:
+    """Make litellm's logging of each successful call (its `GLOBAL_LOGGING_WORKER`: a standard
+    logging payload built for callbacks, which this program registers none of) start only once
+    `turn()` says so: a batch worker's idle loop (`evalrun.idle`), where it holds up no session.
+    In this process from now on; False when this litellm has no such worker (then it logs as
+    ever)."""
+    try:
+        from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+    except Exception:
+        return False
+    enqueue = getattr(GLOBAL_LOGGING_WORKER, "ensure_initialized_and_enqueue", None)
+    if enqueue is None:
+        return False
+
+    async def when_idle(coroutine: Any) -> Any:
+        await turn()
+        return await coroutine
+
+    GLOBAL_LOGGING_WORKER.ensure_initialized_and_enqueue = (  # type: ignore[method-assign]
+        lambda async_coroutine: enqueue(async_coroutine=when_idle(async_coroutine)))
+    return True
+
+
 def _provider_of(litellm: Any, settings: ModelSettings) -> str | None:
     """litellm's provider for a seat (`gpt-4o` is `openai` too), or None when it cannot place it."""
     try:
