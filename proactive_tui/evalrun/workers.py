@@ -48,6 +48,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 
+from proactive_tui.evalrun.idle import IdleQueue
 from proactive_tui.evalrun.spacing import StartSpacing
 
 STATS_EVERY_S = 0.5
@@ -191,7 +192,7 @@ class _Worker:
         self.outbox: list[tuple] = []
         self._flush_soon = False
         self.spacing = StartSpacing()
-        self.idle: Any = None
+        self.idle: IdleQueue | None = None
         """This worker's `IdleQueue` (made with its loop, in `main`)."""
 
     def send(self, message: tuple) -> None:
@@ -240,7 +241,6 @@ class _Worker:
         return limiter
 
     async def main(self) -> None:
-        from proactive_tui.evalrun.idle import IdleQueue
         from proactive_tui.llm.gateway import Gateway, defer_litellm_logging
 
         loop = asyncio.get_running_loop()
