@@ -220,6 +220,25 @@ async def test_enter_then_a_reply_typed_faster_than_the_app_goes_into_the_box(fa
         assert (box.text if isinstance(box, TextArea) else box.value).endswith("xij")
 
 
+async def test_enter_on_a_widget_with_its_own_enter_stays_with_it() -> None:
+    """Outside the box, Enter goes back to it, unless the focused widget has an Enter of its own
+    (a button presses, a list picks): then the screen does not offer it."""
+    from textual.widgets import Button, Static
+
+    app = ProactiveApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_live(app, pilot, "proactiveeval", "user")
+        plain, button = Static("plain", id="plain"), Button("mine", id="mine")
+        plain.can_focus = True
+        await screen.mount(plain, button)
+        plain.focus()
+        await pilot.pause()
+        assert "focus_compose" in actions(screen)  # a widget with no Enter: Enter goes back to the box
+        button.focus()
+        await pilot.pause()
+        assert "focus_compose" not in actions(screen)  # the button keeps its Enter
+
+
 # -- 1. esc asks before it stops a live session; a finished one is left at once ------------------
 
 

@@ -608,8 +608,14 @@ class SessionScreenBase(Screen[None]):
         """Whether the focused widget has its own Enter (a button, a list): it keeps it. The
         screen's Enter (back to the box) is a priority binding only so that it moves the focus
         while the key is handled, before the keys typed behind it are routed."""
+        from textual.binding import Binding
+
         focused = self.focused
-        return focused is not None and bool(focused._bindings.key_to_bindings.get("enter"))
+        if focused is None:
+            return False
+        # its classes' BINDINGS (the public declaration Textual merges), "enter,space" expanded
+        return any(binding.key == "enter" for cls in type(focused).__mro__
+                   for binding in Binding.make_bindings(cls.__dict__.get("BINDINGS", ())))
 
     def _seat_input(self) -> Any:
         """Where the person types on their turn (enter comes back to it after esc left it): the
