@@ -175,3 +175,43 @@ def test_a_stop_signal_cancels_the_ray_tasks_and_leaves_a_resumable_folder(tmp_p
         assert main(["eval", "resume", str(out)]) == 0  # on the module's Ray (the folder's --ray)
     assert len(finished_keys(out)) == 12
     assert json.loads((out / "report.json").read_text())["partial"] is False
+
+
+def test_a_ray_tasks_sessions_start_apart_as_a_workers_do(monkeypatch) -> None:
+    """Sessions handed out together start a few milliseconds apart (`evalrun.spacing`), in a Ray
+    task as in a worker process: each of the task's units waits its turn before its job starts."""
+    import asyncio
+
+    from proactive_tui.evalrun import ray_run
+
+    log: list[str] = []
+
+    class Spacing:
+        async def wait_turn(self) -> float:
+            log.append("turn")
+            return 0.0
+
+    class Remote:
+        def __init__(self, value=None) -> None:
+            self.value = value
+
+        def remote(self, *args):  # what a Ray call gives: something to await, or to leave
+            answer = asyncio.get_running_loop().create_future()
+            answer.set_result(self.value)
+            return answer
+
+    class Limiter:
+        begin, end, pauses = Remote({}), Remote(), Remote({})
+
+    def make_job(worker):
+        async def job(index: int):
+            log.append(f"job {index}")
+            await asyncio.sleep(0)
+            return index
+        return job
+
+    monkeypatch.setattr(ray_run, "StartSpacing", Spacing)
+    results, _, _ = ray_run.run_unit(make_job, [0, 1, 2], 3, {}, Limiter(), "task-1")
+    assert [index for index, _ in results] == [0, 1, 2]
+    assert log[:2] == ["turn", "job 0"] and log.count("turn") == 3
+    assert all(log[log.index(f"job {i}") - 1] == "turn" for i in range(3))

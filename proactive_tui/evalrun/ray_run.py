@@ -40,6 +40,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable
 
+from proactive_tui.evalrun.spacing import StartSpacing
+
 RAY_EXTRA = "pip install 'proactive-tui[ray]'"
 MAX_RETRIES = 3
 """Ray's retries of a unit whose worker died or whose run raised outside its sessions."""
@@ -258,9 +260,11 @@ def run_unit(make_job: Any, indexes: list[int], cap: int, gateway_options: dict[
         worker = _TaskWorker(cap, limiter, owner, gateway_options, pauses)
         job = make_job(worker)
         gate = asyncio.Semaphore(max(1, cap))
+        spacing = StartSpacing()
 
         async def one(index: int) -> tuple[int, Any]:
             async with gate:
+                await spacing.wait_turn()  # a task's units start apart, as a worker's do (evalrun.spacing)
                 return index, await job(index)
 
         follower = asyncio.get_running_loop().create_task(worker.follow_pauses())
