@@ -153,7 +153,63 @@ def chronos_screen(seat: str | None, hold: Hold | None = None):
     return make
 
 
-SCREENS = {"proactiveeval": pe_screen, "proactivebench": pb_screen, "chronos": chronos_screen}
+ONLINE: list = []
+"""The fake server ProactBench's online protocol talks to (its Planner and agent are models), once
+a module, started by the first test that seats a person as its user."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def online_server():
+    yield
+    for server in ONLINE:
+        server.__exit__(None, None, None)
+
+
+def proactbench_screen(seat: str | None, hold: Hold | None = None):
+    """ProactBench: offline (the protocol's default) the agent's seat watched or played, the judge
+    scripted; the user's seat is asked only online, where the Planner and the agent are models
+    (the fake server)."""
+    def make(app):
+        from test_proactbench_engine import ENV_ID, online_responder
+        from proactive_tui.core import registry
+        from proactive_tui.families.proactbench.judges import JudgeVerdict
+        from proactive_tui.families.proactbench.ui.session import ProactBenchSessionScreen
+        from proactive_tui.testing.fake_openai import FakeOpenAIServer
+
+        env = app.environments.get(ENV_ID)
+        family = registry.get("proactbench")
+        if seat == "user":
+            if not ONLINE:
+                ONLINE.append(FakeOpenAIServer(responder=online_responder()).__enter__())
+            spec = fake_spec(env.id, ONLINE[0].base_url, protocol="online", max_turns=3)
+            spec.seats = {"agent": "model", "user": "human", "judge": "model"}
+            return ProactBenchSessionScreen(env, spec)
+        seats = {"agent": "model", "user": "model", "judge": "model"}
+        if seat:
+            seats[seat] = "human"
+        spec = SessionSpec(env_id=env.id, seats=seats, settings=family.settings({"max_triggers": 3}).model_dump())
+
+        async def factory(spec, env, **_):
+            class Agent(ScriptedParticipant):
+                async def reply(self, request):
+                    if hold is not None:
+                        await hold.at(request.turn)
+                    return await super().reply(request)
+
+            agent = HumanParticipant() if seat == "agent" else Agent(lambda r: f"agent reply at turn {r.turn}",
+                                                                     label="scripted-agent")
+            judge = ScriptedParticipant([], structured=lambda request, schema: JudgeVerdict(
+                rationale="fine", score="PASS"), label="scripted-judge")
+            players = {"agent": agent, "user": ScriptedParticipant([]), "judge": judge}
+            return family.engine.build_session(spec, env, players), players
+
+        return ProactBenchSessionScreen(env, spec, factory if seat or hold else paused(factory))
+
+    return make
+
+
+SCREENS = {"proactiveeval": pe_screen, "proactivebench": pb_screen, "chronos": chronos_screen,
+           "proactbench": proactbench_screen}
 SEATS = [
     pytest.param("proactiveeval", None, id="proactiveeval-watch"),
     pytest.param("proactiveeval", "user", id="proactiveeval-user"),
@@ -164,6 +220,9 @@ SEATS = [
     pytest.param("chronos", None, id="chronos-watch"),
     pytest.param("chronos", "user", id="chronos-user"),
     pytest.param("chronos", "agent", id="chronos-agent"),
+    pytest.param("proactbench", None, id="proactbench-watch"),
+    pytest.param("proactbench", "user", id="proactbench-user"),
+    pytest.param("proactbench", "agent", id="proactbench-agent"),
 ]
 """Every seat a person can take in each family."""
 
