@@ -12,7 +12,9 @@ the wall 6% shorter, wall / max(ideal, CPU / cores) 1.255 -> 1.218.
 
 It waits at most `IDLE_MAX_WAIT_S` (a loop that is never idle still does it), and `drain()`
 runs everything put off, in order, before anything that must follow it (a session's end, the
-worker's goodbye).
+worker's goodbye). A worker killed outright (kill -9, the OOM killer) loses what it had put off,
+at most that long of its running sessions' events: those sessions are lost with it anyway
+(written as failed, their rows marked interrupted, run again by resume).
 """
 
 from __future__ import annotations
