@@ -215,3 +215,36 @@ def test_a_ray_tasks_sessions_start_apart_as_a_workers_do(monkeypatch) -> None:
     assert [index for index, _ in results] == [0, 1, 2]
     assert log[:2] == ["turn", "job 0"] and log.count("turn") == 3
     assert all(log[log.index(f"job {i}") - 1] == "turn" for i in range(3))
+
+
+def test_ray_client_is_tried_again_only_when_its_server_failed_to_start() -> None:
+    """Ray's client proxy sometimes loses the server it forks for a new connection (an open Ray
+    bug, ray-project/ray#63202): `ray://` is tried again then, up to three times; any other
+    failure, or any other address, is said at once."""
+    from proactive_tui.evalrun import ray_run
+
+    started = ConnectionAbortedError("Initialization failure from server:\nRuntimeError: Starting Ray client "
+                                     "server failed. See ray_client_server_23000.err for detailed logs.")
+
+    class FakeRay:
+        def __init__(self, failures: list[BaseException]) -> None:
+            self.failures, self.calls = list(failures), []
+
+        def init(self, **options) -> None:
+            self.calls.append("init")
+            if self.failures:
+                raise self.failures.pop(0)
+
+        def shutdown(self) -> None:
+            self.calls.append("shutdown")
+
+    client = {"address": "ray://127.0.0.1:10001"}
+    fake = FakeRay([started, started])
+    ray_run.join(fake, client)
+    assert fake.calls == ["init", "shutdown", "init", "shutdown", "init"]
+    for options, failures in ((client, [started] * 3), ({"address": "auto"}, [started]),
+                              (client, [ConnectionAbortedError("the token is wrong")])):
+        fake = FakeRay(failures)
+        with pytest.raises(ConnectionAbortedError):
+            ray_run.join(fake, options)
+        assert fake.calls.count("init") == (3 if len(failures) == 3 else 1)

@@ -94,6 +94,15 @@ class Head:
             assert time.monotonic() < deadline, f"the head never started: {(self.dir / 'head.log').read_text()[-2000:]}"
             time.sleep(0.2)
 
+    def client_server_logs(self) -> str:
+        """The tail of each Ray Client server log of this head (the proxy's and each client's own
+        server): why a `ray://` connection failed, shown with the command's error."""
+        tails = []
+        for log in sorted((self.dir / "session_latest" / "logs").glob("ray_client_server*")):
+            text = log.read_text(errors="replace").strip()
+            tails.append(f"--- {log.name}\n{text[-1500:]}")
+        return "\n".join(tails) or "(no Ray Client server log)"
+
     def stop(self) -> None:
         """End every process of the head's session (raylet, GCS, agents, workers): they share its
         process group. Not `ray stop`, which would stop every Ray of this user on the machine."""
@@ -158,6 +167,6 @@ def test_eval_ray_client_address_gives_the_folder_of_one_process(head, tmp_path,
     with FakeOpenAIServer(responder=proactiveeval_responder()) as server:
         address = f"ray://127.0.0.1:{head.client_port}"
         done = run_on(head, server, out, address, {})
-        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.returncode == 0, f"{done.stderr[-3000:]}\n{head.client_server_logs()}"
         assert f"Ray tasks on the Ray cluster at {address}" in done.stderr and "Traceback" not in done.stderr
         the_same_as_one_process(tmp_path, server, out, capsys)

@@ -50,6 +50,9 @@ WAIT_S = 0.2
 PAUSE_POLL_S = 0.5
 """How often a running task asks the limiter actor for the 429 pauses other tasks hit."""
 LOCAL = "local"
+CLIENT_START_TRIES = 3
+"""How often `ray://` is tried when the cluster's Ray Client server fails to start the connection's
+own server (`join`)."""
 """`--ray` with no address: start a Ray instance on this machine for this command."""
 
 
@@ -281,6 +284,26 @@ def run_unit(make_job: Any, indexes: list[int], cap: int, gateway_options: dict[
 # -- this process's side -----------------------------------------------------------------------
 
 
+def join(ray: Any, options: dict[str, Any]) -> None:
+    """`ray.init(**options)`; for a `ray://` address, again (up to `CLIENT_START_TRIES` times in
+    all) when the cluster's Ray Client server could not start this connection's own server.
+
+    Why: that start fails now and then, in Ray itself: the proxy forks the server while its gRPC
+    threads run, and the child can die in the fork (ray-project/ray#63202, open), more often
+    the longer the cluster has run. Nothing of the batch has started then, and a new connection
+    gets a new server; any other failure is said at once, as before."""
+    for attempt in range(1, CLIENT_START_TRIES + 1):
+        try:
+            ray.init(**options)
+            return
+        except ConnectionAbortedError as exc:
+            client = str(options.get("address", "")).startswith("ray://")
+            if not client or "Starting Ray client server failed" not in str(exc) or attempt == CLIENT_START_TRIES:
+                raise
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+
+
 class RayBatch:
     """A batch's units as Ray tasks, with `workers.WorkerPool`'s interface (`start`, `run`,
     `terminate`, `count`), so the commands and `runner.run_planned` take either."""
@@ -327,7 +350,7 @@ class RayBatch:
                 options.update(address="local", num_cpus=usable_cores(), include_dashboard=False)
             else:
                 options["address"] = self.address
-            ray.init(**options)
+            join(ray, options)
             self.started_ray = True
         self.count = int(ray.cluster_resources().get("CPU", 1))
         actor = ray.remote(LimiterActor).options(max_concurrency=10_000)
