@@ -50,10 +50,10 @@ WAIT_S = 0.2
 PAUSE_POLL_S = 0.5
 """How often a running task asks the limiter actor for the 429 pauses other tasks hit."""
 LOCAL = "local"
+"""`--ray` with no address: start a Ray instance on this machine for this command."""
 CLIENT_START_TRIES = 3
 """How often `ray://` is tried when the cluster's Ray Client server fails to start the connection's
 own server (`join`)."""
-"""`--ray` with no address: start a Ray instance on this machine for this command."""
 
 
 def ray_module() -> Any:
