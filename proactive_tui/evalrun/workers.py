@@ -110,16 +110,17 @@ class ForwardStore:
         self._later(lambda: self._send(("create", masked_row(row))))
 
     def append(self, session_id: str, seq: int, type_: str, payload: str, ts: str) -> None:
-        from proactive_tui.redact import mask_json
-
-        self._later(lambda: self._send(("append", session_id, seq, type_, mask_json(payload), ts)))
+        self._later(lambda: self._append_now(session_id, seq, type_, payload, ts))
 
     def append_event(self, session_id: str, event: Any) -> None:
-        from proactive_tui.redact import mask_json
         from proactive_tui.store.db import event_json
 
-        self._later(lambda: self._send(("append", session_id, event.seq, event.type, mask_json(event_json(event)),
-                                        event.ts)))
+        self._later(lambda: self._append_now(session_id, event.seq, event.type, event_json(event), event.ts))
+
+    def _append_now(self, session_id: str, seq: int, type_: str, payload: str, ts: str) -> None:
+        from proactive_tui.redact import mask_json
+
+        self._send(("append", session_id, seq, type_, mask_json(payload), ts))
 
     def update_session(self, session_id: str, updated_at: str, **fields: Any) -> None:
         from proactive_tui.store.db import mask_fields

@@ -225,7 +225,10 @@ def defer_litellm_logging(turn: Callable[[], Awaitable[None]]) -> bool:
 
 
 def _provider_of(litellm: Any, settings: ModelSettings) -> str | None:
-    """litellm's provider for a seat (`gpt-4o` is `openai` too), or None when it cannot place it."""
+    """litellm's provider for a seat (`gpt-4o` is `openai` too), or None when it cannot place it.
+    litellm's own routing, not `keys.provider_of` (which picks the key to read): the SDK warm-up
+    runs only where litellm takes the OpenAI client, so a bare `mistral-large` (OpenAI's key to
+    `keys`, Mistral's client to litellm) is never sent anywhere."""
     try:
         return str(litellm.get_llm_provider(model=settings.model, api_base=settings.api_base)[1])
     except Exception:
