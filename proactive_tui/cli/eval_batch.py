@@ -513,8 +513,10 @@ def run_with_signals(make: Any) -> str | None:
             for sig in installed:
                 loop.remove_signal_handler(sig)
 
+    from proactive_tui.llm import batch_loop
+
     try:
-        asyncio.run(main())
+        batch_loop.run(main())  # a call's request leaves at once (llm.batch_loop)
     except (KeyboardInterrupt, asyncio.CancelledError):
         return stopped[0] if stopped else "Ctrl-C"
     return stopped[0] if stopped else None

@@ -278,7 +278,9 @@ def run_unit(make_job: Any, indexes: list[int], cap: int, gateway_options: dict[
             limiter.end.remote(owner)
         return list(results), worker.outbox, worker.stats()
 
-    return asyncio.run(main())
+    from proactive_tui.llm import batch_loop
+
+    return batch_loop.run(main())  # llm.batch_loop
 
 
 # -- this process's side -----------------------------------------------------------------------

@@ -348,7 +348,9 @@ def _worker_entry(conn: Any, others: list[Any], cap: int, make_job: Any, gateway
     # collector's reach, a full collection scans only what the worker makes. Left in, one such
     # collection scanned litellm's whole heap and stalled every session of the worker for 0.3-0.45 s.
     gc.freeze()
-    asyncio.run(_Worker(conn, cap, make_job, gateway_options).main())
+    from proactive_tui.llm import batch_loop
+
+    batch_loop.run(_Worker(conn, cap, make_job, gateway_options).main())  # llm.batch_loop
 
 
 def eval_job(planned: list[Any], build: Any, shares: Any, store: bool) -> Callable[[_Worker], Any]:

@@ -23,7 +23,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Generic, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from proactive_tui.llm import keys, trace
+from proactive_tui.llm import batch_loop, keys, trace
 from proactive_tui.llm.errors import ModelError, classify, non_json_body
 from proactive_tui.llm.jsonreply import NoJSON, extract_json
 from proactive_tui.llm.limits import GatewayStats, ModelLimiter, ModelLimits, estimate_tokens
@@ -408,6 +408,9 @@ class Gateway:
         self._priced: dict[str, bool] = {}
         """Whether litellm knows a price for the model: an unpriced one skips the cost calculator."""
         self._schema_support: dict[str, bool] = {}
+        self._set_up_inline: dict[tuple[str, str | None], bool] = {}
+        """Per model and api base: whether litellm's set-up of its calls may run on a batch loop's
+        thread (`llm.batch_loop`), its provider looked up once."""
         self._sleep = sleep
         self._jitter = jitter
         self.base_delay = base_delay
@@ -427,6 +430,16 @@ class Gateway:
             make = self.limiter_factory or (lambda model, limits, local: ModelLimiter(limits, local=local))
             limiter = self._limiters[settings.model] = make(settings.model, limits, settings.is_local)
         return limiter
+
+    def set_up_inline(self, settings: ModelSettings) -> bool:
+        """Whether litellm's set-up of this seat's calls may run on a batch loop's own thread
+        (`llm.batch_loop`): its provider, as litellm routes it, is one whose set-up never waits
+        on the network."""
+        key = (settings.model, settings.api_base)
+        known = self._set_up_inline.get(key)
+        if known is None:
+            known = self._set_up_inline[key] = _provider_of(litellm_module(), settings) in batch_loop.INLINE_PROVIDERS
+        return known
 
     @property
     def memory(self) -> ModeMemory:
@@ -757,6 +770,15 @@ class ModelStream:
             elapsed_s=self.elapsed_s, finish_reason=self.finish_reason,
         )
 
+    async def _acompletion(self, litellm: Any, request: dict[str, Any], deadline: float, what: str) -> Any:
+        """litellm's call within its bound, its set-up on the loop's thread where a batch loop and
+        the provider allow (`llm.batch_loop`). A coroutine, not the generator `_run`: the
+        context variable is set and reset with no `yield` between."""
+        if self.settings.is_local:
+            return await self._bounded(litellm.acompletion(**request), deadline, what)
+        with batch_loop.set_up_inline(self.gateway.set_up_inline(self.settings)):
+            return await self._bounded(litellm.acompletion(**request), deadline, what)
+
     async def _bounded(self, awaitable: Awaitable[Any], deadline: float, what: str) -> Any:
         """Await within the nearer of `deadline` (this bound) and the whole call's deadline.
 
@@ -828,7 +850,7 @@ class ModelStream:
                             asked = loop.time()
                             self._call_deadline = asked + settings.timeout  # per attempt: back-off is not the call
                             if not self.streaming:
-                                response = await self._bounded(litellm.acompletion(**request), self._call_deadline, "whole")
+                                response = await self._acompletion(litellm, request, self._call_deadline, "whole")
                                 text = self._absorb_whole(response)
                                 if not text.strip():  # whitespace is no reply either
                                     raise self._no_reply(bool(getattr(response, "choices", None)))
@@ -837,7 +859,7 @@ class ModelStream:
                                 break
                             masker = StreamMasker()  # per attempt: what a failed one held back is dropped
                             first_deadline = asked + settings.first_token_timeout
-                            response = await self._bounded(litellm.acompletion(**request), first_deadline, "first_token")
+                            response = await self._acompletion(litellm, request, first_deadline, "first_token")
                             try:
                                 self._check_stream_type(response)
                                 chunks = response.__aiter__()
