@@ -21,6 +21,14 @@ replies at once; so at 32 the ratio compares a saturated process with two that a
 gain in a call's CPU lowers it (one process gains, the two workers were waiting anyway). At 96 in
 flight both runs are bound by their cores, so the ratio measures what the N workers add.
 
+The issue's floor has a reference measured beside it in each round: `minimal_client.py`, the
+same sessions' shape (steps of 1 and 2 calls, as many in a row) on N processes with nothing of
+the project (the batch loop, aiohttp, a CPU burn making each call cost what a call of that round's
+N-worker run cost), read with the same formula: what a simple client of that shape gets on this
+machine at that moment, so a round's figure can be told from the machine's state. A yardstick,
+not a bound: it puts all of a call's CPU on its session's path, the batch's parent spends its
+share beside the workers.
+
 The batch command itself (`run_batch_eval`: planning, the runner or the worker pool, the store,
 the folder, the report) runs in this process against a fake server (a child process,
 `light_server.py` by default: the project's fake server's replies on one asyncio loop) that answers
@@ -411,6 +419,39 @@ def throughput_ceiling(run: dict, concurrency: int, latency: float, cores: int) 
     return {"littles": littles, "cpu": by_cpu, "ideal": by_ideal, "bound": min(littles, by_cpu, by_ideal)}
 
 
+def reference_steps(calls: int, in_a_row: int) -> tuple[int, ...]:
+    """A session's shape for the reference: steps of 1 and 2 calls at once, `calls` calls in all,
+    `in_a_row` steps, the 2s spread among the 1s (ProactiveEval at 3 turns: 12 and 8, so 1+2 four
+    times)."""
+    twos = min(max(0, calls - in_a_row), in_a_row)
+    ones = max(0, in_a_row - twos)
+    steps: list[int] = []
+    while ones or twos:
+        if ones:
+            steps.append(1)
+            ones -= 1
+        if twos:
+            steps.append(2)
+            twos -= 1
+    return tuple(steps)
+
+
+def reference_run(run: dict, n: int, latency: float, base_url: str, server_pid: int) -> dict:
+    """The minimal client (`minimal_client.py`) with `run`'s sessions, shape and CPU a call (the
+    batch's, parent and workers), on `n` processes: its floor figure, read as the batch's is."""
+    import minimal_client
+    from proactive_tui.evalrun.spacing import START_SPACING_S
+
+    steps = reference_steps(run["range"][1], run["chains"][1])
+    per_call = run["cpu"] / max(1, run["calls"])
+    bare = minimal_client.run(base_url, n, run["sessions"], steps, 0.0, START_SPACING_S)
+    served0 = server_cpu(server_pid)
+    ref = minimal_client.run(base_url, n, run["sessions"], steps, max(0.0, per_call - bare["per_call"]), START_SPACING_S)
+    served = server_cpu(server_pid) - served0
+    ideal = len(steps) * latency  # every session in flight at once: its calls in a row bound it
+    return {**ref, "steps": steps, "floor_ratio": ref["wall"] / max(ideal, (ref["cpu"] + served) / usable_cores())}
+
+
 def usable_cores() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -547,10 +588,13 @@ def report(args: argparse.Namespace, n: int, work: Path) -> None:
     warm_up_for_fork([ModelSettings(model=f"openai/{seat}", api_base=base_url) for seat in "auj"])
     warm_cpu = time.process_time() - warm_started
     runs: list[dict] = []
+    references: list[dict] = []
     try:
         for _round in range(args.rounds):
             for workload, workers in [(w, k) for w in workloads(args) for k in (1, n)]:
                 runs.append(run_fresh(workers, len(runs), args, base_url, work, proc.pid, workload))
+                if workload.name == "issue" and workers == n:
+                    references.append(reference_run(runs[-1], n, args.latency, base_url, proc.pid))
     finally:
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(timeout=10)
@@ -610,6 +654,15 @@ def report(args: argparse.Namespace, n: int, work: Path) -> None:
               f"{median([m['floor_batch_only'] for m in many]):.3f}; wall / max(ideal, CPU with the server's / the {available:.2f} cores "
               f"measured below): {n} workers {median([m['floor_available'] for m in many]):.3f}, 1 worker "
               f"{median([o['floor_available'] for o in ones]):.3f}")
+        if workload.name == "issue" and references:
+            print(f"  the reference, a minimal client of the same shape on {n} processes (`minimal_client.py`: steps of "
+                  f"{'+'.join(map(str, references[0]['steps']))} calls, the batch loop, aiohttp, each call spending the CPU "
+                  f"a call of the round's {n}-worker run spent, {median([x['per_call'] for x in references]) * 1000:.1f} ms; "
+                  f"no parent, no engine, no litellm): wall / max(ideal, CPU with the server's / {cores}) ({label}per round "
+                  f"{', '.join(format(x['floor_ratio'], '.3f') for x in references)}): "
+                  f"{median([x['floor_ratio'] for x in references]):.3f}; the batch's over it, per round "
+                  f"{', '.join(format(m['floor_ratio'] / x['floor_ratio'], '.2f') for m, x in zip(many, references))} "
+                  "(a yardstick, not a bound: all of its CPU is on its sessions' paths, none in a parent beside them)")
         print(f"  parent CPU in the {n}-worker runs: {median([m['parent_cpu'] for m in many]):.2f} s "
               f"({median([m['parent_cpu'] / max(1, m['calls']) for m in many]) * 1000:.2f} ms a call): what writing "
               "the store and the folder and handing out work cost")

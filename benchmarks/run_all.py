@@ -27,7 +27,8 @@ from pydantic import BaseModel
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SKIP = {"run_all.py": "this script", "ptyapp.py": "a helper of startup.py and responsiveness.py",
-        "light_server.py": "batch_throughput.py's stand-in for a provider"}
+        "light_server.py": "batch_throughput.py's stand-in for a provider",
+        "minimal_client.py": "batch_throughput.py's reference client"}
 FULL_ONLY = {"local_session.py": "needs the embedded model's weights and minutes of CPU",
              "local_memory.py": "needs the embedded model's weights and minutes of CPU"}
 QUICK: dict[str, list[str]] = {
