@@ -387,8 +387,8 @@ def run_once(workers: int, index: int, args: argparse.Namespace, base_url: str, 
     cores = usable_cores()
     figures = {"workload": workload.name, "workers": workers, "code": code, "sessions": len(sessions), "calls": total, "wall": wall,
                "ideal": ideal, "parent_cpu": own1 - own0, "workers_cpu": kids1 - kids0, "cpu": cpu,
-               "per_s": total / wall, "floor_ratio": wall / max(ideal, (cpu + served) / cores), "server_cpu": served,
-               "floor_batch_only": wall / max(ideal, cpu / cores),
+               "per_s": total / wall, "floor_ratio": floor_ratio(wall, ideal, cpu + served, cores), "server_cpu": served,
+               "floor_batch_only": floor_ratio(wall, ideal, cpu, cores),
                "range": (min(sessions), max(sessions)) if sessions else (0, 0),
                "chains": (min(chains), max(chains)) if chains else (0, 0), "in_a_row": sum(chains)}
     if traced is not None:
@@ -419,6 +419,11 @@ def throughput_ceiling(run: dict, concurrency: int, latency: float, cores: int) 
     return {"littles": littles, "cpu": by_cpu, "ideal": by_ideal, "bound": min(littles, by_cpu, by_ideal)}
 
 
+def floor_ratio(wall: float, ideal: float, cpu: float, cores: float) -> float:
+    """The floor figure: wall / max(ideal, CPU seconds / cores)."""
+    return wall / max(ideal, cpu / cores)
+
+
 def reference_steps(calls: int, in_a_row: int) -> tuple[int, ...]:
     """A session's shape for the reference: steps of 1 and 2 calls at once, `calls` calls in all,
     `in_a_row` steps, the 2s spread among the 1s (ProactiveEval at 3 turns: 12 and 8, so 1+2 four
@@ -436,7 +441,7 @@ def reference_steps(calls: int, in_a_row: int) -> tuple[int, ...]:
     return tuple(steps)
 
 
-def reference_run(run: dict, n: int, latency: float, base_url: str, server_pid: int) -> dict:
+def reference_run(run: dict, n: int, base_url: str, server_pid: int) -> dict:
     """The minimal client (`minimal_client.py`) with `run`'s sessions, shape and CPU a call (the
     batch's, parent and workers), on `n` processes: its floor figure, read as the batch's is."""
     import minimal_client
@@ -448,8 +453,8 @@ def reference_run(run: dict, n: int, latency: float, base_url: str, server_pid: 
     served0 = server_cpu(server_pid)
     ref = minimal_client.run(base_url, n, run["sessions"], steps, max(0.0, per_call - bare["per_call"]), START_SPACING_S)
     served = server_cpu(server_pid) - served0
-    ideal = len(steps) * latency  # every session in flight at once: its calls in a row bound it
-    return {**ref, "steps": steps, "floor_ratio": ref["wall"] / max(ideal, (ref["cpu"] + served) / usable_cores())}
+    # the same sessions, all in flight at once, as many calls in a row: the batch's ideal is theirs
+    return {**ref, "steps": steps, "floor_ratio": floor_ratio(ref["wall"], run["ideal"], ref["cpu"] + served, usable_cores())}
 
 
 def usable_cores() -> int:
@@ -594,7 +599,7 @@ def report(args: argparse.Namespace, n: int, work: Path) -> None:
             for workload, workers in [(w, k) for w in workloads(args) for k in (1, n)]:
                 runs.append(run_fresh(workers, len(runs), args, base_url, work, proc.pid, workload))
                 if workload.name == "issue" and workers == n:
-                    references.append(reference_run(runs[-1], n, args.latency, base_url, proc.pid))
+                    references.append(reference_run(runs[-1], n, base_url, proc.pid))
     finally:
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(timeout=10)
@@ -602,7 +607,7 @@ def report(args: argparse.Namespace, n: int, work: Path) -> None:
     machine.append(cores_available(n))
     available = min(usable_cores(), max(0.1, statistics.mean(machine)))
     for r in runs:
-        r["floor_available"] = r["wall"] / max(r["ideal"], (r["cpu"] + r["server_cpu"]) / available)
+        r["floor_available"] = floor_ratio(r["wall"], r["ideal"], r["cpu"] + r["server_cpu"], available)
     cores = usable_cores()
     median = statistics.median
     label = "median over rounds, " if args.rounds > 1 else ""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+import traceback
 from typing import Any
 
 
@@ -70,6 +71,7 @@ def run(base_url: str, processes: int, sessions: int, steps: tuple[int, ...], pe
             try:
                 _process(url, share, steps, per_call_s, spacing_s)
             except BaseException:
+                traceback.print_exc()  # why, beside the parent's "failed"
                 code = 1
             os._exit(code)
         pids.append(pid)

@@ -774,9 +774,8 @@ class ModelStream:
         """litellm's call within its bound, its set-up on the loop's thread where a batch loop and
         the provider allow (`llm.batch_loop`). A coroutine, not the generator `_run`: the
         context variable is set and reset with no `yield` between."""
-        if self.settings.is_local:
-            return await self._bounded(litellm.acompletion(**request), deadline, what)
-        with batch_loop.set_up_inline(self.gateway.set_up_inline(self.settings)):
+        inline = not self.settings.is_local and self.gateway.set_up_inline(self.settings)  # local: no litellm
+        with batch_loop.set_up_inline(inline):
             return await self._bounded(litellm.acompletion(**request), deadline, what)
 
     async def _bounded(self, awaitable: Awaitable[Any], deadline: float, what: str) -> Any:
